@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { AnalysisResult } from './analysis.ts';
+import { Email } from './email.ts';
+import { JobError } from './job.ts';
+
+/**
+ * Broker topology. Every name can be given a prefix (tests use one per file) with `topology(prefix)`.
+ *
+ *  trawl.analysis (direct) --analysis.requested--> trawl.analysis.requests (quorum, delivery limit,
+ *                                                   dead letters -> trawl.dead-letter -> trawl.analysis.dead)
+ *  trawl.results  (topic)  analysis.completed | analysis.failed  (subscribers bind their own queues)
+ *  trawl.control  (topic)  config.reloaded                        (each replica binds its own queue)
+ */
+export const ROUTING_KEYS = {
+  analysisRequested: 'analysis.requested',
+  analysisCompleted: 'analysis.completed',
+  analysisFailed: 'analysis.failed',
+  configReloaded: 'config.reloaded',
+  deadLetter: 'dead',
+} as const;
+
+export function topology(prefix = '') {
+  const p = prefix ? `${prefix}.` : '';
+  return {
+    exchanges: {
+      analysis: `${p}trawl.analysis`,
+      results: `${p}trawl.results`,
+      control: `${p}trawl.control`,
+      deadLetter: `${p}trawl.dead-letter`,
+    },
+    queues: {
+      analysisRequests: `${p}trawl.analysis.requests`,
+      analysisDead: `${p}trawl.analysis.dead`,
+      mailVerdicts: `${p}trawl.mail.verdicts`,
+    },
+    routingKeys: ROUTING_KEYS,
+    /** Deliveries of one message before it goes to the dead-letter queue. */
+    deliveryLimit: 5,
+  } as const;
+}
+export type Topology = ReturnType<typeof topology>;
+
+/** Message on trawl.analysis / analysis.requested. */
+export const AnalysisRequestMessage = z.object({
+  job_id: z.uuid(),
+  email_id: z.string(),
+  workflow_id: z.string(),
+  email: Email,
+  submitted_at: z.string(),
+  /** Retriever that brought the message in, if any (for verdict callbacks). */
+  origin: z.object({ retriever: z.string(), message_id: z.string() }).optional(),
+});
+export type AnalysisRequestMessage = z.output<typeof AnalysisRequestMessage>;
+
+/** Event on trawl.results. */
+export const AnalysisEvent = z.object({
+  event: z.enum(['analysis.completed', 'analysis.failed']),
+  job_id: z.uuid(),
+  email_id: z.string(),
+  workflow: z.string(),
+  result: AnalysisResult.optional(),
+  error: JobError.optional(),
+  origin: z.object({ retriever: z.string(), message_id: z.string() }).optional(),
+  at: z.string(),
+});
+export type AnalysisEvent = z.infer<typeof AnalysisEvent>;
+
+/** Event on trawl.control / config.reloaded. */
+export const ConfigReloadedEvent = z.object({
+  old_version: z.string(),
+  new_version: z.string(),
+  at: z.string(),
+});
+export type ConfigReloadedEvent = z.infer<typeof ConfigReloadedEvent>;

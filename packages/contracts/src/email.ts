@@ -1,0 +1,131 @@
+import { z } from 'zod';
+import { ISO_639_1 } from './iso639.ts';
+
+/** Limits applied to an Email; configurable (decisions.md "Limits"). */
+export interface EmailLimits {
+  maxAttachments: number;
+  maxRecipients: number;
+  maxSubjectChars: number;
+  maxAttachmentBytes: number;
+}
+
+export const DEFAULT_EMAIL_LIMITS: EmailLimits = {
+  maxAttachments: 100,
+  maxRecipients: 1000,
+  maxSubjectChars: 998,
+  maxAttachmentBytes: 25 * 1024 * 1024,
+};
+
+/** Decoded length of a base64 string without decoding it. */
+export function base64DecodedLength(b64: string): number {
+  const clean = b64.replace(/[\s]/g, '');
+  if (clean.length === 0) return 0;
+  const padding = clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0;
+  return Math.floor((clean.length * 3) / 4) - padding;
+}
+
+const BASE64_RE = /^[A-Za-z0-9+/\r\n]*={0,2}[\r\n]*$/;
+
+export const EmailAddress = z.email({ message: 'must be a valid email address' });
+
+/** An ISO 8601 timestamp, with a zone (`Z` or an offset) or local. */
+export const IsoTimestamp = z.iso.datetime({
+  offset: true,
+  local: true,
+  message: 'must be an ISO 8601 timestamp, e.g. 2024-05-01T09:30:00Z',
+});
+
+export const LanguageCode = z
+  .string()
+  .refine((v) => ISO_639_1.has(v.toLowerCase()), { message: 'must be an ISO 639-1 code such as en' });
+
+export function createAttachmentSchema(limits: EmailLimits = DEFAULT_EMAIL_LIMITS) {
+  return z
+    .object({
+      filename: z.string().max(1024),
+      content_type: z.string().max(255).default('application/octet-stream'),
+      /** Decoded size in bytes; computed from `content` when absent. */
+      size: z.number().int().nonnegative().optional(),
+      /** Base64 of the attachment's bytes. May be absent when only metadata is sent. */
+      content: z
+        .string()
+        .regex(BASE64_RE, { message: 'must be base64' })
+        .refine((v) => base64DecodedLength(v) <= limits.maxAttachmentBytes, {
+          message: `decoded content must be at most ${limits.maxAttachmentBytes} bytes`,
+        })
+        .optional(),
+      content_id: z.string().max(998).optional(),
+      /** Hex sha256 of the decoded content; filled by the platform when it has the bytes. */
+      sha256: z
+        .string()
+        .regex(/^[a-f0-9]{64}$/)
+        .optional(),
+    })
+    .transform((a) =>
+      a.size === undefined && a.content !== undefined
+        ? { ...a, size: base64DecodedLength(a.content) }
+        : a,
+    );
+}
+
+export const Attachment = createAttachmentSchema();
+export type Attachment = z.output<typeof Attachment>;
+
+const RawHeaderValue = z.union([z.string(), z.array(z.string())]);
+
+export function createEmailHeadersSchema(limits: EmailLimits = DEFAULT_EMAIL_LIMITS) {
+  return z.object({
+    subject: z
+      .string({ message: 'is required' })
+      .max(limits.maxSubjectChars, { message: `must be at most ${limits.maxSubjectChars} characters` }),
+    sender: EmailAddress,
+    recipients: z.array(EmailAddress).min(1, { message: 'must hold at least one recipient' }),
+    cc: z.array(EmailAddress).optional(),
+    bcc: z.array(EmailAddress).optional(),
+    date: IsoTimestamp,
+    /** Every header of the message, lower-cased names; repeated headers as arrays. */
+    raw_headers: z.record(z.string(), RawHeaderValue).optional(),
+  });
+}
+
+/** Free-form per-stage context (spec 2.8); validated loosely here, strictly by the engine. */
+export const AnalysisContextInput = z.record(z.string(), z.unknown());
+
+export function createEmailSchema(limits: EmailLimits = DEFAULT_EMAIL_LIMITS) {
+  return z
+    .object({
+      headers: createEmailHeadersSchema(limits),
+      body_text: z.string().optional(),
+      body_html: z.string().optional(),
+      attachments: z
+        .array(createAttachmentSchema(limits))
+        .max(limits.maxAttachments, { message: `must hold at most ${limits.maxAttachments} attachments` })
+        .optional(),
+      language: LanguageCode.optional(),
+      source: z.string().max(255).optional(),
+      analysis_context: AnalysisContextInput.default({}),
+    })
+    .superRefine((e, ctx) => {
+      if (e.body_text === undefined && e.body_html === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['body_text'],
+          message: 'at least one of body_text or body_html must be present',
+        });
+      }
+      const n =
+        e.headers.recipients.length + (e.headers.cc?.length ?? 0) + (e.headers.bcc?.length ?? 0);
+      if (n > limits.maxRecipients) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['headers', 'recipients'],
+          message: `recipients, cc and bcc together must be at most ${limits.maxRecipients} (got ${n})`,
+        });
+      }
+    });
+}
+
+export const Email = createEmailSchema();
+export type Email = z.output<typeof Email>;
+export type EmailInput = z.input<typeof Email>;
+export type EmailHeaders = Email['headers'];

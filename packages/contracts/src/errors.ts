@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import type { ValidationProblem } from './problems.ts';
+
+/**
+ * Base of every error Trawl raises on purpose. Subclasses say the intent:
+ *  - BadInputError: the caller's fault (4xx), never retried;
+ *  - TransientError: a dependency is down or slow (503 / retried);
+ *  - everything else is a bug: logged with its stack, answered as 500 without details.
+ * `code` is stable and documented in docs/errors.md (`TRAWL_ERR_<AREA>_<WHAT>`).
+ */
+export class TrawlError extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly retryable: boolean;
+  readonly problems: ValidationProblem[] | undefined;
+  constructor(
+    code: string,
+    message: string,
+    opts: { status?: number; retryable?: boolean; problems?: ValidationProblem[]; cause?: unknown } = {},
+  ) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.status = opts.status ?? 500;
+    this.retryable = opts.retryable ?? false;
+    this.problems = opts.problems;
+  }
+}
+
+export class BadInputError extends TrawlError {
+  constructor(
+    code: string,
+    message: string,
+    opts: { status?: number; problems?: ValidationProblem[]; cause?: unknown } = {},
+  ) {
+    super(code, message, { ...opts, status: opts.status ?? 400, retryable: false });
+  }
+}
+
+export class TransientError extends TrawlError {
+  readonly retryAfterSeconds: number;
+  constructor(code: string, message: string, opts: { retryAfterSeconds?: number; cause?: unknown } = {}) {
+    super(code, message, { status: 503, retryable: true, cause: opts.cause });
+    this.retryAfterSeconds = opts.retryAfterSeconds ?? 5;
+  }
+}
+
+/** Codes shared across packages. Packages add their own next to their code. */
+export const ERROR_CODES = {
+  validation: 'TRAWL_ERR_VALIDATION',
+  notFound: 'TRAWL_ERR_NOT_FOUND',
+  unauthorized: 'TRAWL_ERR_UNAUTHORIZED',
+  tokenExpired: 'TRAWL_ERR_TOKEN_EXPIRED',
+  forbidden: 'TRAWL_ERR_FORBIDDEN',
+  rateLimited: 'TRAWL_ERR_RATE_LIMITED',
+  payloadTooLarge: 'TRAWL_ERR_PAYLOAD_TOO_LARGE',
+  dependencyDown: 'TRAWL_ERR_DEPENDENCY_UNAVAILABLE',
+  deadline: 'TRAWL_ERR_DEADLINE',
+  internal: 'TRAWL_ERR_INTERNAL',
+  configInvalid: 'TRAWL_ERR_CONFIG_INVALID',
+} as const;
+
+/** RFC 9457 problem details, as every error answer carries them. */
+export const ProblemDetails = z.object({
+  type: z.string(),
+  title: z.string(),
+  status: z.number().int(),
+  detail: z.string(),
+  instance: z.string(),
+  code: z.string(),
+  request_id: z.string(),
+  errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+});
+export type ProblemDetails = z.infer<typeof ProblemDetails>;

@@ -1,0 +1,132 @@
+import type { AnalysisResult, Email, Job, JobError, JobStatus, Trace } from '@trawl/contracts';
+
+/**
+ * Repositories over SqlClient. Written once, used with PostgreSQL and PGlite alike.
+ * Timestamps are ISO strings at this boundary.
+ */
+export interface NewJob {
+  job_id: string;
+  email_id: string;
+  workflow_id: string;
+  email: Email;
+  submitted_by?: string;
+  origin?: { retriever: string; message_id: string };
+}
+
+export interface JobPage {
+  items: Job[];
+  next_cursor: string | null;
+}
+
+export interface JobRepository {
+  create(job: NewJob): Promise<Job>;
+  /** Removes a job that was never published (compensation when the broker refused it). */
+  remove(jobId: string): Promise<void>;
+  get(jobId: string): Promise<Job | null>;
+  /** Newest first; the cursor is opaque. */
+  list(q: { status?: JobStatus; limit: number; cursor?: string }): Promise<JobPage>;
+  /**
+   * queued|processing → processing with a deadline. Answers false when the job is already completed
+   * or failed (a redelivered message for a finished job is not run again) or unknown.
+   */
+  markProcessing(jobId: string, deadlineAt: Date, configVersion?: string): Promise<boolean>;
+  /** processing|queued → completed; false when already finished (exactly one stored result). */
+  complete(jobId: string, result: AnalysisResult, trace: Trace): Promise<boolean>;
+  /** any unfinished → failed; false when already finished. */
+  fail(jobId: string, error: JobError, trace?: Trace): Promise<boolean>;
+  /** Jobs still processing after their deadline plus `graceMs`. */
+  findStuck(now: Date, graceMs: number, limit: number): Promise<string[]>;
+  countByStatus(): Promise<Record<JobStatus, number>>;
+}
+
+export const ROLES = ['viewer', 'analyst', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
+
+export interface User {
+  username: string;
+  roles: Role[];
+  disabled: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface UserWithHash extends User {
+  password_hash: string;
+}
+
+export interface UserRepository {
+  create(u: { username: string; password_hash: string; roles: Role[] }): Promise<User>;
+  get(username: string): Promise<UserWithHash | null>;
+  list(): Promise<User[]>;
+  update(
+    username: string,
+    patch: { password_hash?: string; roles?: Role[]; disabled?: boolean },
+  ): Promise<User | null>;
+  remove(username: string): Promise<boolean>;
+  count(): Promise<number>;
+}
+
+export interface RefreshTokenRepository {
+  /** Stores the sha256 of a refresh token. */
+  store(t: { token_hash: string; username: string; family_id: string; expires_at: Date }): Promise<void>;
+  /**
+   * Atomically marks the token used and answers its row; null when unknown, expired, used or revoked.
+   * A second use of a used token revokes its whole family (theft detection).
+   */
+  consume(tokenHash: string, now: Date): Promise<{ username: string; family_id: string } | null>;
+  revokeUser(username: string): Promise<void>;
+}
+
+export interface AuditEntry {
+  actor: string | null;
+  action: string;
+  target: string | null;
+  outcome: 'success' | 'failure';
+  address: string | null;
+  request_id: string | null;
+  details?: Record<string, unknown>;
+}
+
+export interface AuditRecord extends AuditEntry {
+  id: string;
+  at: string;
+}
+
+export interface AuditRepository {
+  append(e: AuditEntry): Promise<void>;
+  list(q: { limit: number; cursor?: string; action?: string; actor?: string }): Promise<{
+    items: AuditRecord[];
+    next_cursor: string | null;
+  }>;
+}
+
+export interface ConfigVersionRepository {
+  /** Records a configuration version (idempotent on version). */
+  record(v: { version: string; service_yaml: string; workflows_yaml: string; actor: string | null }): Promise<void>;
+  latest(): Promise<{ version: string; created_at: string } | null>;
+}
+
+export interface SenderStats {
+  address: string;
+  first_seen: string;
+  last_seen: string;
+  message_count: number;
+  phishing_count: number;
+}
+
+export interface SenderHistoryRepository {
+  /** Records one analysed message of a sender, with its verdict when known. */
+  record(address: string, at: Date, isPhishing: boolean | null): Promise<void>;
+  /** Stats for an address and for its domain (address `@domain`). */
+  get(address: string): Promise<{ sender: SenderStats | null; domain: SenderStats | null }>;
+}
+
+export interface Store {
+  sql: import('./types.ts').SqlClient;
+  jobs: JobRepository;
+  users: UserRepository;
+  refreshTokens: RefreshTokenRepository;
+  audit: AuditRepository;
+  configVersions: ConfigVersionRepository;
+  senders: SenderHistoryRepository;
+}

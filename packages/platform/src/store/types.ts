@@ -1,0 +1,19 @@
+/**
+ * The store adapter: PostgreSQL (pg) and PGlite behind one SQL client; the repositories are written
+ * once on top of it. Migrations are SQL files in packages/platform/migrations, applied in order.
+ */
+export interface SqlResult<R> {
+  rows: R[];
+  rowCount: number;
+}
+
+export interface SqlClient {
+  readonly kind: 'postgres' | 'pglite';
+  query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<SqlResult<R>>;
+  /** Runs fn in one transaction on one connection; rolls back when it throws. */
+  transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T>;
+  /** Runs fn holding a session advisory lock (serialises across every replica). */
+  withAdvisoryLock<T>(key: number, fn: () => Promise<T>): Promise<T>;
+  ping(): Promise<number>;
+  close(): Promise<void>;
+}

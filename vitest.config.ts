@@ -1,0 +1,31 @@
+import { defineConfig } from 'vitest/config';
+
+// Two projects: `unit` (no I/O, runs fully parallel) and `integration` (real PostgreSQL, Redis and
+// RabbitMQ on 127.0.0.1; each test file isolates itself by schema, key prefix and queue names).
+export default defineConfig({
+  test: {
+    globals: false,
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['packages/*/test/unit/**/*.test.ts', 'services/*/test/unit/**/*.test.ts'],
+          testTimeout: 20_000,
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: [
+            'packages/*/test/integration/**/*.test.ts',
+            'services/*/test/integration/**/*.test.ts',
+            'test/**/*.test.ts',
+          ],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          maxWorkers: 2,
+        },
+      },
+    ],
+  },
+});
