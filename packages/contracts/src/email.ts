@@ -35,9 +35,9 @@ export const IsoTimestamp = z.iso.datetime({
   message: 'must be an ISO 8601 timestamp, e.g. 2024-05-01T09:30:00Z',
 });
 
-export const LanguageCode = z
-  .string()
-  .refine((v) => ISO_639_1.has(v.toLowerCase()), { message: 'must be an ISO 639-1 code such as en' });
+export const LanguageCode = z.string().refine((v) => ISO_639_1.has(v.toLowerCase()), {
+  message: 'must be an ISO 639-1 code such as en',
+});
 
 export function createAttachmentSchema(limits: EmailLimits = DEFAULT_EMAIL_LIMITS) {
   return z
@@ -75,9 +75,9 @@ const RawHeaderValue = z.union([z.string(), z.array(z.string())]);
 
 export function createEmailHeadersSchema(limits: EmailLimits = DEFAULT_EMAIL_LIMITS) {
   return z.object({
-    subject: z
-      .string({ message: 'is required' })
-      .max(limits.maxSubjectChars, { message: `must be at most ${limits.maxSubjectChars} characters` }),
+    subject: z.string({ message: 'is required' }).max(limits.maxSubjectChars, {
+      message: `must be at most ${limits.maxSubjectChars} characters`,
+    }),
     sender: EmailAddress,
     recipients: z.array(EmailAddress).min(1, { message: 'must hold at least one recipient' }),
     cc: z.array(EmailAddress).optional(),
@@ -99,20 +99,27 @@ export function createEmailSchema(limits: EmailLimits = DEFAULT_EMAIL_LIMITS) {
       body_html: z.string().optional(),
       attachments: z
         .array(createAttachmentSchema(limits))
-        .max(limits.maxAttachments, { message: `must hold at most ${limits.maxAttachments} attachments` })
+        .max(limits.maxAttachments, {
+          message: `must hold at most ${limits.maxAttachments} attachments`,
+        })
         .optional(),
       language: LanguageCode.optional(),
       source: z.string().max(255).optional(),
       analysis_context: AnalysisContextInput.default({}),
     })
+    .refine(
+      (e) => {
+        // Runs even when other fields are invalid, so every problem is reported at once.
+        const v = e as { body_text?: unknown; body_html?: unknown } | undefined;
+        return typeof v?.body_text === 'string' || typeof v?.body_html === 'string';
+      },
+      {
+        path: ['body_text'],
+        message: 'at least one of body_text or body_html must be present',
+        when: () => true,
+      },
+    )
     .superRefine((e, ctx) => {
-      if (e.body_text === undefined && e.body_html === undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['body_text'],
-          message: 'at least one of body_text or body_html must be present',
-        });
-      }
       const n =
         e.headers.recipients.length + (e.headers.cc?.length ?? 0) + (e.headers.bcc?.length ?? 0);
       if (n > limits.maxRecipients) {

@@ -16,7 +16,12 @@ export class TrawlError extends Error {
   constructor(
     code: string,
     message: string,
-    opts: { status?: number; retryable?: boolean; problems?: ValidationProblem[]; cause?: unknown } = {},
+    opts: {
+      status?: number;
+      retryable?: boolean;
+      problems?: ValidationProblem[];
+      cause?: unknown;
+    } = {},
   ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = new.target.name;
@@ -39,7 +44,11 @@ export class BadInputError extends TrawlError {
 
 export class TransientError extends TrawlError {
   readonly retryAfterSeconds: number;
-  constructor(code: string, message: string, opts: { retryAfterSeconds?: number; cause?: unknown } = {}) {
+  constructor(
+    code: string,
+    message: string,
+    opts: { retryAfterSeconds?: number; cause?: unknown } = {},
+  ) {
     super(code, message, { status: 503, retryable: true, cause: opts.cause });
     this.retryAfterSeconds = opts.retryAfterSeconds ?? 5;
   }

@@ -24,9 +24,7 @@ export function toProblems(error: z.ZodError, prefix = ''): ValidationProblem[] 
   }));
 }
 
-export type ParseOutcome<T> =
-  | { ok: true; value: T }
-  | { ok: false; problems: ValidationProblem[] };
+export type ParseOutcome<T> = { ok: true; value: T } | { ok: false; problems: ValidationProblem[] };
 
 /** Parses `data` with `schema`, answering either the value or every problem found. */
 export function parseWith<S extends z.ZodType>(

@@ -10,7 +10,9 @@ export type RetrieverEntry = z.output<typeof RetrieverEntry>;
 
 /** TRAWL_MAIL_RETRIEVERS: a JSON object keyed by retriever name. */
 export const MailRetrievers = z.record(
-  z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, { message: 'retriever names hold letters, digits, _ . -' }),
+  z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, {
+    message: 'retriever names hold letters, digits, _ . -',
+  }),
   RetrieverEntry,
 );
 export type MailRetrievers = z.output<typeof MailRetrievers>;

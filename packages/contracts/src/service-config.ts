@@ -62,7 +62,9 @@ export const ServiceConfigFile = z.object({
     })
     .default({ default_workflow_id: 'default', max_retries: 3 }),
   verdict: z
-    .object({ thresholds: VerdictThresholds.default({ low: 0.3, medium: 0.5, high: 0.7, critical: 0.9 }) })
+    .object({
+      thresholds: VerdictThresholds.default({ low: 0.3, medium: 0.5, high: 0.7, critical: 0.9 }),
+    })
     .default({ thresholds: { low: 0.3, medium: 0.5, high: 0.7, critical: 0.9 } }),
   analyzers: z.record(z.string(), AnalyzerSettingsEntry).default({}),
   plugins: z

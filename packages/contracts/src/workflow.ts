@@ -70,7 +70,11 @@ export const Stage = z
   })
   .superRefine((s, ctx) => {
     if (s.type === 'conditional' && !s.condition) {
-      ctx.addIssue({ code: 'custom', path: ['condition'], message: 'a conditional stage needs a condition' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['condition'],
+        message: 'a conditional stage needs a condition',
+      });
     }
     if (s.analyzers.length === 0 && s.context_providers.length === 0) {
       ctx.addIssue({
@@ -82,7 +86,11 @@ export const Stage = z
     const seen = new Set<string>();
     s.analyzers.forEach((a, i) => {
       if (seen.has(a.id)) {
-        ctx.addIssue({ code: 'custom', path: ['analyzers', i, 'id'], message: `analyzer ${a.id} appears twice in this stage` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['analyzers', i, 'id'],
+          message: `analyzer ${a.id} appears twice in this stage`,
+        });
       }
       seen.add(a.id);
     });
