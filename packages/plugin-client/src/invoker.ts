@@ -1,0 +1,22 @@
+import type { AnalyzerAnswer, Email, EnrichmentResult, EnrichRequest } from '@trawl/contracts';
+
+/** Options of one plugin call. Extra fields (stage, attempt) are accepted and ignored. */
+export interface CallOptions {
+  /** Cancels the call (the workflow deadline, a `fail` strategy, shutdown). */
+  signal?: AbortSignal | undefined;
+  /** Bounds this attempt; default: the invoker's default timeout. */
+  timeoutMs?: number | undefined;
+}
+
+/**
+ * What the orchestrator calls analyzers and context providers through: the HTTP plugin client, an
+ * in-process invoker (embedded mode), or any object with this shape.
+ * Both methods answer a validated result or throw (a PluginCallError for the built-in invokers).
+ */
+export interface PluginInvoker {
+  analyze(id: string, email: Email, opts?: CallOptions): Promise<AnalyzerAnswer>;
+  enrich(id: string, req: EnrichRequest, opts?: CallOptions): Promise<EnrichmentResult>;
+}
+
+/** Alias named after its use in embedded mode. */
+export type InProcessInvoker = PluginInvoker;

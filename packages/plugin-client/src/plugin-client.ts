@@ -1,0 +1,320 @@
+import {
+  AnalyzerAnswer,
+  type Email,
+  EnrichmentResult,
+  type EnrichRequest,
+  toProblems,
+} from '@trawl/contracts';
+import { Pool } from 'undici';
+import { z } from 'zod';
+import { PluginCallError, type PluginKind, pluginLabel } from './errors.ts';
+import type { CallOptions, PluginInvoker } from './invoker.ts';
+
+export interface PluginTarget {
+  /** The plugin's base address, e.g. http://127.0.0.1:8100/headers. */
+  url: string;
+}
+
+export interface PluginTargets {
+  analyzers?: Record<string, PluginTarget>;
+  providers?: Record<string, PluginTarget>;
+}
+
+export interface PluginClientOptions extends PluginTargets {
+  /** Sent as X-Internal-API-Key on every call when set. */
+  internalApiKey?: string | undefined;
+  /** Keep-alive connections per origin (default 32). */
+  connections?: number;
+  /** Timeout of a call when the caller gives none (default 30000 ms). */
+  defaultTimeoutMs?: number;
+  /** Largest answer body accepted (default 10 MiB). */
+  maxAnswerBytes?: number;
+}
+
+export interface HealthReport {
+  ok: boolean;
+  latency_ms: number;
+  error?: string;
+}
+
+/** GET <url>/capabilities: free-form, validated as a JSON object. */
+export const Capabilities = z.record(z.string(), z.unknown());
+export type Capabilities = z.infer<typeof Capabilities>;
+
+export interface PluginClient extends PluginInvoker {
+  /** GET <url>/health of an analyzer or provider; never throws. */
+  health(id: string, opts?: CallOptions): Promise<HealthReport>;
+  /** GET <url>/capabilities of an analyzer or provider. */
+  capabilities(id: string, opts?: CallOptions): Promise<Capabilities>;
+  /** Replaces the address maps (after a configuration reload); pools of unused origins close. */
+  setTargets(targets: PluginTargets): void;
+  /** Ids currently known. */
+  ids(): { analyzers: string[]; providers: string[] };
+  close(): Promise<void>;
+}
+
+interface Resolved {
+  origin: string;
+  basePath: string;
+}
+
+function resolveTarget(kind: PluginKind, id: string, t: PluginTarget): Resolved {
+  let u: URL;
+  try {
+    u = new URL(t.url);
+  } catch (cause) {
+    throw new PluginCallError('unknown', kind, id, `${pluginLabel(kind, id)} has an invalid url`, {
+      cause,
+    });
+  }
+  const basePath = u.pathname.replace(/\/+$/, '');
+  return { origin: u.origin, basePath };
+}
+
+function oneLine(s: string, max = 200): string {
+  const t = s.replace(/\s+/g, ' ').trim();
+  return t.length > max ? `${t.slice(0, max)}…` : t;
+}
+
+/**
+ * HTTP client to analyzers (POST <url>/internal/analyze) and context providers
+ * (POST <url>/internal/enrich): one keep-alive undici Pool per origin, per-call timeouts and
+ * cancellation, answers validated against the contracts. Every failure is a PluginCallError with a
+ * message naming the plugin and the reason.
+ */
+export function createPluginClient(opts: PluginClientOptions = {}): PluginClient {
+  const connections = opts.connections ?? 32;
+  const defaultTimeoutMs = opts.defaultTimeoutMs ?? 30_000;
+  const maxAnswerBytes = opts.maxAnswerBytes ?? 10 * 1024 * 1024;
+  const pools = new Map<string, Pool>();
+  let analyzers = new Map<string, Resolved>();
+  let providers = new Map<string, Resolved>();
+  let closed = false;
+
+  const baseHeaders: Record<string, string> = { 'content-type': 'application/json' };
+  if (opts.internalApiKey) baseHeaders['x-internal-api-key'] = opts.internalApiKey;
+  const getHeaders: Record<string, string> = {};
+  if (opts.internalApiKey) getHeaders['x-internal-api-key'] = opts.internalApiKey;
+
+  function setTargets(t: PluginTargets): void {
+    const a = new Map<string, Resolved>();
+    const p = new Map<string, Resolved>();
+    for (const [id, target] of Object.entries(t.analyzers ?? {}))
+      a.set(id, resolveTarget('analyzer', id, target));
+    for (const [id, target] of Object.entries(t.providers ?? {}))
+      p.set(id, resolveTarget('context_provider', id, target));
+    analyzers = a;
+    providers = p;
+    const used = new Set([...a.values(), ...p.values()].map((r) => r.origin));
+    for (const [origin, pool] of pools) {
+      if (!used.has(origin)) {
+        pools.delete(origin);
+        void pool.close().catch(() => undefined);
+      }
+    }
+  }
+  setTargets(opts);
+
+  function poolFor(origin: string): Pool {
+    let pool = pools.get(origin);
+    if (!pool) {
+      pool = new Pool(origin, {
+        connections,
+        pipelining: 1,
+        keepAliveTimeout: 30_000,
+        keepAliveMaxTimeout: 600_000,
+        connectTimeout: 10_000,
+      });
+      pools.set(origin, pool);
+    }
+    return pool;
+  }
+
+  function lookup(kind: PluginKind, id: string): Resolved {
+    const r = (kind === 'analyzer' ? analyzers : providers).get(id);
+    if (!r) {
+      throw new PluginCallError('unknown', kind, id, `${pluginLabel(kind, id)} is not configured`);
+    }
+    return r;
+  }
+
+  async function readBody(
+    body: AsyncIterable<Buffer> & { destroy?: (e?: Error) => void },
+  ): Promise<string | null> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of body) {
+      size += chunk.length;
+      if (size > maxAnswerBytes) {
+        body.destroy?.();
+        return null;
+      }
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks, size).toString('utf8');
+  }
+
+  /** One HTTP exchange; answers the parsed JSON body of a 2xx answer or throws PluginCallError. */
+  async function call(
+    kind: PluginKind,
+    id: string,
+    method: 'GET' | 'POST',
+    suffix: string,
+    payload: unknown,
+    callOpts: CallOptions | undefined,
+  ): Promise<unknown> {
+    const label = pluginLabel(kind, id);
+    if (closed) throw new PluginCallError('unreachable', kind, id, `${label}: client closed`);
+    const target = lookup(kind, id);
+    const outer = callOpts?.signal;
+    if (outer?.aborted) throw new PluginCallError('aborted', kind, id, `${label}: call cancelled`);
+    const timeoutMs = callOpts?.timeoutMs ?? defaultTimeoutMs;
+    const ac = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      ac.abort();
+    }, timeoutMs);
+    const onOuterAbort = () => ac.abort();
+    outer?.addEventListener('abort', onOuterAbort, { once: true });
+    const fail = (cause: unknown): PluginCallError => {
+      if (timedOut)
+        return new PluginCallError(
+          'timeout',
+          kind,
+          id,
+          `${label} timed out after ${timeoutMs} ms`,
+          {
+            cause,
+          },
+        );
+      if (outer?.aborted)
+        return new PluginCallError('aborted', kind, id, `${label}: call cancelled`, { cause });
+      const code = (cause as { code?: string } | null)?.code;
+      const msg = cause instanceof Error ? cause.message : String(cause);
+      return new PluginCallError(
+        'unreachable',
+        kind,
+        id,
+        `${label} is unreachable: ${code ? `${code} ` : ''}${oneLine(msg)}`,
+        { cause },
+      );
+    };
+    try {
+      let res: Awaited<ReturnType<Pool['request']>>;
+      try {
+        res = await poolFor(target.origin).request({
+          path: target.basePath + suffix,
+          method,
+          headers: method === 'POST' ? baseHeaders : getHeaders,
+          body: method === 'POST' ? JSON.stringify(payload) : null,
+          signal: ac.signal,
+          headersTimeout: timeoutMs + 1000,
+          bodyTimeout: timeoutMs + 1000,
+        });
+      } catch (e) {
+        throw fail(e);
+      }
+      let text: string | null;
+      try {
+        text = await readBody(res.body);
+      } catch (e) {
+        throw fail(e);
+      }
+      if (res.statusCode < 200 || res.statusCode >= 300) {
+        const snippet = text ? oneLine(text) : '';
+        throw new PluginCallError(
+          'status',
+          kind,
+          id,
+          `${label} answered ${res.statusCode}${snippet ? `: ${snippet}` : ''}`,
+          { statusCode: res.statusCode },
+        );
+      }
+      if (text === null) {
+        throw new PluginCallError(
+          'invalidAnswer',
+          kind,
+          id,
+          `${label} answered more than ${maxAnswerBytes} bytes`,
+        );
+      }
+      try {
+        return JSON.parse(text);
+      } catch (e) {
+        throw new PluginCallError(
+          'invalidAnswer',
+          kind,
+          id,
+          `${label} answered invalid JSON: ${oneLine(e instanceof Error ? e.message : String(e), 120)}`,
+          { cause: e },
+        );
+      }
+    } finally {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', onOuterAbort);
+    }
+  }
+
+  function validate<S extends z.ZodType>(
+    kind: PluginKind,
+    id: string,
+    schema: S,
+    data: unknown,
+  ): z.output<S> {
+    const r = schema.safeParse(data);
+    if (r.success) return r.data;
+    const problems = toProblems(r.error);
+    const detail = problems
+      .slice(0, 5)
+      .map((p) => `${p.path || '/'}: ${p.message}`)
+      .join('; ');
+    throw new PluginCallError(
+      'invalidAnswer',
+      kind,
+      id,
+      `${pluginLabel(kind, id)} answered an invalid result: ${detail}`,
+    );
+  }
+
+  return {
+    async analyze(id: string, email: Email, o?: CallOptions): Promise<AnalyzerAnswer> {
+      const data = await call('analyzer', id, 'POST', '/internal/analyze', email, o);
+      return validate('analyzer', id, AnalyzerAnswer, data);
+    },
+    async enrich(id: string, req: EnrichRequest, o?: CallOptions): Promise<EnrichmentResult> {
+      const data = await call('context_provider', id, 'POST', '/internal/enrich', req, o);
+      return validate('context_provider', id, EnrichmentResult, data);
+    },
+    async health(id: string, o?: CallOptions): Promise<HealthReport> {
+      const kind: PluginKind = analyzers.has(id) ? 'analyzer' : 'context_provider';
+      const started = performance.now();
+      try {
+        await call(kind, id, 'GET', '/health', undefined, { timeoutMs: 5000, ...o });
+        return { ok: true, latency_ms: Math.round((performance.now() - started) * 100) / 100 };
+      } catch (e) {
+        return {
+          ok: false,
+          latency_ms: Math.round((performance.now() - started) * 100) / 100,
+          error: e instanceof Error ? e.message : String(e),
+        };
+      }
+    },
+    async capabilities(id: string, o?: CallOptions): Promise<Capabilities> {
+      const kind: PluginKind = analyzers.has(id) ? 'analyzer' : 'context_provider';
+      const data = await call(kind, id, 'GET', '/capabilities', undefined, {
+        timeoutMs: 5000,
+        ...o,
+      });
+      return validate(kind, id, Capabilities, data);
+    },
+    setTargets,
+    ids: () => ({ analyzers: [...analyzers.keys()], providers: [...providers.keys()] }),
+    async close(): Promise<void> {
+      closed = true;
+      const all = [...pools.values()];
+      pools.clear();
+      await Promise.all(all.map((p) => p.close().catch(() => undefined)));
+    },
+  };
+}

@@ -1,0 +1,211 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Email } from '@trawl/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPluginClient, PluginCallError } from '../../src/index.ts';
+
+const email: Email = {
+  headers: {
+    subject: 'hello',
+    sender: 'a@example.com',
+    recipients: ['b@example.com'],
+    date: '2024-05-01T09:30:00Z',
+  },
+  body_text: 'hi',
+  analysis_context: {},
+};
+
+const okAnswer = { is_phishing: true, confidence: 0.8, threat_level: 'high', indicators: [] };
+
+let server: Server;
+let base: string;
+const seen: { path: string; key: string | undefined; body: string }[] = [];
+
+function readAll(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+  });
+}
+
+beforeAll(async () => {
+  server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+    const body = await readAll(req);
+    const key = req.headers['x-internal-api-key'];
+    seen.push({ path: req.url ?? '', key: typeof key === 'string' ? key : undefined, body });
+    const send = (status: number, payload: string) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(payload);
+    };
+    switch (req.url) {
+      case '/ok/internal/analyze':
+        return send(200, JSON.stringify(okAnswer));
+      case '/err/internal/analyze':
+        return send(500, '{"detail":"boom"}');
+      case '/garbage/internal/analyze':
+        return send(200, 'not json at all');
+      case '/wrong/internal/analyze':
+        return send(200, JSON.stringify({ ...okAnswer, is_phishing: 'yes' }));
+      case '/hang/internal/analyze':
+        return; // never answers
+      case '/prov/internal/enrich':
+        return send(200, JSON.stringify({ provider_id: 'prov', data: { vip: true } }));
+      case '/ok/health':
+        return send(200, '{"status":"ok"}');
+      case '/ok/capabilities':
+        return send(200, '{"id":"ok","version":"1"}');
+      default:
+        return send(404, '{}');
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((r) => server.close(() => r()));
+});
+
+function client(extra: { internalApiKey?: string } = {}) {
+  return createPluginClient({
+    analyzers: {
+      ok: { url: `${base}/ok/` },
+      err: { url: `${base}/err` },
+      garbage: { url: `${base}/garbage` },
+      wrong: { url: `${base}/wrong` },
+      hang: { url: `${base}/hang` },
+      down: { url: 'http://127.0.0.1:1/down' },
+    },
+    providers: { prov: { url: `${base}/prov` } },
+    ...extra,
+  });
+}
+
+async function failure(p: Promise<unknown>): Promise<PluginCallError> {
+  try {
+    await p;
+  } catch (e) {
+    expect(e).toBeInstanceOf(PluginCallError);
+    return e as PluginCallError;
+  }
+  throw new Error('expected the call to fail');
+}
+
+describe('plugin client', () => {
+  it('posts the email to <url>/internal/analyze with the internal key and validates the answer', async () => {
+    const c = client({ internalApiKey: 's3cret' });
+    const a = await c.analyze('ok', email);
+    expect(a).toMatchObject({ is_phishing: true, confidence: 0.8, summary: '' });
+    const last = seen.at(-1);
+    expect(last?.path).toBe('/ok/internal/analyze');
+    expect(last?.key).toBe('s3cret');
+    expect(JSON.parse(last?.body ?? '{}').headers.subject).toBe('hello');
+    await c.close();
+  });
+
+  it('sends no key header when none is configured', async () => {
+    const c = client();
+    await c.analyze('ok', email);
+    expect(seen.at(-1)?.key).toBeUndefined();
+    await c.close();
+  });
+
+  it('a 500 answer is an error naming the analyzer and the status', async () => {
+    const c = client();
+    const e = await failure(c.analyze('err', email));
+    expect(e.message).toMatch(/^analyzer err answered 500/);
+    expect(e.code).toBe('TRAWL_ERR_PLUGIN_STATUS');
+    expect(e.retryable).toBe(true);
+    await c.close();
+  });
+
+  it('a non-JSON answer is an invalid-answer error', async () => {
+    const c = client();
+    const e = await failure(c.analyze('garbage', email));
+    expect(e.message).toMatch(/^analyzer garbage answered invalid JSON: /);
+    expect(e.code).toBe('TRAWL_ERR_PLUGIN_INVALID_ANSWER');
+    await c.close();
+  });
+
+  it('an answer that breaks the contract names the field', async () => {
+    const c = client();
+    const e = await failure(c.analyze('wrong', email));
+    expect(e.message).toContain('/is_phishing:');
+    expect(e.message).toMatch(/boolean/);
+    await c.close();
+  });
+
+  it('a hanging analyzer times out', async () => {
+    const c = client();
+    const e = await failure(c.analyze('hang', email, { timeoutMs: 150 }));
+    expect(e.code).toBe('TRAWL_ERR_PLUGIN_TIMEOUT');
+    expect(e.timedOut).toBe(true);
+    expect(e.message).toBe('analyzer hang timed out after 150 ms');
+    await c.close();
+  });
+
+  it('the caller can cancel a call', async () => {
+    const c = client();
+    const ac = new AbortController();
+    const p = c.analyze('hang', email, { signal: ac.signal, timeoutMs: 10_000 });
+    setTimeout(() => ac.abort(), 50);
+    const e = await failure(p);
+    expect(e.code).toBe('TRAWL_ERR_PLUGIN_ABORTED');
+    await c.close();
+  });
+
+  it('an analyzer that is down is unreachable', async () => {
+    const c = client();
+    const e = await failure(c.analyze('down', email, { timeoutMs: 2000 }));
+    expect(e.code).toBe('TRAWL_ERR_PLUGIN_UNREACHABLE');
+    expect(e.message).toMatch(/^analyzer down is unreachable/);
+    await c.close();
+  });
+
+  it('an unknown analyzer id is refused', async () => {
+    const c = client();
+    const e = await failure(c.analyze('nope', email));
+    expect(e.code).toBe('TRAWL_ERR_PLUGIN_UNKNOWN');
+    await c.close();
+  });
+
+  it('calls a context provider', async () => {
+    const c = client();
+    const r = await c.enrich('prov', { email, stage: 's1', workflow_id: 'w' });
+    expect(r).toEqual({ provider_id: 'prov', data: { vip: true } });
+    expect(seen.at(-1)?.path).toBe('/prov/internal/enrich');
+    await c.close();
+  });
+
+  it('reports health and capabilities', async () => {
+    const c = client();
+    expect((await c.health('ok')).ok).toBe(true);
+    const h = await c.health('down');
+    expect(h.ok).toBe(false);
+    expect(h.error).toBeTruthy();
+    expect(await c.capabilities('ok')).toEqual({ id: 'ok', version: '1' });
+    await c.close();
+  });
+
+  it('reuses keep-alive connections across many calls', async () => {
+    const c = client();
+    const before = new Set<number>();
+    const onConn = (s: import('node:net').Socket) => before.add(s.remotePort ?? 0);
+    server.on('connection', onConn);
+    await Promise.all(Array.from({ length: 50 }, () => c.analyze('ok', email)));
+    for (let i = 0; i < 50; i++) await c.analyze('ok', email);
+    expect(before.size).toBeLessThanOrEqual(32);
+    server.off('connection', onConn);
+    await c.close();
+  });
+
+  it('setTargets switches addresses', async () => {
+    const c = client();
+    c.setTargets({ analyzers: { moved: { url: `${base}/ok` } } });
+    expect((await c.analyze('moved', email)).is_phishing).toBe(true);
+    await expect(c.analyze('err', email)).rejects.toThrow(/not configured/);
+    await c.close();
+  });
+});
