@@ -1,0 +1,156 @@
+import type { MailRetrievers } from '@trawl/contracts';
+
+export const APP_ENVS = ['prod', 'dev', 'test'] as const;
+export type AppEnv = (typeof APP_ENVS)[number];
+
+export const LOG_LEVEL_NAMES = ['debug', 'info', 'warning', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVEL_NAMES)[number];
+/** The same level as pino spells it. */
+export type PinoLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export const REDIS_MAXMEMORY_POLICIES = [
+  'noeviction',
+  'allkeys-lru',
+  'allkeys-lfu',
+  'allkeys-random',
+  'volatile-lru',
+  'volatile-lfu',
+  'volatile-random',
+  'volatile-ttl',
+] as const;
+export type RedisMaxmemoryPolicy = (typeof REDIS_MAXMEMORY_POLICIES)[number];
+
+/** A connection URL and whether the user gave it (explicit) or it was built from its parts. */
+export interface ConnectionUrl {
+  url: string;
+  /** True when the URL variable itself was set; embedded mode uses real servers only then. */
+  explicit: boolean;
+}
+
+export interface DatabaseConfig extends ConnectionUrl {
+  host: string;
+  port: number;
+  db: string;
+  user: string;
+  password: string;
+}
+
+export interface RedisConfig extends ConnectionUrl {
+  host: string;
+  port: number;
+  /** Undefined: no authentication. */
+  password: string | undefined;
+  maxmemory: string;
+  maxmemoryPolicy: RedisMaxmemoryPolicy;
+}
+
+export interface RabbitmqConfig extends ConnectionUrl {
+  host: string;
+  port: number;
+  mgmtPort: number;
+  user: string;
+  password: string;
+  vhost: string;
+}
+
+/** The whole runtime configuration, deep-frozen. Units are in the names. */
+export interface AppConfig {
+  /** Repository / project root: relative paths are resolved against it. */
+  rootDir: string;
+  appEnv: AppEnv;
+  containerProjectName: string;
+  logLevel: LogLevel;
+  pinoLevel: PinoLevel;
+  debug: boolean;
+  tz: string;
+  /** Signs tokens. Outside prod, a random per-process key when unset (see secretKeyGenerated). */
+  secretKey: string;
+  secretKeyGenerated: boolean;
+  internalApiKey: string | undefined;
+  trustedHosts: string[];
+  auth: {
+    accessTokenExpireMinutes: number;
+    refreshTokenExpireDays: number;
+    adminUser: string | undefined;
+    adminPassword: string | undefined;
+  };
+  database: DatabaseConfig;
+  redis: RedisConfig;
+  rabbitmq: RabbitmqConfig;
+  gateway: { host: string; port: number; url: string };
+  analyzersPort: number;
+  mailOrchestratorPort: number;
+  /** Absolute; embedded mode keeps PGlite data here. */
+  dataDir: string;
+  mailRetrievers: MailRetrievers;
+  /** Absolute path of service.yaml (see loadServiceFiles for the fallback). */
+  configFile: string;
+  /** Absolute path of workflows.yaml. */
+  workflowsFile: string;
+  rateLimit: { enabled: boolean; max: number; windowSeconds: number };
+  limits: {
+    jsonBodyBytes: number;
+    rawMessageBytes: number;
+    attachments: number;
+    recipients: number;
+    subjectChars: number;
+  };
+  orchestrator: {
+    prefetch: number;
+    shutdownGraceMs: number;
+    reaperIntervalMs: number;
+    jobGraceMs: number;
+  };
+  brokerPrefix: string;
+  metrics: boolean;
+  dev: {
+    apiGatewaySrcMount: string;
+    apiGatewayTestMount: string;
+    analyzerOrchestratorSrcMount: string;
+    analyzerOrchestratorTestMount: string;
+    mailOrchestratorSrcMount: string;
+    mailOrchestratorTestMount: string;
+    sharedMount: string;
+    configMount: string;
+    mountMode: 'rw' | 'ro';
+    analyzerOrchestratorDebugPort: number;
+    mailOrchestratorDebugPort: number;
+    mailcatcherSmtpPort: number;
+    mailcatcherWebPort: number;
+    dbuiPort: number;
+    hostUid: number;
+    hostGid: number;
+  };
+  prod: {
+    registryPort: number;
+    ciRegistryImage: string | undefined;
+    ciRegistry: string | undefined;
+    version: string;
+    baseImage: string;
+  };
+  ci: {
+    vcsHost: string | undefined;
+    /** VCS_TOKEN, else CI_JOB_TOKEN. */
+    vcsToken: string | undefined;
+    vcsGroup: string | undefined;
+  };
+}
+
+/** What the calling service uses: decides which variables are required in prod. */
+export interface ConfigNeeds {
+  postgres?: boolean;
+  rabbitmq?: boolean;
+  redis?: boolean;
+  secretKey?: boolean;
+}
+
+export interface LoadConfigOptions {
+  /** Highest-precedence variables (default: process.env). */
+  env?: Record<string, string | undefined>;
+  /** Project root (default: findRepoRoot()). */
+  rootDir?: string;
+  /** The `.env` file to read (default `<rootDir>/.env`); false reads none. */
+  envFile?: string | false;
+  /** Default: everything needed. */
+  needs?: ConfigNeeds;
+}

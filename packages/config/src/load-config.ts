@@ -1,0 +1,404 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { MailRetrievers, toProblems } from '@trawl/contracts';
+import {
+  APP_ENVS,
+  type AppConfig,
+  type ConfigNeeds,
+  type DatabaseConfig,
+  LOG_LEVEL_NAMES,
+  type LoadConfigOptions,
+  type LogLevel,
+  type PinoLevel,
+  type RabbitmqConfig,
+  REDIS_MAXMEMORY_POLICIES,
+  type RedisConfig,
+} from './app-config.ts';
+import { deepFreeze } from './deep-freeze.ts';
+import { DEFAULTS as D, SECRET_VARIABLES } from './defaults.ts';
+import { parseDotenv } from './dotenv.ts';
+import { EnvReader } from './env-reader.ts';
+import { ConfigError, type ConfigProblem } from './errors.ts';
+import { findRepoRoot } from './repo-root.ts';
+import { buildAmqpUrl, buildPostgresUrl, buildRedisUrl } from './urls.ts';
+
+const MIN_SECRET_KEY_BYTES = 32;
+const PINO_LEVELS: Record<LogLevel, PinoLevel> = {
+  debug: 'debug',
+  info: 'info',
+  warning: 'warn',
+  error: 'error',
+};
+
+/**
+ * Reads the configuration once: `opts.env` (default process.env) > `<rootDir>/.env` > defaults.
+ * Throws ConfigError listing every problem (one per line, each naming its variable).
+ */
+export function loadConfig(opts: LoadConfigOptions = {}): AppConfig {
+  const rootDir = resolve(opts.rootDir ?? findRepoRoot());
+  const problems: ConfigProblem[] = [];
+
+  const fileValues: Record<string, string> = {};
+  const envFile = opts.envFile === undefined ? join(rootDir, '.env') : opts.envFile;
+  if (envFile !== false) {
+    const text = readOptional(envFile);
+    if (text !== undefined) {
+      const parsed = parseDotenv(text);
+      Object.assign(fileValues, parsed.values);
+      for (const line of parsed.invalidLines) {
+        problems.push({ file: envFile, path: '', line, message: 'not a KEY=value line' });
+      }
+    }
+  }
+  const processEnv = opts.env ?? process.env;
+  const merged: Record<string, string | undefined> = { ...fileValues };
+  for (const [k, v] of Object.entries(processEnv)) if (v !== undefined) merged[k] = v;
+
+  const cfg = readAll(new EnvReader(merged).secret(...SECRET_VARIABLES), rootDir, opts.needs ?? {});
+  problems.push(...cfg.problems);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return deepFreeze(cfg.config);
+}
+
+function readOptional(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+}
+
+function readAll(
+  r: EnvReader,
+  rootDir: string,
+  needsIn: ConfigNeeds,
+): { config: AppConfig; problems: ConfigProblem[] } {
+  const needs = {
+    postgres: needsIn.postgres ?? true,
+    rabbitmq: needsIn.rabbitmq ?? true,
+    redis: needsIn.redis ?? true,
+    secretKey: needsIn.secretKey ?? true,
+  };
+  const appEnv = r.oneOf('APP_ENV', APP_ENVS, D.APP_ENV);
+  const prod = appEnv === 'prod';
+  const requireInProd = (name: string, why: string): void => {
+    if (prod && !r.has(name)) r.problem(name, `must be set in production (APP_ENV=prod)${why}`);
+  };
+  requireInProd('APP_ENV', '');
+
+  const logLevel = r.oneOf('LOG_LEVEL', LOG_LEVEL_NAMES, D.LOG_LEVEL, { warn: 'warning' });
+  const tz = r.str('TZ', D.TZ);
+  if (!isTimeZone(tz))
+    r.problem('TZ', `must be an IANA time zone such as UTC or Europe/Paris${r.show('TZ', tz)}`);
+
+  // Secrets.
+  let secretKey = r.raw('SECRET_KEY');
+  if (needs.secretKey) requireInProd('SECRET_KEY', ': it signs the access tokens');
+  if (
+    prod &&
+    secretKey !== undefined &&
+    Buffer.byteLength(secretKey, 'utf8') < MIN_SECRET_KEY_BYTES
+  ) {
+    r.problem('SECRET_KEY', `must be at least ${MIN_SECRET_KEY_BYTES} bytes long in production`);
+  }
+  const secretKeyGenerated = secretKey === undefined;
+  secretKey ??= randomBytes(32).toString('hex');
+
+  const database = readDatabase(r, needs.postgres, requireInProd);
+  const redis = readRedis(r);
+  const rabbitmq = readRabbitmq(r, needs.rabbitmq, requireInProd);
+
+  // Gateway and service ports.
+  const gatewayPort = r.port('API_GATEWAY_PORT', D.API_GATEWAY_PORT);
+  const gatewayUrlU = r.url('TRAWL_GATEWAY_URL', ['http', 'https'], 'an http(s) URL');
+  const gatewayUrl = stripSlash(gatewayUrlU?.href ?? `http://127.0.0.1:${gatewayPort}`);
+
+  // Mail retrievers: a JSON object validated by the contracts schema.
+  let mailRetrievers: MailRetrievers = {};
+  const retrieversRaw = r.str('TRAWL_MAIL_RETRIEVERS', D.TRAWL_MAIL_RETRIEVERS);
+  let retrieversJson: unknown;
+  try {
+    retrieversJson = JSON.parse(retrieversRaw);
+  } catch {
+    r.problem('TRAWL_MAIL_RETRIEVERS', 'must be a JSON object (it does not parse as JSON)');
+  }
+  if (retrieversJson !== undefined) {
+    const parsed = MailRetrievers.safeParse(retrieversJson);
+    if (parsed.success) mailRetrievers = parsed.data;
+    else {
+      for (const p of toProblems(parsed.error)) {
+        r.problem('TRAWL_MAIL_RETRIEVERS', `${p.path === '' ? '' : `${p.path}: `}${p.message}`);
+      }
+    }
+  }
+
+  const brokerPrefix = r.str('TRAWL_BROKER_PREFIX', D.TRAWL_BROKER_PREFIX);
+  if (!/^[A-Za-z0-9_.-]*$/.test(brokerPrefix)) {
+    r.problem(
+      'TRAWL_BROKER_PREFIX',
+      `may hold only letters, digits, _ . -${r.show('TRAWL_BROKER_PREFIX', brokerPrefix)}`,
+    );
+  }
+
+  const path = (name: string, def: string): string => {
+    const v = r.str(name, def);
+    return isAbsolute(v) ? v : resolve(rootDir, v);
+  };
+  const pos = { min: 1 };
+
+  const config: AppConfig = {
+    rootDir,
+    appEnv,
+    containerProjectName: r.str('CONTAINER_PROJECT_NAME', D.CONTAINER_PROJECT_NAME),
+    logLevel,
+    pinoLevel: PINO_LEVELS[logLevel],
+    debug: r.bool('DEBUG', D.DEBUG),
+    tz,
+    secretKey,
+    secretKeyGenerated,
+    internalApiKey: r.raw('INTERNAL_API_KEY'),
+    trustedHosts: r.list('TRUSTED_HOSTS', D.TRUSTED_HOSTS),
+    auth: {
+      accessTokenExpireMinutes: r.int(
+        'ACCESS_TOKEN_EXPIRE_MINUTES',
+        D.ACCESS_TOKEN_EXPIRE_MINUTES,
+        pos,
+      ),
+      refreshTokenExpireDays: r.int('REFRESH_TOKEN_EXPIRE_DAYS', D.REFRESH_TOKEN_EXPIRE_DAYS, pos),
+      adminUser: r.raw('TRAWL_ADMIN_USER'),
+      adminPassword: r.raw('TRAWL_ADMIN_PASSWORD'),
+    },
+    database,
+    redis,
+    rabbitmq,
+    gateway: { host: r.str('TRAWL_HOST', D.TRAWL_HOST), port: gatewayPort, url: gatewayUrl },
+    analyzersPort: r.port('TRAWL_ANALYZERS_PORT', D.TRAWL_ANALYZERS_PORT),
+    mailOrchestratorPort: r.port('TRAWL_MAIL_ORCHESTRATOR_PORT', D.TRAWL_MAIL_ORCHESTRATOR_PORT),
+    dataDir: path('TRAWL_DATA_DIR', D.TRAWL_DATA_DIR),
+    mailRetrievers,
+    configFile: path('TRAWL_CONFIG_FILE', D.TRAWL_CONFIG_FILE),
+    workflowsFile: path('TRAWL_WORKFLOWS_FILE', D.TRAWL_WORKFLOWS_FILE),
+    rateLimit: {
+      enabled: r.bool('ENABLE_RATE_LIMITING', D.ENABLE_RATE_LIMITING),
+      max: r.int('TRAWL_RATE_LIMIT_MAX', D.TRAWL_RATE_LIMIT_MAX, pos),
+      windowSeconds: r.int(
+        'TRAWL_RATE_LIMIT_WINDOW_SECONDS',
+        D.TRAWL_RATE_LIMIT_WINDOW_SECONDS,
+        pos,
+      ),
+    },
+    limits: {
+      jsonBodyBytes: r.int('TRAWL_MAX_JSON_BODY_BYTES', D.TRAWL_MAX_JSON_BODY_BYTES, pos),
+      rawMessageBytes: r.int('TRAWL_MAX_RAW_MESSAGE_BYTES', D.TRAWL_MAX_RAW_MESSAGE_BYTES, pos),
+      attachments: r.int('TRAWL_MAX_ATTACHMENTS', D.TRAWL_MAX_ATTACHMENTS, { min: 0 }),
+      recipients: r.int('TRAWL_MAX_RECIPIENTS', D.TRAWL_MAX_RECIPIENTS, pos),
+      subjectChars: r.int('TRAWL_MAX_SUBJECT_CHARS', D.TRAWL_MAX_SUBJECT_CHARS, pos),
+    },
+    orchestrator: {
+      prefetch: r.int('TRAWL_ORCHESTRATOR_PREFETCH', D.TRAWL_ORCHESTRATOR_PREFETCH, {
+        min: 1,
+        max: 65535,
+      }),
+      shutdownGraceMs: r.int(
+        'TRAWL_ORCHESTRATOR_SHUTDOWN_GRACE_MS',
+        D.TRAWL_ORCHESTRATOR_SHUTDOWN_GRACE_MS,
+        { min: 0 },
+      ),
+      reaperIntervalMs: r.int('TRAWL_REAPER_INTERVAL_MS', D.TRAWL_REAPER_INTERVAL_MS, pos),
+      jobGraceMs: r.int('TRAWL_JOB_GRACE_MS', D.TRAWL_JOB_GRACE_MS, { min: 0 }),
+    },
+    brokerPrefix,
+    metrics: r.bool('TRAWL_METRICS', D.TRAWL_METRICS),
+    dev: {
+      apiGatewaySrcMount: r.str('API_GATEWAY_SRC_MOUNT', D.API_GATEWAY_SRC_MOUNT),
+      apiGatewayTestMount: r.str('API_GATEWAY_TEST_MOUNT', D.API_GATEWAY_TEST_MOUNT),
+      analyzerOrchestratorSrcMount: r.str(
+        'ANALYZER_ORCHESTRATOR_SRC_MOUNT',
+        D.ANALYZER_ORCHESTRATOR_SRC_MOUNT,
+      ),
+      analyzerOrchestratorTestMount: r.str(
+        'ANALYZER_ORCHESTRATOR_TEST_MOUNT',
+        D.ANALYZER_ORCHESTRATOR_TEST_MOUNT,
+      ),
+      mailOrchestratorSrcMount: r.str('MAIL_ORCHESTRATOR_SRC_MOUNT', D.MAIL_ORCHESTRATOR_SRC_MOUNT),
+      mailOrchestratorTestMount: r.str(
+        'MAIL_ORCHESTRATOR_TEST_MOUNT',
+        D.MAIL_ORCHESTRATOR_TEST_MOUNT,
+      ),
+      sharedMount: r.str('SHARED_MOUNT', D.SHARED_MOUNT),
+      configMount: r.str('CONFIG_MOUNT', D.CONFIG_MOUNT),
+      mountMode: r.oneOf('MOUNT_MODE', ['rw', 'ro'] as const, D.MOUNT_MODE),
+      analyzerOrchestratorDebugPort: r.port(
+        'ANALYZER_ORCHESTRATOR_DEBUG_PORT',
+        D.ANALYZER_ORCHESTRATOR_DEBUG_PORT,
+      ),
+      mailOrchestratorDebugPort: r.port(
+        'MAIL_ORCHESTRATOR_DEBUG_PORT',
+        D.MAIL_ORCHESTRATOR_DEBUG_PORT,
+      ),
+      mailcatcherSmtpPort: r.port('MAILCATCHER_SMTP_PORT', D.MAILCATCHER_SMTP_PORT),
+      mailcatcherWebPort: r.port('MAILCATCHER_WEB_PORT', D.MAILCATCHER_WEB_PORT),
+      dbuiPort: r.port('DBUI_PORT', D.DBUI_PORT),
+      hostUid: r.int('HOST_UID', D.HOST_UID, { min: 0 }),
+      hostGid: r.int('HOST_GID', D.HOST_GID, { min: 0 }),
+    },
+    prod: {
+      registryPort: r.port('REGISTRY_PORT', D.REGISTRY_PORT),
+      ciRegistryImage: r.raw('CI_REGISTRY_IMAGE'),
+      ciRegistry: r.raw('CI_REGISTRY'),
+      version: r.str('VERSION', D.VERSION),
+      baseImage: r.str('BASE_IMAGE', D.BASE_IMAGE),
+    },
+    ci: {
+      vcsHost: r.raw('VCS_HOST'),
+      vcsToken: r.raw('VCS_TOKEN') ?? r.raw('CI_JOB_TOKEN'),
+      vcsGroup: r.raw('VCS_GROUP'),
+    },
+  };
+  return { config, problems: r.problems };
+}
+
+type RequireInProd = (name: string, why: string) => void;
+
+function readDatabase(r: EnvReader, needed: boolean, requireInProd: RequireInProd): DatabaseConfig {
+  const host = r.str('POSTGRES_HOST', D.POSTGRES_HOST);
+  const port = r.port('POSTGRES_PORT', D.POSTGRES_PORT);
+  const db = r.str('POSTGRES_DB', D.POSTGRES_DB);
+  const user = r.str('POSTGRES_USER', D.POSTGRES_USER);
+  const password = r.str('POSTGRES_PASSWORD', D.POSTGRES_PASSWORD);
+  const explicit = r.has('DATABASE_URL');
+  if (explicit) {
+    const u = r.url(
+      'DATABASE_URL',
+      ['postgres', 'postgresql'],
+      'a postgres:// or postgresql:// URL',
+    );
+    if (!u) return { url: '', explicit, host, port, db, user, password };
+    return {
+      url: u.href,
+      explicit,
+      host: u.hostname,
+      port: u.port === '' ? 5432 : Number(u.port),
+      db: safeDecode(u.pathname.replace(/^\//, '')) || user,
+      user: safeDecode(u.username),
+      password: safeDecode(u.password),
+    };
+  }
+  if (needed) {
+    const why = ' (or set DATABASE_URL)';
+    requireInProd('POSTGRES_DB', why);
+    requireInProd('POSTGRES_USER', why);
+    requireInProd('POSTGRES_PASSWORD', why);
+  }
+  return {
+    url: buildPostgresUrl({ host, port, db, user, password }),
+    explicit,
+    host,
+    port,
+    db,
+    user,
+    password,
+  };
+}
+
+function readRedis(r: EnvReader): RedisConfig {
+  const host = r.str('REDIS_HOST', D.REDIS_HOST);
+  const port = r.port('REDIS_PORT', D.REDIS_PORT);
+  const password = r.raw('REDIS_PASSWORD');
+  const maxmemory = r.str('REDIS_MAXMEMORY', D.REDIS_MAXMEMORY);
+  if (!/^\d+\s*(b|k|kb|m|mb|g|gb)?$/i.test(maxmemory)) {
+    r.problem(
+      'REDIS_MAXMEMORY',
+      `must be a size such as 256mb or 1gb${r.show('REDIS_MAXMEMORY', maxmemory)}`,
+    );
+  }
+  const maxmemoryPolicy = r.oneOf(
+    'REDIS_MAXMEMORY_POLICY',
+    REDIS_MAXMEMORY_POLICIES,
+    D.REDIS_MAXMEMORY_POLICY,
+  );
+  const explicit = r.has('REDIS_URL');
+  const common = { maxmemory, maxmemoryPolicy };
+  if (explicit) {
+    const u = r.url('REDIS_URL', ['redis', 'rediss'], 'a redis:// or rediss:// URL');
+    if (!u) return { url: '', explicit, host, port, password, ...common };
+    return {
+      url: u.href,
+      explicit,
+      host: u.hostname,
+      port: u.port === '' ? 6379 : Number(u.port),
+      password: u.password === '' ? undefined : safeDecode(u.password),
+      ...common,
+    };
+  }
+  return {
+    url: buildRedisUrl({ host, port, password }),
+    explicit,
+    host,
+    port,
+    password,
+    ...common,
+  };
+}
+
+function readRabbitmq(r: EnvReader, needed: boolean, requireInProd: RequireInProd): RabbitmqConfig {
+  const host = r.str('RABBITMQ_HOST', D.RABBITMQ_HOST);
+  const port = r.port('RABBITMQ_PORT', D.RABBITMQ_PORT);
+  const mgmtPort = r.port('RABBITMQ_MGMT_PORT', D.RABBITMQ_MGMT_PORT);
+  const user = r.str('RABBITMQ_DEFAULT_USER', D.RABBITMQ_DEFAULT_USER);
+  const password = r.str('RABBITMQ_DEFAULT_PASS', D.RABBITMQ_DEFAULT_PASS);
+  const vhost = r.str('RABBITMQ_VHOST', D.RABBITMQ_VHOST);
+  const explicit = r.has('RABBITMQ_URL');
+  if (explicit) {
+    const u = r.url('RABBITMQ_URL', ['amqp', 'amqps'], 'an amqp:// or amqps:// URL');
+    if (!u) return { url: '', explicit, host, port, mgmtPort, user, password, vhost };
+    return {
+      url: u.href,
+      explicit,
+      host: u.hostname,
+      port: u.port === '' ? (u.protocol === 'amqps:' ? 5671 : 5672) : Number(u.port),
+      mgmtPort,
+      user: u.username === '' ? 'guest' : safeDecode(u.username),
+      password: u.password === '' ? 'guest' : safeDecode(u.password),
+      vhost: u.pathname === '' ? '/' : safeDecode(u.pathname.slice(1)),
+    };
+  }
+  if (needed) {
+    const why = ' (or set RABBITMQ_URL)';
+    requireInProd('RABBITMQ_DEFAULT_USER', why);
+    requireInProd('RABBITMQ_DEFAULT_PASS', why);
+  }
+  return {
+    url: buildAmqpUrl({ host, port, user, password, vhost }),
+    explicit,
+    host,
+    port,
+    mgmtPort,
+    user,
+    password,
+    vhost,
+  };
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+function stripSlash(s: string): string {
+  return s.endsWith('/') ? s.slice(0, -1) : s;
+}
+
+function isTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,293 @@
+import { type ServiceConfigFile, type Stage, toProblems, Workflow } from '@trawl/contracts';
+import type { ConfigProblem } from './errors.ts';
+import { unknownKeys } from './unknown-keys.ts';
+
+/** What a workflow may refer to. A set left undefined is not checked. */
+export interface WorkflowValidationContext {
+  /** Analyzer ids that may be used (enabled). */
+  analyzers?: Iterable<string>;
+  /** Analyzer ids switched off in service.yaml (a reference to one is reported as such). */
+  disabledAnalyzers?: Iterable<string>;
+  /** Context provider ids that may be used. */
+  providers?: Iterable<string>;
+  disabledProviders?: Iterable<string>;
+  /** Compiles a CEL expression: an error message, or undefined when it compiles. */
+  checkCondition?: (expr: string) => string | undefined;
+  /** Named in every problem (`file`). */
+  file?: string;
+  /** JSON pointer prefix of the list (default ''); problems are `<prefix>/<index>/...`. */
+  pathPrefix?: string;
+}
+
+export interface WorkflowCheck {
+  /** The workflows that passed the schema (defaults applied), in order. */
+  workflows: Workflow[];
+  problems: ConfigProblem[];
+}
+
+/**
+ * Validates workflows completely: schema (contracts Workflow, unknown keys refused), unique workflow
+ * ids, unique stage names, known `depends_on` names, no cycles, known `final_stage_name`, known and
+ * enabled analyzers and providers, sensible counts, and CEL conditions through `checkCondition`.
+ */
+export function checkWorkflows(
+  input: readonly unknown[],
+  ctx: WorkflowValidationContext = {},
+): WorkflowCheck {
+  const problems: ConfigProblem[] = [];
+  const prefix = ctx.pathPrefix ?? '';
+  const add = (path: string, message: string): void => {
+    problems.push(ctx.file === undefined ? { path, message } : { file: ctx.file, path, message });
+  };
+  const sets = {
+    analyzers: ctx.analyzers === undefined ? undefined : new Set(ctx.analyzers),
+    disabledAnalyzers: new Set(ctx.disabledAnalyzers ?? []),
+    providers: ctx.providers === undefined ? undefined : new Set(ctx.providers),
+    disabledProviders: new Set(ctx.disabledProviders ?? []),
+  };
+
+  const workflows: Workflow[] = [];
+  const firstIndexOfId = new Map<string, number>();
+  input.forEach((raw, i) => {
+    const at = `${prefix}/${i}`;
+    const rawId =
+      raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>).id : undefined;
+    if (typeof rawId === 'string') {
+      const first = firstIndexOfId.get(rawId);
+      if (first !== undefined) {
+        add(`${at}/id`, `workflow id "${rawId}" is already used by ${prefix}/${first}`);
+      } else firstIndexOfId.set(rawId, i);
+    }
+    const parsed = Workflow.safeParse(raw);
+    if (!parsed.success) {
+      for (const p of toProblems(parsed.error, at)) add(p.path, p.message);
+      return;
+    }
+    for (const path of unknownKeys(raw, parsed.data, at)) add(path, 'unknown key');
+    workflows.push(parsed.data);
+    checkOne(parsed.data, at, add, sets, ctx.checkCondition);
+  });
+  return { workflows, problems };
+}
+
+/** Problems of a list of workflows (see checkWorkflows); empty when they are valid. */
+export function validateWorkflows(
+  input: readonly unknown[],
+  ctx: WorkflowValidationContext = {},
+): ConfigProblem[] {
+  return checkWorkflows(input, ctx).problems;
+}
+
+/**
+ * Problems of one workflow (POST /workflows/validate): paths are relative to the workflow itself.
+ */
+export function validateWorkflow(
+  input: unknown,
+  ctx: Omit<WorkflowValidationContext, 'pathPrefix'> = {},
+): ConfigProblem[] {
+  return checkWorkflows([input], { ...ctx, pathPrefix: '' }).problems.map((p) => ({
+    ...p,
+    path: p.path.replace(/^\/0(?=\/|$)/, ''),
+  }));
+}
+
+/** The analyzers and providers a service file makes available, for WorkflowValidationContext. */
+export function workflowContextFor(
+  service: ServiceConfigFile,
+  extra: { knownAnalyzers?: Iterable<string>; knownProviders?: Iterable<string> } = {},
+): Pick<
+  WorkflowValidationContext,
+  'analyzers' | 'disabledAnalyzers' | 'providers' | 'disabledProviders'
+> {
+  const analyzers = new Set(extra.knownAnalyzers ?? []);
+  const disabledAnalyzers = new Set<string>();
+  const entries: Array<[string, { enabled: boolean }]> = [
+    ...Object.entries(service.analyzers),
+    ...Object.entries(service.plugins.analyzers),
+  ];
+  // An analyzer enabled by either form is available; one only ever switched off is disabled.
+  for (const [id, e] of entries) if (!e.enabled) disabledAnalyzers.add(id);
+  for (const [id, e] of entries) {
+    if (e.enabled) {
+      analyzers.add(id);
+      disabledAnalyzers.delete(id);
+    }
+  }
+  for (const id of disabledAnalyzers) analyzers.delete(id);
+
+  const providers = new Set(extra.knownProviders ?? []);
+  const disabledProviders = new Set<string>();
+  for (const [id, e] of Object.entries(service.plugins.context_providers)) {
+    if (e.enabled) providers.add(id);
+    else {
+      providers.delete(id);
+      disabledProviders.add(id);
+    }
+  }
+  return { analyzers, disabledAnalyzers, providers, disabledProviders };
+}
+
+type Add = (path: string, message: string) => void;
+interface Sets {
+  analyzers: Set<string> | undefined;
+  disabledAnalyzers: Set<string>;
+  providers: Set<string> | undefined;
+  disabledProviders: Set<string>;
+}
+
+function checkOne(
+  wf: Workflow,
+  at: string,
+  add: Add,
+  sets: Sets,
+  checkCondition: ((expr: string) => string | undefined) | undefined,
+): void {
+  const index = new Map<string, number>();
+  wf.stages.forEach((s, i) => {
+    const first = index.get(s.name);
+    if (first !== undefined) {
+      add(`${at}/stages/${i}/name`, `stage name "${s.name}" is already used by stage ${first}`);
+    } else index.set(s.name, i);
+  });
+
+  // Dependencies: absent = the previous stage; [] = none.
+  const deps = new Map<string, string[]>();
+  wf.stages.forEach((s, i) => {
+    if (s.depends_on === undefined) {
+      const prev = i > 0 ? wf.stages[i - 1] : undefined;
+      if (!deps.has(s.name)) deps.set(s.name, prev ? [prev.name] : []);
+      return;
+    }
+    const known: string[] = [];
+    s.depends_on.forEach((d, j) => {
+      if (!index.has(d)) add(`${at}/stages/${i}/depends_on/${j}`, `unknown stage "${d}"`);
+      else if (d === s.name)
+        add(`${at}/stages/${i}/depends_on/${j}`, `stage "${d}" depends on itself`);
+      else known.push(d);
+    });
+    if (!deps.has(s.name)) deps.set(s.name, known);
+  });
+  for (const cycle of findCycles(wf.stages, deps)) {
+    const i = index.get(cycle[0] ?? '') ?? 0;
+    add(`${at}/stages/${i}/depends_on`, `dependency cycle: ${cycle.join(' -> ')}`);
+  }
+
+  if (wf.final_stage_name !== undefined && !index.has(wf.final_stage_name)) {
+    add(`${at}/final_stage_name`, `unknown stage "${wf.final_stage_name}"`);
+  }
+
+  const condition = (path: string, expr: string | null | undefined): void => {
+    if (expr === undefined || expr === null || checkCondition === undefined) return;
+    if (expr.trim() === '') {
+      add(path, 'condition is empty');
+      return;
+    }
+    let err: string | undefined;
+    try {
+      err = checkCondition(expr);
+    } catch (e) {
+      err = e instanceof Error ? e.message : String(e);
+    }
+    if (err !== undefined) add(path, `condition does not compile: ${err}`);
+  };
+
+  wf.stages.forEach((s, i) => {
+    const sp = `${at}/stages/${i}`;
+    condition(`${sp}/condition`, s.condition);
+    if (s.type !== 'conditional' && s.condition) {
+      add(`${sp}/condition`, `only a conditional stage has a condition (type is ${s.type})`);
+    }
+    s.analyzers.forEach((a, j) => {
+      const ap = `${sp}/analyzers/${j}`;
+      if (sets.disabledAnalyzers.has(a.id)) {
+        add(`${ap}/id`, `analyzer "${a.id}" is disabled in the service configuration`);
+      } else if (sets.analyzers !== undefined && !sets.analyzers.has(a.id)) {
+        add(`${ap}/id`, `unknown analyzer "${a.id}"${hint(a.id, sets.analyzers)}`);
+      }
+      condition(`${ap}/condition`, a.condition);
+      const rc = a.retry_config;
+      if (rc !== undefined && rc.max_backoff_ms < rc.backoff_ms) {
+        add(`${ap}/retry_config/max_backoff_ms`, 'must be at least backoff_ms');
+      }
+    });
+    const seenProviders = new Set<string>();
+    s.context_providers.forEach((p, j) => {
+      const pp = `${sp}/context_providers/${j}/id`;
+      if (seenProviders.has(p.id))
+        add(pp, `context provider "${p.id}" appears twice in this stage`);
+      seenProviders.add(p.id);
+      if (sets.disabledProviders.has(p.id)) {
+        add(pp, `context provider "${p.id}" is disabled in the service configuration`);
+      } else if (sets.providers !== undefined && !sets.providers.has(p.id)) {
+        add(pp, `unknown context provider "${p.id}"${hint(p.id, sets.providers)}`);
+      }
+    });
+    if (s.analyzers.length > 0 && s.min_successful_analyzers > s.analyzers.length) {
+      add(
+        `${sp}/min_successful_analyzers`,
+        `is ${s.min_successful_analyzers} but the stage has only ${s.analyzers.length} analyzer(s)`,
+      );
+    }
+    if (
+      s.aggregation_method === 'weighted_average' &&
+      s.analyzers.length > 0 &&
+      s.analyzers.every((a) => a.weight === 0)
+    ) {
+      add(`${sp}/analyzers`, 'weighted_average needs at least one analyzer with a weight above 0');
+    }
+  });
+}
+
+/** Each elementary cycle found by a depth-first search, as `[a, b, ..., a]`, reported once. */
+function findCycles(stages: readonly Stage[], deps: Map<string, string[]>): string[][] {
+  const state = new Map<string, 'visiting' | 'done'>();
+  const stack: string[] = [];
+  const cycles: string[][] = [];
+  const seen = new Set<string>();
+  const visit = (n: string): void => {
+    state.set(n, 'visiting');
+    stack.push(n);
+    for (const d of deps.get(n) ?? []) {
+      const st = state.get(d);
+      if (st === 'visiting') {
+        const cycle = stack.slice(stack.indexOf(d));
+        const key = [...cycle].sort().join('\u0000');
+        if (!seen.has(key)) {
+          seen.add(key);
+          cycles.push([...cycle, d]);
+        }
+      } else if (st === undefined) visit(d);
+    }
+    stack.pop();
+    state.set(n, 'done');
+  };
+  for (const s of stages) if (!state.has(s.name)) visit(s.name);
+  return cycles;
+}
+
+function hint(id: string, known: Set<string>): string {
+  if (known.size === 0) return ' (no analyzer or provider is available)';
+  const list = [...known].sort();
+  const close = list.find((k) => distance(k, id) <= 2);
+  return close !== undefined
+    ? ` (did you mean "${close}"?)`
+    : ` (known: ${list.slice(0, 20).join(', ')})`;
+}
+
+function distance(a: string, b: string): number {
+  const dp = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = dp[0] ?? 0;
+    dp[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = dp[j] ?? 0;
+      dp[j] = Math.min(
+        (dp[j] ?? 0) + 1,
+        (dp[j - 1] ?? 0) + 1,
+        prev + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+      prev = tmp;
+    }
+  }
+  return dp[b.length] ?? 0;
+}
