@@ -1,9 +1,4 @@
-import type {
-  AnalyzerAnswerInput,
-  Email,
-  EnrichRequest,
-  EnrichmentResult,
-} from '@trawl/contracts';
+import type { AnalyzerAnswerInput, Email, EnrichmentResult, EnrichRequest } from '@trawl/contracts';
 import type { z } from 'zod';
 
 /** What a plugin's code receives besides its input. */

@@ -1,0 +1,152 @@
+import { AnalyzerConfigView, TrawlError } from '@trawl/contracts';
+import type { PluginDefinition } from './define.ts';
+import { PLUGIN_ERROR_CODES } from './errors.ts';
+import { resolveSettings } from './settings-resolve.ts';
+
+export interface SettingsLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+}
+
+export interface FetchSettingsOptions {
+  /** Root of the API gateway, e.g. `http://api-gateway:8001` (with or without `/api/v1`). */
+  gatewayUrl: string;
+  internalApiKey?: string | undefined;
+  id: string;
+  /** Retries after the first attempt when the gateway is unreachable or answers 5xx. Default 3. */
+  retries?: number;
+  /** First backoff; doubles per retry. Default 500 ms. */
+  backoffMs?: number;
+  /** Per-attempt timeout. Default 5000 ms. */
+  attemptTimeoutMs?: number;
+  /** When given, the settings are merged over its schema defaults and validated. */
+  def?: PluginDefinition;
+  fetch?: typeof fetch;
+  log?: SettingsLogger;
+  signal?: AbortSignal;
+}
+
+export interface FetchedSettings {
+  id: string;
+  /** `gateway` when the gateway answered; `defaults` when it was unreachable or does not know the id. */
+  source: 'gateway' | 'defaults';
+  enabled: boolean;
+  /** Raw settings as configured, or parsed over the schema defaults when `def` was given. */
+  settings: Record<string, unknown>;
+  url?: string;
+  version?: string;
+}
+
+function configUrl(gatewayUrl: string, id: string): string {
+  const base = gatewayUrl.replace(/\/+$/, '').replace(/\/api\/v1$/, '');
+  return `${base}/api/v1/config/analyzers/${encodeURIComponent(id)}`;
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(t);
+      resolve();
+    });
+  });
+
+function finish(
+  opts: FetchSettingsOptions,
+  out: Omit<FetchedSettings, 'settings'> & { settings: unknown },
+): FetchedSettings {
+  const settings = opts.def
+    ? resolveSettings<Record<string, unknown>>(opts.def, out.settings)
+    : ((out.settings ?? {}) as Record<string, unknown>);
+  return { ...out, settings };
+}
+
+/**
+ * GET `<gateway>/api/v1/config/analyzers/<id>` with `X-Internal-API-Key`, retrying with exponential
+ * backoff on network errors and 5xx. Falls back to the plugin's defaults (logged) when the gateway
+ * stays unreachable or answers 404. A 401/403 or a malformed answer is a configuration error and
+ * throws (TRAWL_ERR_PLUGIN_SETTINGS_REJECTED); settings that do not match the schema throw
+ * TRAWL_ERR_PLUGIN_SETTINGS_INVALID.
+ */
+export async function fetchSettings(opts: FetchSettingsOptions): Promise<FetchedSettings> {
+  const doFetch = opts.fetch ?? fetch;
+  const retries = opts.retries ?? 3;
+  const backoffMs = opts.backoffMs ?? 500;
+  const url = configUrl(opts.gatewayUrl, opts.id);
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (opts.internalApiKey) headers['x-internal-api-key'] = opts.internalApiKey;
+  let lastProblem = '';
+  for (let attempt = 0; attempt <= retries; attempt++) {
+    if (attempt > 0) await sleep(backoffMs * 2 ** (attempt - 1), opts.signal);
+    if (opts.signal?.aborted) break;
+    let res: Response;
+    try {
+      const signals = [AbortSignal.timeout(opts.attemptTimeoutMs ?? 5000)];
+      if (opts.signal) signals.push(opts.signal);
+      res = await doFetch(url, { headers, signal: AbortSignal.any(signals) });
+    } catch (e) {
+      lastProblem = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+      opts.log?.warn(
+        { plugin: opts.id, attempt: attempt + 1, err: lastProblem },
+        'settings fetch failed',
+      );
+      continue;
+    }
+    if (res.status === 404) {
+      await res.body?.cancel();
+      opts.log?.warn(
+        { plugin: opts.id },
+        'gateway does not know this plugin; using default settings',
+      );
+      return finish(opts, { id: opts.id, source: 'defaults', enabled: true, settings: {} });
+    }
+    if (res.status === 401 || res.status === 403) {
+      await res.body?.cancel();
+      throw new TrawlError(
+        PLUGIN_ERROR_CODES.settingsRejected,
+        `the gateway refused the settings request for '${opts.id}' (HTTP ${res.status}): check INTERNAL_API_KEY`,
+        { status: 500 },
+      );
+    }
+    if (res.status >= 500) {
+      await res.body?.cancel();
+      lastProblem = `HTTP ${res.status}`;
+      opts.log?.warn(
+        { plugin: opts.id, attempt: attempt + 1, status: res.status },
+        'settings fetch failed',
+      );
+      continue;
+    }
+    let body: unknown;
+    try {
+      body = await res.json();
+    } catch {
+      body = undefined;
+    }
+    const view = AnalyzerConfigView.safeParse(body);
+    if (!res.ok || !view.success) {
+      throw new TrawlError(
+        PLUGIN_ERROR_CODES.settingsRejected,
+        `the gateway answered an unusable settings document for '${opts.id}' (HTTP ${res.status})`,
+        { status: 500 },
+      );
+    }
+    opts.log?.info(
+      { plugin: opts.id, version: view.data.version, enabled: view.data.enabled },
+      'settings fetched from the gateway',
+    );
+    return finish(opts, {
+      id: opts.id,
+      source: 'gateway',
+      enabled: view.data.enabled,
+      settings: view.data.settings,
+      ...(view.data.url === undefined ? {} : { url: view.data.url }),
+      version: view.data.version,
+    });
+  }
+  opts.log?.warn(
+    { plugin: opts.id, err: lastProblem },
+    'gateway unreachable; using the default settings of the plugin',
+  );
+  return finish(opts, { id: opts.id, source: 'defaults', enabled: true, settings: {} });
+}

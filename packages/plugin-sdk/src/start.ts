@@ -1,0 +1,107 @@
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { createPluginApp } from './app.ts';
+import type { PluginDefinition } from './define.ts';
+import { type FetchedSettings, fetchSettings } from './settings-fetch.ts';
+import { resolveSettings } from './settings-resolve.ts';
+
+export interface StartPluginOptions {
+  host?: string;
+  port: number;
+  /** When set, each plugin fetches its settings from the gateway on start. */
+  gatewayUrl?: string | undefined;
+  internalApiKey?: string | undefined;
+  /** Settings used when no gateway is configured or it is unreachable (per plugin id). */
+  localSettings?: Record<string, unknown>;
+  retries?: number;
+  backoffMs?: number;
+  logLevel?: string;
+  /** Install a SIGTERM/SIGINT handler that closes the server. Default true. */
+  handleSignals?: boolean;
+}
+
+export interface RunningPlugin {
+  app: FastifyInstance;
+  /** `http://host:port` the server listens on. */
+  address: string;
+  settings: Record<string, FetchedSettings>;
+  close(): Promise<void>;
+}
+
+/**
+ * Fetches each plugin's settings (gateway, else its defaults), builds the app, listens, and closes
+ * on SIGTERM. Settings that do not match a plugin's schema stop the start with every problem listed.
+ */
+export async function startPlugin(
+  defs: PluginDefinition | PluginDefinition[],
+  opts: StartPluginOptions,
+): Promise<RunningPlugin> {
+  const plugins = Array.isArray(defs) ? defs : [defs];
+  const logger = pino({
+    level: opts.logLevel ?? 'info',
+    redact: ['req.headers["x-internal-api-key"]', 'req.headers.authorization'],
+  });
+  const settings: Record<string, FetchedSettings> = {};
+  await Promise.all(
+    plugins.map(async (def) => {
+      const local = opts.localSettings?.[def.id];
+      if (opts.gatewayUrl) {
+        const fetched = await fetchSettings({
+          gatewayUrl: opts.gatewayUrl,
+          internalApiKey: opts.internalApiKey,
+          id: def.id,
+          def,
+          log: logger,
+          ...(opts.retries === undefined ? {} : { retries: opts.retries }),
+          ...(opts.backoffMs === undefined ? {} : { backoffMs: opts.backoffMs }),
+        });
+        settings[def.id] =
+          fetched.source === 'defaults' && local !== undefined
+            ? { ...fetched, settings: resolveSettings(def, local) }
+            : fetched;
+      } else {
+        settings[def.id] = {
+          id: def.id,
+          source: 'defaults',
+          enabled: true,
+          settings: resolveSettings(def, local ?? {}),
+        };
+      }
+      if (!settings[def.id]?.enabled) {
+        logger.warn(
+          { plugin: def.id },
+          'plugin is disabled in the configuration; serving it anyway',
+        );
+      }
+    }),
+  );
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const app = createPluginApp({
+    plugins,
+    internalApiKey: opts.internalApiKey,
+    settingsSource: (id) => settings[id]?.settings,
+    logger,
+    registry,
+  });
+  const address = await app.listen({ host: opts.host ?? '0.0.0.0', port: opts.port });
+  logger.info({ address, plugins: plugins.map((p) => p.id) }, 'plugin server listening');
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= app.close().then(() => undefined);
+    return closing;
+  };
+  if (opts.handleSignals ?? true) {
+    const onSignal = (sig: string) => {
+      logger.info({ signal: sig }, 'closing');
+      close().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    };
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+  }
+  return { app, address, settings, close };
+}

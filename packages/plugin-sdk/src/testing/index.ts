@@ -1,0 +1,3 @@
+export * from './client.ts';
+export * from './conformance.ts';
+export * from './sample-email.ts';
