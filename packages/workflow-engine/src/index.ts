@@ -1,1 +1,27 @@
-export {};
+export {
+  type AggregateInput,
+  aggregate,
+  DEFAULT_THRESHOLDS,
+  probabilityOf,
+  verdictFor,
+} from './aggregate.ts';
+export { backoffDelay } from './backoff.ts';
+export { type CompiledCondition, checkCondition, compileCondition } from './cel.ts';
+export { type Clock, realClock } from './clock.ts';
+export {
+  type CompiledAnalyzer,
+  type CompiledStage,
+  type CompiledWorkflow,
+  type CompileOptions,
+  compileWorkflow,
+} from './compile.ts';
+export { WORKFLOW_ERROR_CODES } from './errors.ts';
+export type { EngineEvent } from './events.ts';
+export {
+  type AnalyzerCallAnswer,
+  DEFAULT_ANALYZER_TIMEOUT_MS,
+  type EngineDeps,
+  type RunOptions,
+  type RunOutcome,
+  runWorkflow,
+} from './run.ts';
