@@ -1,1 +1,11 @@
-export {};
+export * from './addresses.ts';
+export * from './email-id.ts';
+export * from './errors.ts';
+export * from './extract-urls.ts';
+export * from './guess-language.ts';
+export * from './html-entities.ts';
+export * from './html-to-text.ts';
+export * from './mail-date.ts';
+export * from './parse-raw-email.ts';
+export * from './raw-headers.ts';
+export * from './sniff-attachment.ts';

@@ -1,0 +1,3 @@
+export function guessLanguage(_text: string): string | undefined {
+  return undefined;
+}
