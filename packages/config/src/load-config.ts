@@ -81,8 +81,10 @@ function readAll(
     redis: needsIn.redis ?? true,
     secretKey: needsIn.secretKey ?? true,
   };
+  const before = r.problems.length;
   const appEnv = r.oneOf('APP_ENV', APP_ENVS, D.APP_ENV);
-  const prod = appEnv === 'prod';
+  // A misspelt APP_ENV is reported alone, not followed by every production requirement.
+  const prod = appEnv === 'prod' && r.problems.length === before;
   const requireInProd = (name: string, why: string): void => {
     if (prod && !r.has(name)) r.problem(name, `must be set in production (APP_ENV=prod)${why}`);
   };
