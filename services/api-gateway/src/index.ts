@@ -1,1 +1,18 @@
-export {};
+export { buildApp } from './app.ts';
+export { hashPassword, verifyPassword } from './auth/passwords.ts';
+export { bootstrapAdmin } from './bootstrap.ts';
+export { compileAll, type FileLoaderOptions, loadSnapshot } from './config-loader.ts';
+export {
+  type Changed,
+  type ConfigFiles,
+  type ConfigSnapshot,
+  type ConfigState,
+  type ConfigStateDeps,
+  createConfigState,
+  RELOAD_LOCK_KEY,
+  type ReloadOutcome,
+} from './config-state.ts';
+export type { GatewayDeps, PluginInvoker } from './deps.ts';
+export { GATEWAY_ERRORS } from './errors.ts';
+export { createGatewayLogger, gatewayLoggerOptions, REDACT_PATHS } from './logger.ts';
+export { defaultGatewayOptions, type GatewayOptions, gatewayOptionsFrom } from './options.ts';

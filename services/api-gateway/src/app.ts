@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import { createEmailSchema } from '@trawl/contracts';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import pino from 'pino';
+import { createLoginThrottle } from './auth/login-throttle.ts';
+import { createTokenService } from './auth/tokens.ts';
+import type { GatewayContext } from './context.ts';
+import type { GatewayDeps } from './deps.ts';
+import { registerEdgeHooks } from './plugins/edge.ts';
+import { registerMetrics } from './plugins/metrics.ts';
+import { registerProblemHandlers } from './plugins/problems.ts';
+import { analyzeRoutes } from './routes/analyze.ts';
+import { auditRoutes } from './routes/audit.ts';
+import { authRoutes } from './routes/auth.ts';
+import { configRoutes } from './routes/config.ts';
+import { docsRoutes } from './routes/docs.ts';
+import { healthRoutes } from './routes/health.ts';
+import { userRoutes } from './routes/users.ts';
+import { workflowRoutes } from './routes/workflows.ts';
+
+const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Builds the gateway's Fastify app. Never listens: main.ts (or a test with inject()) does. */
+export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
+  const { config } = deps;
+  const logger: FastifyBaseLogger = deps.logger ?? pino({ level: 'silent' });
+  const app: FastifyInstance = Fastify({
+    loggerInstance: logger,
+    bodyLimit: config.limits.jsonBodyBytes,
+    trustProxy: config.trustProxy ?? false,
+    requestIdHeader: false,
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    genReqId: (req) => {
+      const h = req.headers['x-request-id'];
+      return typeof h === 'string' && REQUEST_ID_RE.test(h) ? h : randomUUID();
+    },
+    return503OnClosing: true,
+  });
+
+  const now = deps.clock ?? (() => new Date());
+  const tokens = createTokenService({
+    secretKey: config.secretKey,
+    accessTokenExpireMinutes: config.accessTokenExpireMinutes,
+    cacheSeconds: config.tokenCacheSeconds ?? 10,
+    now: () => now().getTime(),
+  });
+  const throttle = createLoginThrottle({
+    cache: deps.cache,
+    free: config.loginFailuresFree ?? 5,
+    maxSeconds: config.loginLockoutMaxSeconds ?? 300,
+    now: () => now().getTime(),
+  });
+
+  registerProblemHandlers(app);
+  const metrics = registerMetrics(app, { enabled: config.metrics ?? true });
+  registerEdgeHooks(app, { config, tokens, cache: deps.cache });
+
+  const ctx: GatewayContext = {
+    ...deps,
+    now,
+    tokens,
+    throttle,
+    metrics,
+    emailSchema: createEmailSchema(config.limits),
+  };
+
+  await app.register(healthRoutes(ctx));
+  await app.register(docsRoutes(ctx));
+  await app.register(authRoutes(ctx));
+  await app.register(analyzeRoutes(ctx), { prefix: '/api/v1' });
+  await app.register(configRoutes(ctx), { prefix: '/api/v1' });
+  await app.register(workflowRoutes(ctx), { prefix: '/api/v1' });
+  await app.register(userRoutes(ctx), { prefix: '/api/v1' });
+  await app.register(auditRoutes(ctx), { prefix: '/api/v1' });
+  return app;
+}

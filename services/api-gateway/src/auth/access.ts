@@ -1,0 +1,42 @@
+import type { Role } from '@trawl/platform';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ForbiddenError, UnauthorizedError } from '../errors.ts';
+import type { Principal } from './tokens.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+    authError: UnauthorizedError | null;
+  }
+}
+
+const RANK: Record<Role, number> = { viewer: 1, analyst: 2, admin: 3 };
+
+/** Who may call a route: users with at least `role`, and/or Trawl services with the internal key. */
+export interface Access {
+  role?: Role;
+  service?: boolean;
+}
+
+export function hasRole(p: Principal, role: Role): boolean {
+  return p.kind === 'user' && p.roles.some((r) => RANK[r] >= RANK[role]);
+}
+
+/** preHandler enforcing `access`: 401 without valid credentials, 403 with too little privilege. */
+export function guard(access: Access) {
+  return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
+    const p = request.principal;
+    if (!p) throw request.authError ?? new UnauthorizedError();
+    if (p.kind === 'service') {
+      if (!access.service) throw new ForbiddenError('service credentials cannot call this route');
+      return;
+    }
+    if (!access.role) throw new ForbiddenError('only Trawl services may call this route');
+    if (!hasRole(p, access.role))
+      throw new ForbiddenError(`this action needs the ${access.role} role`);
+  };
+}
+
+export function actorOf(request: FastifyRequest): string | null {
+  return request.principal?.username ?? null;
+}

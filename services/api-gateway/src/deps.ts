@@ -1,0 +1,40 @@
+import type {
+  AnalyzerAnswer,
+  Email,
+  EnrichmentResult,
+  EnrichRequest,
+  Topology,
+} from '@trawl/contracts';
+import type { Broker, Cache, Store } from '@trawl/platform';
+import type { CompiledWorkflow } from '@trawl/workflow-engine';
+import type { Logger } from 'pino';
+import type { ConfigState } from './config-state.ts';
+import type { GatewayOptions } from './options.ts';
+
+/** Calls plugins: the HTTP plugin client in scale-out mode, an in-process invoker in embedded mode. */
+export interface PluginInvoker {
+  analyze(
+    id: string,
+    email: Email,
+    o: { signal: AbortSignal; timeoutMs: number },
+  ): Promise<AnalyzerAnswer>;
+  enrich(
+    id: string,
+    req: EnrichRequest,
+    o: { signal: AbortSignal; timeoutMs: number },
+  ): Promise<EnrichmentResult>;
+  health?(id: string): Promise<{ ok: boolean; latency_ms: number; error?: string }>;
+}
+
+export interface GatewayDeps {
+  config: GatewayOptions;
+  store: Store;
+  broker: Broker;
+  cache: Cache;
+  topology: Topology;
+  configState: ConfigState<CompiledWorkflow>;
+  invoker: PluginInvoker;
+  logger?: Logger;
+  clock?: () => Date;
+  version: string;
+}

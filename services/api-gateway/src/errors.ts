@@ -1,0 +1,64 @@
+import type { ValidationProblem } from '@trawl/contracts';
+import { BadInputError, ERROR_CODES, TransientError, TrawlError } from '@trawl/contracts';
+
+/** Error codes of the API gateway (docs/errors.md). Shared codes come from @trawl/contracts. */
+export const GATEWAY_ERRORS = {
+  ...ERROR_CODES,
+  invalidCredentials: 'TRAWL_ERR_AUTH_INVALID_CREDENTIALS',
+  invalidToken: 'TRAWL_ERR_AUTH_INVALID_TOKEN',
+  invalidRefresh: 'TRAWL_ERR_AUTH_INVALID_REFRESH_TOKEN',
+  loginThrottled: 'TRAWL_ERR_AUTH_LOGIN_THROTTLED',
+  unsupportedGrant: 'TRAWL_ERR_AUTH_UNSUPPORTED_GRANT',
+  untrustedHost: 'TRAWL_ERR_GATEWAY_UNTRUSTED_HOST',
+  unsupportedMediaType: 'TRAWL_ERR_GATEWAY_UNSUPPORTED_MEDIA_TYPE',
+  badRequest: 'TRAWL_ERR_GATEWAY_BAD_REQUEST',
+  userExists: 'TRAWL_ERR_USER_EXISTS',
+  lastAdmin: 'TRAWL_ERR_USER_LAST_ADMIN',
+  brokerUnavailable: 'TRAWL_ERR_BROKER_UNAVAILABLE',
+  databaseUnavailable: 'TRAWL_ERR_DATABASE_UNAVAILABLE',
+  reloadFailed: 'TRAWL_ERR_CONFIG_RELOAD_FAILED',
+} as const;
+
+export type GatewayErrorCode = (typeof GATEWAY_ERRORS)[keyof typeof GATEWAY_ERRORS];
+
+export class UnauthorizedError extends TrawlError {
+  constructor(code: string = GATEWAY_ERRORS.unauthorized, message = 'authentication required') {
+    super(code, message, { status: 401 });
+  }
+}
+
+export class ForbiddenError extends TrawlError {
+  constructor(message = 'your role does not allow this action') {
+    super(GATEWAY_ERRORS.forbidden, message, { status: 403 });
+  }
+}
+
+export class NotFoundError extends BadInputError {
+  constructor(what: string) {
+    super(GATEWAY_ERRORS.notFound, `${what} not found`, { status: 404 });
+  }
+}
+
+export class ValidationError extends BadInputError {
+  constructor(problems: ValidationProblem[], message = 'the request is not valid') {
+    super(GATEWAY_ERRORS.validation, message, { status: 422, problems });
+  }
+}
+
+export class RateLimitedError extends TrawlError {
+  readonly retryAfterSeconds: number;
+  constructor(
+    retryAfterSeconds: number,
+    code: string = GATEWAY_ERRORS.rateLimited,
+    message = 'too many requests',
+  ) {
+    super(code, message, { status: 429 });
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+export class DependencyDownError extends TransientError {
+  constructor(code: string, message: string, cause?: unknown) {
+    super(code, message, { retryAfterSeconds: 5, cause });
+  }
+}

@@ -1,0 +1,87 @@
+import type { EmailLimits } from '@trawl/contracts';
+
+/** The part of the application configuration the gateway uses (mapped from AppConfig in main.ts). */
+export interface GatewayOptions {
+  /** HS256 signing key of access tokens. */
+  secretKey: string;
+  /** Service-to-service key (X-Internal-API-Key); absent: internal calls are refused. */
+  internalApiKey?: string | undefined;
+  /** Host names accepted in the Host header; empty or containing '*': any host. */
+  trustedHosts: readonly string[];
+  accessTokenExpireMinutes: number;
+  refreshTokenExpireDays: number;
+  rateLimit: { enabled: boolean; max: number; windowSeconds: number };
+  limits: EmailLimits & { jsonBodyBytes: number; rawMessageBytes: number };
+  /** Feature flags reported by GET /health. */
+  features?: Partial<{
+    database_config: boolean;
+    configuration_api: boolean;
+    audit_logging: boolean;
+  }>;
+  /** Trust X-Forwarded-For / X-Forwarded-Host from a proxy in front (Fastify trustProxy). */
+  trustProxy?: boolean | string | string[];
+  /** Seconds a verified access token stays in the in-process verification cache (0: off). */
+  tokenCacheSeconds?: number;
+  /** Failed logins for one (username, address) allowed before the delay kicks in. */
+  loginFailuresFree?: number;
+  /** Cap of the login delay / lockout in seconds. */
+  loginLockoutMaxSeconds?: number;
+  /** Serve GET /metrics (default true). */
+  metrics?: boolean;
+}
+
+/** Defaults for tests and embedded mode. */
+export function defaultGatewayOptions(
+  overrides: Partial<GatewayOptions> & { secretKey: string },
+): GatewayOptions {
+  return {
+    trustedHosts: [],
+    accessTokenExpireMinutes: 30,
+    refreshTokenExpireDays: 7,
+    rateLimit: { enabled: false, max: 100, windowSeconds: 60 },
+    limits: {
+      maxAttachments: 100,
+      maxRecipients: 1000,
+      maxSubjectChars: 998,
+      maxAttachmentBytes: 25 * 1024 * 1024,
+      jsonBodyBytes: 10 * 1024 * 1024,
+      rawMessageBytes: 25 * 1024 * 1024,
+    },
+    ...overrides,
+  };
+}
+
+/** Maps the application configuration to the gateway's options. */
+export function gatewayOptionsFrom(cfg: {
+  secretKey: string;
+  internalApiKey: string | undefined;
+  trustedHosts: readonly string[];
+  auth: { accessTokenExpireMinutes: number; refreshTokenExpireDays: number };
+  rateLimit: { enabled: boolean; max: number; windowSeconds: number };
+  limits: {
+    jsonBodyBytes: number;
+    rawMessageBytes: number;
+    attachments: number;
+    recipients: number;
+    subjectChars: number;
+  };
+  metrics: boolean;
+}): GatewayOptions {
+  return {
+    secretKey: cfg.secretKey,
+    internalApiKey: cfg.internalApiKey,
+    trustedHosts: cfg.trustedHosts,
+    accessTokenExpireMinutes: cfg.auth.accessTokenExpireMinutes,
+    refreshTokenExpireDays: cfg.auth.refreshTokenExpireDays,
+    rateLimit: { ...cfg.rateLimit },
+    limits: {
+      maxAttachments: cfg.limits.attachments,
+      maxRecipients: cfg.limits.recipients,
+      maxSubjectChars: cfg.limits.subjectChars,
+      maxAttachmentBytes: cfg.limits.rawMessageBytes,
+      jsonBodyBytes: cfg.limits.jsonBodyBytes,
+      rawMessageBytes: cfg.limits.rawMessageBytes,
+    },
+    metrics: cfg.metrics,
+  };
+}

@@ -1,0 +1,224 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type AnalysisRequestMessage,
+  type Email,
+  Job,
+  JobStatus,
+  parseWith,
+  type SubmitResponse,
+} from '@trawl/contracts';
+import { emailId, parseRawEmail } from '@trawl/mail';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { actorOf, guard } from '../auth/access.ts';
+import type { GatewayContext } from '../context.ts';
+import { DependencyDownError, GATEWAY_ERRORS, NotFoundError, ValidationError } from '../errors.ts';
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const ListQuery = z.object({
+  status: JobStatus.optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().min(1).max(512).optional(),
+});
+
+const RawQuery = z.object({ workflow_id: z.string().min(1).max(128).optional() });
+
+export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
+  const submitSchema = z.object({
+    email: ctx.emailSchema,
+    workflow_id: z.string().min(1).max(128).optional(),
+  });
+
+  /** Stores the job, publishes it with a confirm, and only then answers; no half-created job. */
+  async function submit(
+    request: FastifyRequest,
+    email: Email,
+    workflowIdIn: string | undefined,
+    source: 'json' | 'raw',
+  ): Promise<SubmitResponse> {
+    const snapshot = ctx.configState.current();
+    const workflowId = workflowIdIn ?? snapshot.files.service.workflow.default_workflow_id;
+    if (!snapshot.compiled.has(workflowId)) {
+      throw new ValidationError([
+        { path: '/workflow_id', message: `unknown workflow ${workflowId}` },
+      ]);
+    }
+    const jobId = randomUUID();
+    const eid = emailId(email);
+    const submittedBy = actorOf(request);
+    try {
+      await ctx.store.jobs.create({
+        job_id: jobId,
+        email_id: eid,
+        workflow_id: workflowId,
+        email,
+        ...(submittedBy ? { submitted_by: submittedBy } : {}),
+      });
+    } catch (err) {
+      request.log.warn({ err }, 'job row could not be stored');
+      throw new DependencyDownError(
+        GATEWAY_ERRORS.databaseUnavailable,
+        'the database is unavailable; retry later',
+        err,
+      );
+    }
+    const message: AnalysisRequestMessage = {
+      job_id: jobId,
+      email_id: eid,
+      workflow_id: workflowId,
+      email,
+      submitted_at: ctx.now().toISOString(),
+    };
+    try {
+      await ctx.broker.publish(
+        ctx.topology.exchanges.analysis,
+        ctx.topology.routingKeys.analysisRequested,
+        message,
+        {
+          messageId: jobId,
+          persistent: true,
+        },
+      );
+    } catch (err) {
+      request.log.warn({ err, job_id: jobId }, 'broker did not confirm the job; removing it');
+      try {
+        await ctx.store.jobs.remove(jobId);
+      } catch (removeErr) {
+        request.log.error(
+          { err: removeErr, job_id: jobId },
+          'could not remove the unpublished job',
+        );
+      }
+      throw new DependencyDownError(
+        GATEWAY_ERRORS.brokerUnavailable,
+        'the message broker is unavailable; retry later',
+        err,
+      );
+    }
+    ctx.metrics.jobsSubmitted.inc({ workflow: workflowId, source });
+    request.log.info({ job_id: jobId, email_id: eid, workflow: workflowId }, 'job queued');
+    return {
+      job_id: jobId,
+      email_id: eid,
+      status: 'queued',
+      workflow: workflowId,
+      message: `analysis queued; fetch the result at /api/v1/analyze/${jobId}`,
+    };
+  }
+
+  return async (app) => {
+    app.post(
+      '/analyze',
+      { preHandler: guard({ role: 'analyst', service: true }) },
+      async (request) => {
+        const parsed = parseWith(submitSchema, request.body ?? {});
+        if (!parsed.ok) throw new ValidationError(parsed.problems, 'the submission is not valid');
+        return submit(request, parsed.value.email, parsed.value.workflow_id, 'json');
+      },
+    );
+
+    app.register(async (raw) => {
+      raw.addContentTypeParser(
+        ['message/rfc822', 'application/octet-stream'],
+        { parseAs: 'buffer', bodyLimit: ctx.config.limits.rawMessageBytes },
+        (_req, body, done) => done(null, body),
+      );
+      raw.post(
+        '/analyze/raw',
+        {
+          preHandler: guard({ role: 'analyst', service: true }),
+          bodyLimit: ctx.config.limits.rawMessageBytes,
+        },
+        async (request) => {
+          const q = parseWith(RawQuery, request.query ?? {});
+          if (!q.ok)
+            throw new ValidationError(q.problems.map((p) => ({ ...p, path: `/query${p.path}` })));
+          if (!Buffer.isBuffer(request.body) || request.body.length === 0) {
+            throw new ValidationError([
+              { path: '', message: 'the body must be an RFC 822 message' },
+            ]);
+          }
+          let email: Email;
+          try {
+            email = await parseRawEmail(request.body, {
+              limits: ctx.config.limits,
+              maxBytes: ctx.config.limits.rawMessageBytes,
+            });
+          } catch (err) {
+            const e = err as {
+              status?: number;
+              problems?: { path: string; message: string }[];
+              message?: string;
+            };
+            if (e.problems || (typeof e.status === 'number' && e.status < 500)) {
+              throw new ValidationError(
+                e.problems ?? [{ path: '', message: e.message ?? 'unparseable message' }],
+                'the message cannot become a valid Email',
+              );
+            }
+            throw err;
+          }
+          return submit(request, email, q.value.workflow_id, 'raw');
+        },
+      );
+    });
+
+    app.get(
+      '/analyze/:job_id',
+      { preHandler: guard({ role: 'viewer', service: true }) },
+      async (request) => {
+        const { job_id: jobId } = request.params as { job_id: string };
+        if (!UUID_RE.test(jobId)) throw new NotFoundError(`job ${jobId}`);
+        const id = jobId.toLowerCase();
+        try {
+          const cached = await ctx.cache.get(`job:${id}`);
+          if (cached) {
+            const r = Job.safeParse(JSON.parse(cached));
+            if (r.success) return r.data;
+          }
+        } catch (err) {
+          request.log.warn({ err }, 'cache read failed; reading the database');
+        }
+        let job: Job | null;
+        try {
+          job = await ctx.store.jobs.get(id);
+        } catch (err) {
+          throw new DependencyDownError(
+            GATEWAY_ERRORS.databaseUnavailable,
+            'the database is unavailable; retry later',
+            err,
+          );
+        }
+        if (!job) throw new NotFoundError(`job ${jobId}`);
+        return job;
+      },
+    );
+
+    app.get(
+      '/analyze',
+      { preHandler: guard({ role: 'viewer', service: true }) },
+      async (request) => {
+        const q = parseWith(ListQuery, request.query ?? {});
+        if (!q.ok)
+          throw new ValidationError(q.problems.map((p) => ({ ...p, path: `/query${p.path}` })));
+        const { status, limit, cursor } = q.value;
+        try {
+          return await ctx.store.jobs.list({
+            limit,
+            ...(status ? { status } : {}),
+            ...(cursor ? { cursor } : {}),
+          });
+        } catch (err) {
+          if (cursor)
+            throw new ValidationError([{ path: '/query/cursor', message: 'invalid cursor' }]);
+          throw new DependencyDownError(
+            GATEWAY_ERRORS.databaseUnavailable,
+            'the database is unavailable; retry later',
+            err,
+          );
+        }
+      },
+    );
+  };
+}

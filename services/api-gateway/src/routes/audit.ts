@@ -1,0 +1,36 @@
+import { parseWith } from '@trawl/contracts';
+import type { FastifyPluginAsync } from 'fastify';
+import { z } from 'zod';
+import { guard } from '../auth/access.ts';
+import type { GatewayContext } from '../context.ts';
+import { ValidationError } from '../errors.ts';
+
+const AuditQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().min(1).max(512).optional(),
+  action: z.string().min(1).max(128).optional(),
+  actor: z.string().min(1).max(256).optional(),
+});
+
+export function auditRoutes(ctx: GatewayContext): FastifyPluginAsync {
+  return async (app) => {
+    app.get('/audit', { preHandler: guard({ role: 'admin' }) }, async (request) => {
+      const q = parseWith(AuditQuery, request.query ?? {});
+      if (!q.ok)
+        throw new ValidationError(q.problems.map((p) => ({ ...p, path: `/query${p.path}` })));
+      const { limit, cursor, action, actor } = q.value;
+      try {
+        return await ctx.store.audit.list({
+          limit,
+          ...(cursor ? { cursor } : {}),
+          ...(action ? { action } : {}),
+          ...(actor ? { actor } : {}),
+        });
+      } catch (err) {
+        if (cursor)
+          throw new ValidationError([{ path: '/query/cursor', message: 'invalid cursor' }]);
+        throw err;
+      }
+    });
+  };
+}
