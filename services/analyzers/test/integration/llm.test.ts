@@ -56,7 +56,8 @@ describe('llm analyzer against a local LLM server', () => {
     await run({ llm_host: llm.url, llm_model: 'good' });
     const messages = llm.requests[before]!.body.messages as { role: string; content: string }[];
     expect(messages.map((m) => m.role)).toEqual(['system', 'user']);
-    const [system, user] = messages as [{ content: string }, { content: string }];
+    const system = messages[0]!;
+    const user = messages[1]!;
     expect(system.content).toContain('UNTRUSTED DATA');
     expect(system.content).not.toContain('Mailbox quota exceeded');
     const open = /<<<EMAIL-[0-9a-f]{16}/.exec(user.content)?.[0];
