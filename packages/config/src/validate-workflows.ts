@@ -6,7 +6,10 @@ import { unknownKeys } from './unknown-keys.ts';
 export interface WorkflowValidationContext {
   /** Analyzer ids that may be used (enabled). */
   analyzers?: Iterable<string>;
-  /** Analyzer ids switched off in service.yaml (a reference to one is reported as such). */
+  /**
+   * Analyzer ids switched off in service.yaml: known, skipped at run time; only a `required`
+   * reference to one is a problem.
+   */
   disabledAnalyzers?: Iterable<string>;
   /** Context provider ids that may be used. */
   providers?: Iterable<string>;
@@ -27,8 +30,8 @@ export interface WorkflowCheck {
 
 /**
  * Validates workflows completely: schema (contracts Workflow, unknown keys refused), unique workflow
- * ids, unique stage names, known `depends_on` names, no cycles, known `final_stage_name`, known and
- * enabled analyzers and providers, sensible counts, and CEL conditions through `checkCondition`.
+ * ids, unique stage names, known `depends_on` names, no cycles, known `final_stage_name`, known analyzers
+ * and providers (a disabled one only when required), sensible counts, and CEL conditions through `checkCondition`.
  */
 export function checkWorkflows(
   input: readonly unknown[],
@@ -200,7 +203,13 @@ function checkOne(
     s.analyzers.forEach((a, j) => {
       const ap = `${sp}/analyzers/${j}`;
       if (sets.disabledAnalyzers.has(a.id)) {
-        add(`${ap}/id`, `analyzer "${a.id}" is disabled in the service configuration`);
+        // A disabled analyzer is skipped at run time; only a required one makes the stage unusable.
+        if (a.required) {
+          add(
+            `${ap}/required`,
+            `analyzer "${a.id}" is required but disabled in the service configuration`,
+          );
+        }
       } else if (sets.analyzers !== undefined && !sets.analyzers.has(a.id)) {
         add(`${ap}/id`, `unknown analyzer "${a.id}"${hint(a.id, sets.analyzers)}`);
       }
@@ -217,7 +226,12 @@ function checkOne(
         add(pp, `context provider "${p.id}" appears twice in this stage`);
       seenProviders.add(p.id);
       if (sets.disabledProviders.has(p.id)) {
-        add(pp, `context provider "${p.id}" is disabled in the service configuration`);
+        if (p.required) {
+          add(
+            `${sp}/context_providers/${j}/required`,
+            `context provider "${p.id}" is required but disabled in the service configuration`,
+          );
+        }
       } else if (sets.providers !== undefined && !sets.providers.has(p.id)) {
         add(pp, `unknown context provider "${p.id}"${hint(p.id, sets.providers)}`);
       }

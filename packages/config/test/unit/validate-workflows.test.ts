@@ -74,18 +74,26 @@ describe('validateWorkflows', () => {
     expect(messages([wf([st('a'), st('b', { depends_on: [] })])])).toEqual([]);
   });
 
-  it('refuses unknown and disabled analyzers and providers, with a hint', () => {
+  it('refuses unknown analyzers and providers (with a hint), and required disabled ones', () => {
     const w = wf([
       st('s', {
-        analyzers: [{ id: 'aa' }, { id: 'off' }],
-        context_providers: [{ id: 'ldap' }, { id: 'dir' }, { id: 'dir' }],
+        analyzers: [{ id: 'aa' }, { id: 'off' }, { id: 'off2', required: true }],
+        context_providers: [
+          { id: 'ldap' },
+          { id: 'dir' },
+          { id: 'dir' },
+          { id: 'gone' },
+          { id: 'gone2', required: true },
+        ],
       }),
     ]);
-    expect(messages([w], { ...ctx, disabledAnalyzers: ['off'] })).toEqual([
+    const c = { ...ctx, disabledAnalyzers: ['off', 'off2'], disabledProviders: ['gone', 'gone2'] };
+    expect(messages([w], c)).toEqual([
       '/0/stages/0/analyzers/0/id: unknown analyzer "aa" (did you mean "a"?)',
-      '/0/stages/0/analyzers/1/id: analyzer "off" is disabled in the service configuration',
+      '/0/stages/0/analyzers/2/required: analyzer "off2" is required but disabled in the service configuration',
       '/0/stages/0/context_providers/0/id: unknown context provider "ldap" (known: dir)',
       '/0/stages/0/context_providers/2/id: context provider "dir" appears twice in this stage',
+      '/0/stages/0/context_providers/4/required: context provider "gone2" is required but disabled in the service configuration',
     ]);
   });
 
