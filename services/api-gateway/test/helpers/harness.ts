@@ -145,3 +145,12 @@ export async function login(
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** PostgreSQL (own schema), Redis (own prefix) and the broker, each cleaned up by `cleanup`. */
+export interface RealPlatform extends PlatformParts {
+  sqlSchema: string;
+  redisPrefix: string;
+  /** A second cache client on the same Redis prefix (another replica). */
+  secondCache(): Cache;
+  cleanup(): Promise<void>;
+}

@@ -1,0 +1,124 @@
+import { readFileSync } from 'node:fs';
+import { ConfigError, diffFiles, exitWithProblems, loadConfigOrExit } from '@trawl/config';
+import { topology } from '@trawl/contracts';
+import {
+  createPgClient,
+  createRabbitBroker,
+  createRedisCache,
+  createRedisClient,
+  createStore,
+  declareTopology,
+  migrate,
+} from '@trawl/platform';
+import { createPluginClient } from '@trawl/plugin-client';
+import type { CompiledWorkflow } from '@trawl/workflow-engine';
+import { buildApp } from './app.ts';
+import { bootstrapAdmin } from './bootstrap.ts';
+import { loadSnapshot } from './config-loader.ts';
+import { createConfigState } from './config-state.ts';
+import { createGatewayLogger } from './logger.ts';
+import { gatewayOptionsFrom } from './options.ts';
+import { pluginTargets } from './plugin-targets.ts';
+
+function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version?: string;
+    };
+    return pkg.version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+async function main(): Promise<void> {
+  const cfg = loadConfigOrExit({
+    needs: { postgres: true, rabbitmq: true, redis: true, secretKey: true },
+  });
+  const logger = createGatewayLogger(cfg.pinoLevel);
+  const version = packageVersion();
+
+  let initial: ReturnType<typeof loadSnapshot>;
+  try {
+    initial = loadSnapshot(cfg);
+  } catch (err) {
+    if (err instanceof ConfigError) exitWithProblems(err);
+    const problems = (err as { problems?: { path: string; message: string }[] }).problems ?? [];
+    exitWithProblems(
+      new ConfigError(problems.length ? problems : [{ path: '', message: (err as Error).message }]),
+    );
+  }
+
+  const sql = createPgClient({ url: cfg.database.url, applicationName: 'trawl-api-gateway' });
+  await migrate(sql);
+  const store = createStore(sql);
+  const broker = await createRabbitBroker({
+    url: cfg.rabbitmq.url,
+    connectionName: 'trawl-api-gateway',
+    logger,
+  });
+  const topo = topology(cfg.brokerPrefix);
+  await declareTopology(broker, topo);
+  const redis = createRedisClient(cfg.redis.url, { connectionName: 'trawl-api-gateway' });
+  const cache = createRedisCache({ client: redis, prefix: 'trawl:' });
+
+  const invoker = createPluginClient({
+    ...pluginTargets(initial.files.service),
+    internalApiKey: cfg.internalApiKey,
+  });
+  const configState = createConfigState<CompiledWorkflow>({
+    initial,
+    load: () => loadSnapshot(cfg),
+    diff: diffFiles,
+    store,
+    broker,
+    topology: topo,
+    onSwap: (next) => invoker.setTargets(pluginTargets(next.files.service)),
+    onPublishError: (err) => logger.warn({ err }, 'config.reloaded could not be published'),
+  });
+  await configState.recordCurrent(null);
+  await bootstrapAdmin(
+    store,
+    { username: cfg.auth.adminUser, password: cfg.auth.adminPassword },
+    logger,
+  );
+
+  const app = await buildApp({
+    config: { ...gatewayOptionsFrom(cfg), features: { database_config: false } },
+    store,
+    broker,
+    cache,
+    topology: topo,
+    configState,
+    invoker,
+    logger,
+    version,
+  });
+  await app.listen({ host: cfg.gateway.host, port: cfg.gateway.port });
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    try {
+      await app.close();
+      await invoker.close();
+      await broker.close();
+      await cache.close();
+      await sql.close();
+    } catch (err) {
+      logger.error({ err }, 'error while shutting down');
+    }
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(
+    `api-gateway failed to start: ${err instanceof Error ? err.message : String(err)}\n`,
+  );
+  process.exit(1);
+});
