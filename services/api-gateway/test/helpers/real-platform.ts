@@ -1,5 +1,5 @@
 import { topology } from '@trawl/contracts';
-import type { Cache } from '@trawl/platform';
+import type { Broker, Cache } from '@trawl/platform';
 import { createMemoryBroker, createRedisCache, declareTopology } from '@trawl/platform';
 import { testRedis, testSchema, uniqueSuffix } from '@trawl/platform/testing';
 
@@ -42,4 +42,11 @@ export async function realPlatform(): Promise<RealPlatform> {
       await db.drop();
     },
   };
+}
+
+/** A broker whose connection is gone (publish rejects, ping rejects): the "broker stopped" case. */
+export async function deadBroker(): Promise<Broker> {
+  const broker = createMemoryBroker();
+  await broker.close();
+  return broker;
 }
