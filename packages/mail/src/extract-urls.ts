@@ -1,7 +1,372 @@
+import { domainToUnicode } from 'node:url';
 import type { Email } from '@trawl/contracts';
+import { parse as parseHost } from 'tldts';
+import { decodeEntities } from './html-entities.ts';
+import { htmlToText } from './html-to-text.ts';
+
+export type UrlSource = 'text' | 'href' | 'src' | 'form' | 'css' | 'meta' | 'area';
+
 export interface ExtractedUrl {
+  /** The URL, normalised by the WHATWG URL parser (data: URLs cut to 2048 characters). */
   url: string;
+  /** Lower-case scheme without `:` (`https`, `mailto`, `data`, `javascript`, ...). */
+  scheme: string;
+  /** Lower-case host, IDN as punycode; '' when the URL has none (data:, javascript:). */
+  host: string;
+  /** The host in Unicode, when it differs (IDN). */
+  unicodeHost?: string;
+  /** eTLD+1 of the host (public suffix list); absent for IPs and bare suffixes. */
+  registrableDomain?: string;
+  publicSuffix?: string;
+  isIp: boolean;
+  port?: number;
+  source: UrlSource;
+  /** Text shown for a link (`<a>` content, image alt), at most 200 characters. */
+  anchorText?: string;
+  /** A domain shown in the anchor text when the text looks like a URL or domain. */
+  anchorDomain?: string;
+  /** The element (or one around it) is hidden: display:none, visibility:hidden, zero size, white on white. */
+  hidden?: boolean;
+  /** The URL is an image, or the link's content is an image. */
+  isImage?: boolean;
+  /** For forms: the form has a password input. */
+  formHasPassword?: boolean;
+  /** For forms: the method, lower-case. */
+  formMethod?: string;
 }
-export function extractUrls(_email: Email): ExtractedUrl[] {
-  return [];
+
+export interface ExtractUrlsOptions {
+  /** Most URLs answered. Default 500. */
+  maxUrls?: number;
+}
+
+const MAX_HTML = 2 * 1024 * 1024;
+const MAX_TEXT = 1024 * 1024;
+const MAX_URL = 2048;
+const VOID = new Set([
+  'area',
+  'base',
+  'br',
+  'col',
+  'embed',
+  'hr',
+  'img',
+  'input',
+  'link',
+  'meta',
+  'source',
+  'track',
+  'wbr',
+]);
+const SRC_TAGS = new Set([
+  'img',
+  'iframe',
+  'frame',
+  'script',
+  'embed',
+  'source',
+  'video',
+  'audio',
+  'track',
+  'input',
+]);
+
+const ATTR_RE = /([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g;
+
+function parseAttrs(s: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const m of s.matchAll(ATTR_RE)) {
+    const name = (m[1] as string).toLowerCase();
+    if (!out.has(name)) out.set(name, decodeEntities(m[2] ?? m[3] ?? m[4] ?? ''));
+  }
+  return out;
+}
+
+function isHiddenStyle(style: string | undefined): boolean {
+  if (!style) return false;
+  const s = style.toLowerCase().replace(/\s+/g, '');
+  if (
+    /display:none|visibility:hidden|opacity:0(?:[;!]|$)|font-size:0(?:px|pt|em)?(?:[;!]|$)/.test(s)
+  )
+    return true;
+  if (/(?:^|;)(?:max-)?(?:height|width):0(?:px)?(?:[;!]|$)/.test(s) && /overflow:hidden/.test(s))
+    return true;
+  const white = /(?:^|;)color:(?:#fff(?:fff)?|white|rgb\(255,255,255\))/.test(s);
+  const whiteBg = /background(?:-color)?:(?:#fff(?:fff)?|white|rgb\(255,255,255\))/.test(s);
+  return white && whiteBg;
+}
+
+const HOSTLIKE =
+  /(?:[a-z][a-z0-9+.-]*:\/\/)?((?:[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,62})\.)+[\p{L}]{2,63})(?=$|[\s/:?#)\]>,;!"'])/iu;
+
+/** A domain shown in link text (`www.paypal.com`, `https://bank.example/login`), lower-case punycode. */
+export function domainInText(text: string): string | undefined {
+  const m = HOSTLIKE.exec(text.slice(0, 300));
+  if (m === null) return undefined;
+  const info = parseHost((m[1] as string).toLowerCase());
+  if (!info.isIcann || info.hostname === null) return undefined;
+  try {
+    return new URL(`http://${info.hostname}`).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+type UrlExtra = { [K in keyof ExtractedUrl]?: ExtractedUrl[K] | undefined };
+
+/** Index of the closing tag `</name` within `window` characters after `from`, or -1. */
+function findClose(html: string, name: string, from: number, window: number): number {
+  const i = html.slice(from, from + window).search(new RegExp(`</${name}\\b`, 'i'));
+  return i < 0 ? -1 : from + i;
+}
+
+class Collector {
+  readonly out: ExtractedUrl[] = [];
+  private readonly seen = new Set<string>();
+  constructor(
+    private readonly max: number,
+    private base: URL | undefined,
+  ) {}
+
+  full(): boolean {
+    return this.out.length >= this.max;
+  }
+
+  setBase(href: string): void {
+    try {
+      this.base = new URL(href);
+    } catch {
+      // ignore a broken base
+    }
+  }
+
+  add(raw: string, source: UrlSource, extra: UrlExtra = {}): void {
+    if (this.full()) return;
+    let s = raw.trim().replace(/[\r\n\t]/g, '');
+    if (s === '' || s.startsWith('#')) return;
+    if (/^cid:/i.test(s)) return;
+    if (/^www\./i.test(s)) s = `http://${s}`;
+    if (/^hxxps?:/i.test(s)) s = s.replace(/^hxxp/i, 'http');
+    if (s.length > 8192) s = s.slice(0, 8192);
+    let u: URL;
+    try {
+      u = this.base !== undefined ? new URL(s, this.base) : new URL(s);
+    } catch {
+      return;
+    }
+    const scheme = u.protocol.replace(/:$/, '').toLowerCase();
+    let url = u.href;
+    if (url.length > MAX_URL && scheme === 'data') url = url.slice(0, MAX_URL);
+    let host = u.hostname.toLowerCase();
+    if (scheme === 'mailto')
+      host = (u.pathname.split('@')[1] ?? '').toLowerCase().replace(/[?].*$/, '');
+    if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
+    const key = `${source}|${url}|${extra.anchorDomain ?? ''}`;
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
+    const info = host === '' ? undefined : parseHost(host);
+    const unicode = host.includes('xn--') ? domainToUnicode(host) : '';
+    const entry: ExtractedUrl = {
+      url,
+      scheme,
+      host,
+      isIp: info?.isIp === true,
+      source,
+      ...(unicode !== '' && unicode !== host ? { unicodeHost: unicode } : {}),
+      ...(info?.domain && !info.isIp ? { registrableDomain: info.domain } : {}),
+      ...(info?.publicSuffix && !info.isIp ? { publicSuffix: info.publicSuffix } : {}),
+      ...(u.port !== '' ? { port: Number(u.port) } : {}),
+    };
+    for (const [k, v] of Object.entries(extra)) {
+      if (v !== undefined && v !== false && v !== '')
+        (entry as unknown as Record<string, unknown>)[k] = v;
+    }
+    this.out.push(entry);
+  }
+}
+
+function cssUrls(css: string, c: Collector, hidden: boolean): void {
+  for (const m of css
+    .slice(0, 256 * 1024)
+    .matchAll(/url\(\s*(?:"([^"]*)"|'([^']*)'|([^)'"\s]*))\s*\)/gi)) {
+    const v = decodeEntities(m[1] ?? m[2] ?? m[3] ?? '');
+    c.add(v, 'css', { hidden, isImage: true });
+    if (c.full()) return;
+  }
+  for (const m of css.slice(0, 256 * 1024).matchAll(/@import\s+["']([^"']+)["']/gi))
+    c.add(m[1] as string, 'css', { hidden });
+}
+
+function anchorOf(inner: string): { text: string; isImage: boolean } {
+  const imgAlt = /<img\b[^>]*?\balt\s*=\s*(?:"([^"]*)"|'([^']*)')/i.exec(inner);
+  let text = htmlToText(inner).replace(/\s+/g, ' ').trim();
+  const isImage = /<img\b/i.test(inner) || /background(?:-image)?\s*:\s*url\(/i.test(inner);
+  if (text === '' && imgAlt !== null) text = decodeEntities(imgAlt[1] ?? imgAlt[2] ?? '').trim();
+  return { text: text.slice(0, 200), isImage };
+}
+
+/** URLs of an HTML document (see extractUrls). */
+function extractHtmlUrls(htmlIn: string, c: Collector): void {
+  const html = htmlIn.length > MAX_HTML ? htmlIn.slice(0, MAX_HTML) : htmlIn;
+  const stack: { name: string; hidden: boolean }[] = [];
+  let hiddenDepth = 0;
+  const tagRe =
+    /<(\/?)([a-zA-Z][a-zA-Z0-9:-]{0,63})((?:[^>"']|"[^"]{0,65536}"|'[^']{0,65536}'){0,2000})>|<!--[\s\S]{0,65536}?-->/g;
+  for (let m = tagRe.exec(html); m !== null; m = tagRe.exec(html)) {
+    if (c.full()) return;
+    if (m[2] === undefined) continue; // comment
+    const name = m[2].toLowerCase();
+    if (m[1] === '/') {
+      const i = stack.map((e) => e.name).lastIndexOf(name);
+      if (i >= 0) {
+        for (const e of stack.splice(i)) if (e.hidden) hiddenDepth--;
+      }
+      continue;
+    }
+    const attrs = parseAttrs(m[3] ?? '');
+    const style = attrs.get('style');
+    const selfHidden =
+      isHiddenStyle(style) ||
+      attrs.has('hidden') ||
+      attrs.get('width') === '0' ||
+      attrs.get('height') === '0' ||
+      (name === 'input' && attrs.get('type')?.toLowerCase() === 'hidden');
+    const hidden = hiddenDepth > 0 || selfHidden;
+    if (!VOID.has(name) && !(m[3] ?? '').trimEnd().endsWith('/')) {
+      stack.push({ name, hidden: selfHidden });
+      if (selfHidden) hiddenDepth++;
+      if (stack.length > 2000) {
+        stack.length = 0;
+        hiddenDepth = 0;
+      }
+    }
+    if (style?.includes('url(')) cssUrls(style, c, hidden);
+    const background = attrs.get('background');
+    if (background) c.add(background, 'src', { hidden, isImage: true });
+    switch (name) {
+      case 'a': {
+        const href = attrs.get('href');
+        if (href === undefined) break;
+        const close = findClose(html, 'a', tagRe.lastIndex, 20_000);
+        const inner = html.slice(tagRe.lastIndex, close < 0 ? tagRe.lastIndex + 2000 : close);
+        const { text, isImage } = anchorOf(inner);
+        const innerHidden = text === '' && !isImage;
+        c.add(href, 'href', {
+          ...(text !== '' ? { anchorText: text } : {}),
+          anchorDomain: text !== '' ? domainInText(text) : undefined,
+          hidden: hidden || innerHidden,
+          isImage,
+        });
+        break;
+      }
+      case 'area': {
+        const href = attrs.get('href');
+        if (href !== undefined)
+          c.add(href, 'area', { hidden, anchorText: attrs.get('alt')?.slice(0, 200) });
+        break;
+      }
+      case 'base': {
+        const href = attrs.get('href');
+        if (href !== undefined) {
+          c.add(href, 'href', { hidden: true });
+          c.setBase(href);
+        }
+        break;
+      }
+      case 'link': {
+        const href = attrs.get('href');
+        if (href !== undefined) c.add(href, 'href', { hidden: true });
+        break;
+      }
+      case 'meta': {
+        if (attrs.get('http-equiv')?.toLowerCase() === 'refresh') {
+          const mm = /url\s*=\s*['"]?([^'"\s;]+)/i.exec(attrs.get('content') ?? '');
+          if (mm) c.add(mm[1] as string, 'meta', { hidden: true });
+        }
+        break;
+      }
+      case 'form': {
+        const action = attrs.get('action') ?? '';
+        const end = findClose(html, 'form', tagRe.lastIndex, 100_000);
+        const body = html.slice(tagRe.lastIndex, end < 0 ? tagRe.lastIndex + 100_000 : end);
+        const password = /<input\b[^>]*\btype\s*=\s*["']?password/i.test(body);
+        c.add(action === '' ? 'about:blank' : action, 'form', {
+          hidden,
+          formHasPassword: password,
+          formMethod: (attrs.get('method') ?? 'get').toLowerCase().slice(0, 10),
+        });
+        break;
+      }
+      case 'style': {
+        const end = findClose(html, 'style', tagRe.lastIndex, 256 * 1024);
+        cssUrls(
+          html.slice(tagRe.lastIndex, end < 0 ? tagRe.lastIndex + 256 * 1024 : end),
+          c,
+          hidden,
+        );
+        break;
+      }
+      case 'object': {
+        const data = attrs.get('data');
+        if (data) c.add(data, 'src', { hidden });
+        break;
+      }
+      default: {
+        if (SRC_TAGS.has(name)) {
+          const src = attrs.get('src');
+          if (src !== undefined) {
+            const w = attrs.get('width');
+            const h = attrs.get('height');
+            const tiny = (w === '1' || w === '0') && (h === '1' || h === '0');
+            c.add(src, 'src', {
+              hidden: hidden || tiny,
+              isImage:
+                name === 'img' ||
+                (name === 'input' && attrs.get('type')?.toLowerCase() === 'image'),
+              ...(name === 'img' && attrs.get('alt')
+                ? { anchorText: attrs.get('alt')?.slice(0, 200) }
+                : {}),
+            });
+          }
+        }
+      }
+    }
+  }
+}
+
+const TEXT_URL_RE = /\b(?:(?:https?|hxxps?|ftp):\/\/|www\.)[^\s<>"'`{}|\\^[\]]+/gi;
+
+/** URLs written in plain text (scheme URLs and bare `www.` hosts). */
+function extractTextUrls(text: string, c: Collector): void {
+  const t = text.length > MAX_TEXT ? text.slice(0, MAX_TEXT) : text;
+  for (const m of t.matchAll(TEXT_URL_RE)) {
+    if (c.full()) return;
+    let u = m[0].replace(/[.,;:!?)\]>'"*]+$/, '');
+    // "(see http://x/y)" keeps its brackets balanced
+    if (u.includes('(') && !u.includes(')') && m[0].includes(')')) u += ')';
+    c.add(u, 'text');
+  }
+}
+
+/**
+ * Every URL of an Email's bodies, never fetched: `href`, `src` (img, iframe, script, ...), form actions
+ * (with method and whether the form asks for a password), area, base, meta refresh, CSS `url()`, and
+ * URLs written in the text, including bare `www.` hosts. Links carry the text shown beside them and a
+ * domain found in that text; hidden and image links are marked. Deduplicated, at most `maxUrls`.
+ */
+export function extractUrls(
+  email: Pick<Email, 'body_text' | 'body_html'>,
+  opts: ExtractUrlsOptions = {},
+): ExtractedUrl[] {
+  const c = new Collector(opts.maxUrls ?? 500, undefined);
+  if (email.body_html) extractHtmlUrls(email.body_html, c);
+  const cText = new Collector(opts.maxUrls ?? 500, undefined);
+  if (email.body_text) extractTextUrls(email.body_text, cText);
+  // a text URL that the HTML already has adds nothing
+  const known = new Set(c.out.map((u) => u.url));
+  for (const u of cText.out) {
+    if (c.full()) break;
+    if (!known.has(u.url)) c.out.push(u);
+  }
+  return c.out;
 }

@@ -1,3 +1,82 @@
-export function guessLanguage(_text: string): string | undefined {
-  return undefined;
+const STOP_WORDS: Record<string, string> = {
+  en: 'the and to of in is you your for that this with on are be have it not we our will please from by at as or if can has been was account here click',
+  de: 'der die das und ist nicht sie ich ein eine zu den mit für auf dem des sich von bitte ihr ihre ihnen wir werden wird auch es im bei oder nur sind haben kann ihrem ihren einen noch wenn über',
+  pt: 'o os as da do das dos não um uma para com por seu sua você em no na mais como foi ao pelo pela está são ser sua seus nosso isso até já também conta',
+  nl: 'het een en van is dat niet ik je u uw wij we zijn op te voor met er maar als bij ook om aan naar door dit deze wordt kunt heeft hebben uw onze',
+  fr: 'le la les des du et est un une pour que qui pas vous votre vos nous dans sur au aux avec ce cette il elle sont être par ne plus été ou',
+  es: 'el la los las del y es que no un una para por con su sus usted en se lo más como está son al nuestro este esta ha puede cuenta',
+  it: 'il lo la gli le di del della e è che non un una per con suo sua vostro nel nella sono come più anche al alla questo questa ti',
+  pl: 'i w z na nie się jest do to że o jak po co ale od za dla jego tak są przez być może oraz państwa twoje które',
+};
+
+const WORDS = new Map<string, string[]>();
+for (const [lang, list] of Object.entries(STOP_WORDS)) {
+  for (const w of list.split(' ')) {
+    const langs = WORDS.get(w) ?? [];
+    langs.push(lang);
+    WORDS.set(w, langs);
+  }
+}
+
+/** Characters that point at one language. */
+const HINTS: [RegExp, string][] = [
+  [/[ãõ]/g, 'pt'],
+  [/ß/g, 'de'],
+  [/[ñ¿¡]/g, 'es'],
+  [/[łąęśźżćń]/g, 'pl'],
+  [/[èàù]/g, 'fr'],
+];
+
+/** Scripts that identify the language (or a close family) on their own. */
+const SCRIPTS: [RegExp, string][] = [
+  [/[\u3040-\u30ff]/g, 'ja'],
+  [/[\uac00-\ud7af]/g, 'ko'],
+  [/[\u4e00-\u9fff]/g, 'zh'],
+  [/[\u0400-\u04ff]/g, 'ru'],
+  [/[\u0370-\u03ff]/g, 'el'],
+  [/[\u0600-\u06ff]/g, 'ar'],
+  [/[\u0590-\u05ff]/g, 'he'],
+  [/[\u0e00-\u0e7f]/g, 'th'],
+];
+
+/** Characters of text looked at. */
+const SAMPLE_CHARS = 4096;
+
+/**
+ * Guesses the language of a text (ISO 639-1) from stop words over its first few KB: en de pt nl fr es
+ * it pl, plus a few languages told by their script (ja ko zh ru el ar he th). Undefined when the text
+ * is too short or no language clearly wins.
+ */
+export function guessLanguage(text: string): string | undefined {
+  const sample = text.slice(0, SAMPLE_CHARS).toLowerCase();
+  const letters = sample.match(/\p{L}/gu)?.length ?? 0;
+  if (letters < 20) return undefined;
+  for (const [re, lang] of SCRIPTS) {
+    const n = sample.match(re)?.length ?? 0;
+    if (n > letters * 0.3) {
+      // kana wins over shared Han characters
+      if (lang === 'zh' && (sample.match(SCRIPTS[0]?.[0] as RegExp)?.length ?? 0) > n * 0.1)
+        return 'ja';
+      return lang;
+    }
+  }
+  const score = new Map<string, number>();
+  let tokens = 0;
+  for (const m of sample.matchAll(/\p{L}+/gu)) {
+    tokens++;
+    const langs = WORDS.get(m[0]);
+    if (langs === undefined) continue;
+    for (const l of langs) score.set(l, (score.get(l) ?? 0) + 1 / langs.length);
+  }
+  for (const [re, lang] of HINTS) {
+    const n = sample.match(re)?.length ?? 0;
+    if (n > 0) score.set(lang, (score.get(lang) ?? 0) + Math.min(n, 5) * 0.5);
+  }
+  const ranked = [...score].sort((a, b) => b[1] - a[1]);
+  const [best, second] = ranked;
+  if (best === undefined) return undefined;
+  const min = tokens < 30 ? 2 : 3;
+  if (best[1] < min) return undefined;
+  if (second !== undefined && best[1] < second[1] * 1.25) return undefined;
+  return best[0];
 }
