@@ -720,3 +720,32 @@ describe('trace and events', () => {
     completed(await h.clock.run(runWorkflow(wf, email, h.deps)));
   });
 });
+
+describe('real clock', () => {
+  it('runs on real timers by default: tiny real delays complete, a hang hits the deadline', async () => {
+    const sleepReal = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const deps = {
+      callAnalyzer: async (id: string, _m: unknown, o: { signal: AbortSignal }) => {
+        if (id === 'hang') return new Promise<never>(() => {});
+        await sleepReal(2);
+        if (o.signal.aborted) throw new Error('aborted');
+        return answer(true, 0.8);
+      },
+      callProvider: async () => ({ provider_id: 'p', data: {} }),
+    };
+    const ok1 = compile({
+      id: 'w',
+      name: 'W',
+      stages: [{ name: 's', analyzers: [{ id: 'a' }, { id: 'b' }] }],
+    });
+    expect((await runWorkflow(ok1, email, deps)).status).toBe('completed');
+    const hang = compile({
+      id: 'w',
+      name: 'W',
+      timeout_ms: 30,
+      stages: [{ name: 's', analyzers: [{ id: 'hang' }] }],
+    });
+    const o = await runWorkflow(hang, email, deps);
+    expect(failed(o).code).toBe('TRAWL_ERR_DEADLINE');
+  });
+});
