@@ -1,0 +1,593 @@
+import { randomUUID } from 'node:crypto';
+import {
+  AnalysisEvent,
+  AnalysisRequestMessage,
+  ConfigReloadedEvent,
+  type Job,
+  type JobError,
+  type Topology,
+  toProblems,
+} from '@trawl/contracts';
+import type { Broker, Cache, Consumer, Delivery, Store } from '@trawl/platform';
+import type { PluginInvoker } from '@trawl/plugin-client';
+import { type RunOutcome, runWorkflow, WORKFLOW_ERROR_CODES } from '@trawl/workflow-engine';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { Registry } from 'prom-client';
+import { z } from 'zod';
+import { createAnalyzerCache } from './analyzer-cache.ts';
+import type { ConfigSource } from './config-snapshot.ts';
+import { createEngineDeps } from './engine-deps.ts';
+import { ORCHESTRATOR_ERROR_CODES } from './errors.ts';
+import { createMetrics, type OrchestratorMetrics } from './metrics.ts';
+
+export const SERVICE_NAME = 'analyzer-orchestrator';
+
+export interface OrchestratorOptions {
+  /** Unacked request messages at once = jobs run concurrently (default 16). */
+  prefetch?: number;
+  /** How often the reaper looks for stuck jobs (default 30000; 0 = never, call reapOnce()). */
+  reaperIntervalMs?: number;
+  /** Grace after a job's deadline before the reaper fails it (default 30000). */
+  jobGraceMs?: number;
+  /** TTL of `job:<id>` entries written to the cache (default 3600). */
+  jobCacheTtlSeconds?: number;
+  /** Pause before a message is returned to the queue after a store failure (default 500). */
+  requeueDelayMs?: number;
+  /** Names this replica's control queue (default: a random id). */
+  instanceId?: string;
+  /** Reported by /health. */
+  serviceVersion?: string;
+}
+
+export interface OrchestratorDeps {
+  broker: Broker;
+  store: Pick<Store, 'jobs'>;
+  /** Job status cache (`job:<id>`) and analyzer result cache. Optional. */
+  cache?: Cache | undefined;
+  /** Calls analyzers and providers: the HTTP plugin client or an in-process invoker. */
+  invoker: PluginInvoker;
+  config: ConfigSource;
+  topology: Topology;
+  logger: Logger;
+  /** Own prom-client Registry; a new one when absent. */
+  registry?: Registry;
+  /** Wall clock (deadlines, reaper, event timestamps). */
+  clock?: () => Date;
+  options?: OrchestratorOptions;
+}
+
+export interface Orchestrator {
+  /** Starts consuming requests, dead letters and control events, and the reaper. */
+  start(): Promise<void>;
+  /**
+   * Stops consuming, lets in-flight jobs finish within `graceMs`, then cancels the rest and returns
+   * their messages to the queue. Does not close the clients passed in.
+   */
+  stop(graceMs?: number): Promise<void>;
+  /** Fails jobs stuck in `processing` past deadline + grace; answers how many it failed. */
+  reapOnce(): Promise<number>;
+  /** Jobs running now. */
+  inFlight(): number;
+  /** Fastify instance with /health and /metrics; not listening. */
+  app: FastifyInstance;
+  metrics: OrchestratorMetrics;
+  registry: Registry;
+}
+
+const JobIdOnly = z.object({ job_id: z.uuid() });
+
+function jobIdOf(body: unknown): string | undefined {
+  const r = JobIdOnly.safeParse(body);
+  return r.success ? r.data.job_id : undefined;
+}
+
+function errText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** First x-death reason of a dead-lettered message ('rejected', 'delivery_limit', 'expired'...). */
+function deathReason(headers: Record<string, unknown>): string | undefined {
+  const first = headers['x-first-death-reason'];
+  if (typeof first === 'string') return first;
+  const deaths = headers['x-death'];
+  if (Array.isArray(deaths) && deaths[0] && typeof deaths[0] === 'object') {
+    const r = (deaths[0] as { reason?: unknown }).reason;
+    if (typeof r === 'string') return r;
+  }
+  return undefined;
+}
+
+interface Running {
+  done: Promise<void>;
+}
+
+export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
+  const { broker, store, cache, invoker, config, topology: t } = deps;
+  const opts = deps.options ?? {};
+  const prefetch = opts.prefetch ?? 16;
+  const reaperIntervalMs = opts.reaperIntervalMs ?? 30_000;
+  const jobGraceMs = opts.jobGraceMs ?? 30_000;
+  const jobCacheTtl = opts.jobCacheTtlSeconds ?? 3600;
+  const requeueDelayMs = opts.requeueDelayMs ?? 500;
+  const instanceId = opts.instanceId ?? randomUUID().slice(0, 8);
+  const clock = deps.clock ?? (() => new Date());
+  const registry = deps.registry ?? new Registry();
+  const metrics = createMetrics(registry);
+  const log = deps.logger.child({ service: SERVICE_NAME });
+  const analyzerCache = cache ? createAnalyzerCache(cache) : undefined;
+
+  const running = new Set<Running>();
+  /** Abort controllers of the runs in progress, so stop() can cancel them after the grace period. */
+  const runControllers = new Set<AbortController>();
+  const consumers: Consumer[] = [];
+  let stopping = false;
+  let forceCancelled = false;
+  let reaper: ReturnType<typeof setInterval> | undefined;
+  let reaping = false;
+  const stopAc = new AbortController();
+
+  const delay = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (stopAc.signal.aborted || ms <= 0) return resolve();
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        stopAc.signal.removeEventListener('abort', done);
+        resolve();
+      }
+      stopAc.signal.addEventListener('abort', done, { once: true });
+    });
+
+  async function writeJobCache(jobId: string, jlog: Logger): Promise<Job | null> {
+    let job: Job | null = null;
+    try {
+      job = await store.jobs.get(jobId);
+    } catch (e) {
+      jlog.warn({ err: errText(e) }, 'could not read the finished job back');
+    }
+    if (!cache) return job;
+    try {
+      if (job) await cache.set(`job:${jobId}`, JSON.stringify(job), jobCacheTtl);
+      else await cache.del(`job:${jobId}`);
+    } catch (e) {
+      jlog.warn({ err: errText(e) }, 'could not write the job to the cache');
+      await cache.del(`job:${jobId}`).catch(() => undefined);
+    }
+    return job;
+  }
+
+  async function publishEvent(e: AnalysisEvent): Promise<void> {
+    await broker.publish(t.exchanges.results, e.event, AnalysisEvent.parse(e), {
+      messageId: `${e.job_id}:${e.event}`,
+      contentType: 'application/json',
+      persistent: true,
+    });
+  }
+
+  function eventFromJob(job: Job, origin?: AnalysisRequestMessage['origin']): AnalysisEvent | null {
+    if (job.status !== 'completed' && job.status !== 'failed') return null;
+    return {
+      event: job.status === 'completed' ? 'analysis.completed' : 'analysis.failed',
+      job_id: job.job_id,
+      email_id: job.email_id,
+      workflow: job.workflow,
+      ...(job.result ? { result: job.result } : {}),
+      ...(job.error ? { error: job.error } : {}),
+      ...(origin ? { origin } : {}),
+      at: (job.completed_at ?? clock().toISOString()) as string,
+    };
+  }
+
+  /** Fails a job outside a run (invalid message, unknown workflow, dead letter, reaper). */
+  async function failOutsideRun(
+    jobId: string,
+    error: JobError,
+    jlog: Logger,
+    origin?: AnalysisRequestMessage['origin'],
+  ): Promise<boolean> {
+    const changed = await store.jobs.fail(jobId, error);
+    if (!changed) return false;
+    metrics.jobs.inc({ status: 'failed' });
+    jlog.warn({ code: error.code, reason: error.message }, 'job failed');
+    const job = await writeJobCache(jobId, jlog);
+    const ev = job ? eventFromJob(job, origin) : null;
+    if (ev) {
+      try {
+        await publishEvent(ev);
+      } catch (e) {
+        jlog.warn({ err: errText(e) }, 'could not publish analysis.failed');
+      }
+    }
+    return true;
+  }
+
+  // ---------------------------------------------------------------- analysis requests
+
+  async function handleRequest(d: Delivery): Promise<void> {
+    if (stopping) {
+      await d.nack({ requeue: true });
+      return;
+    }
+    const parsed = AnalysisRequestMessage.safeParse(d.body);
+    if (!parsed.success) {
+      const problems = toProblems(parsed.error);
+      const jobId = jobIdOf(d.body);
+      const detail = problems
+        .slice(0, 5)
+        .map((p) => `${p.path || '/'}: ${p.message}`)
+        .join('; ');
+      const jlog = jobId ? log.child({ job_id: jobId }) : log;
+      jlog.warn({ problems: problems.slice(0, 20) }, 'invalid analysis request: dead-lettered');
+      if (jobId) {
+        try {
+          await failOutsideRun(
+            jobId,
+            {
+              code: ORCHESTRATOR_ERROR_CODES.invalidMessage,
+              message: `invalid analysis request: ${detail}`,
+            },
+            jlog,
+          );
+        } catch (e) {
+          jlog.error({ err: errText(e) }, 'could not fail the job of an invalid request');
+        }
+      }
+      await d.nack({ requeue: false });
+      return;
+    }
+    const msg = parsed.data;
+    const jlog = log.child({ job_id: msg.job_id });
+    if (d.redelivered) metrics.redeliveries.inc();
+
+    // The configuration current when the job starts; a reload only affects later jobs.
+    const snapshot = config.getConfig();
+    const wf = snapshot.workflows.get(msg.workflow_id);
+    if (!wf) {
+      try {
+        await failOutsideRun(
+          msg.job_id,
+          {
+            code: ORCHESTRATOR_ERROR_CODES.unknownWorkflow,
+            message: `workflow ${msg.workflow_id} is not defined in configuration ${snapshot.version}`,
+          },
+          jlog,
+          msg.origin,
+        );
+      } catch (e) {
+        jlog.error({ err: errText(e) }, 'could not fail a job with an unknown workflow');
+        await delay(requeueDelayMs);
+        await d.nack({ requeue: true });
+        return;
+      }
+      await d.ack();
+      return;
+    }
+
+    let started: boolean;
+    try {
+      started = await store.jobs.markProcessing(
+        msg.job_id,
+        new Date(clock().getTime() + wf.timeoutMs),
+        snapshot.version,
+      );
+    } catch (e) {
+      jlog.error({ err: errText(e) }, 'could not mark the job processing: returned to the queue');
+      await delay(requeueDelayMs);
+      await d.nack({ requeue: true });
+      return;
+    }
+    if (!started) {
+      // Already finished (a redelivery after the result was stored) or unknown: not run again.
+      // Its event may not have gone out before the crash: publish it again (at least once).
+      if (d.redelivered) {
+        try {
+          const job = await store.jobs.get(msg.job_id);
+          const ev = job ? eventFromJob(job, msg.origin) : null;
+          if (ev) await publishEvent(ev);
+        } catch (e) {
+          jlog.warn({ err: errText(e) }, 'could not re-publish the event of a finished job');
+        }
+      }
+      jlog.debug({}, 'job already finished or unknown: skipped');
+      await d.ack();
+      return;
+    }
+    if (cache) await cache.del(`job:${msg.job_id}`).catch(() => undefined);
+
+    const ac = new AbortController();
+    if (forceCancelled) ac.abort();
+    runControllers.add(ac);
+    const t0 = performance.now();
+    metrics.inFlight.inc();
+    let outcome: RunOutcome;
+    try {
+      outcome = await runWorkflow(
+        wf,
+        msg.email,
+        createEngineDeps({
+          invoker,
+          config: snapshot,
+          email: msg.email,
+          cache: analyzerCache,
+          metrics,
+        }),
+        { signal: ac.signal, configVersion: snapshot.version },
+      );
+    } catch (e) {
+      jlog.error({ err: errText(e), stack: (e as Error).stack }, 'the engine threw');
+      outcome = {
+        status: 'failed',
+        error: { code: ORCHESTRATOR_ERROR_CODES.internal, message: 'internal error while running' },
+        trace: { workflow_id: wf.id, config_version: snapshot.version, duration_ms: 0, stages: [] },
+        context: {},
+      };
+    } finally {
+      metrics.inFlight.dec();
+      runControllers.delete(ac);
+    }
+    const seconds = (performance.now() - t0) / 1000;
+
+    if (
+      forceCancelled &&
+      outcome.status === 'failed' &&
+      outcome.error.code === WORKFLOW_ERROR_CODES.cancelled
+    ) {
+      jlog.info({}, 'shutdown: job cancelled and returned to the queue');
+      await d.nack({ requeue: true });
+      return;
+    }
+
+    let stored: boolean;
+    try {
+      stored =
+        outcome.status === 'completed'
+          ? await store.jobs.complete(msg.job_id, outcome.result, outcome.trace)
+          : await store.jobs.fail(msg.job_id, outcome.error, outcome.trace);
+    } catch (e) {
+      jlog.error({ err: errText(e) }, 'could not store the result: returned to the queue');
+      await delay(requeueDelayMs);
+      await d.nack({ requeue: true });
+      return;
+    }
+    if (!stored) {
+      // Someone else finished it meanwhile (the reaper, another replica): one stored result only.
+      jlog.info({}, 'job finished elsewhere meanwhile: result dropped');
+      await d.ack();
+      return;
+    }
+    metrics.jobs.inc({ status: outcome.status });
+    metrics.jobDuration.observe({ status: outcome.status }, seconds);
+    if (outcome.status === 'completed') {
+      jlog.info(
+        {
+          workflow: wf.id,
+          ms: Math.round(seconds * 1000),
+          is_phishing: outcome.result.is_phishing,
+        },
+        'job completed',
+      );
+    } else {
+      jlog.warn(
+        {
+          workflow: wf.id,
+          ms: Math.round(seconds * 1000),
+          code: outcome.error.code,
+          reason: outcome.error.message,
+        },
+        'job failed',
+      );
+    }
+
+    const job = await writeJobCache(msg.job_id, jlog);
+    const ev: AnalysisEvent =
+      (job && eventFromJob(job, msg.origin)) ??
+      (outcome.status === 'completed'
+        ? {
+            event: 'analysis.completed',
+            job_id: msg.job_id,
+            email_id: msg.email_id,
+            workflow: msg.workflow_id,
+            result: outcome.result,
+            ...(msg.origin ? { origin: msg.origin } : {}),
+            at: clock().toISOString(),
+          }
+        : {
+            event: 'analysis.failed',
+            job_id: msg.job_id,
+            email_id: msg.email_id,
+            workflow: msg.workflow_id,
+            error: outcome.error,
+            ...(msg.origin ? { origin: msg.origin } : {}),
+            at: clock().toISOString(),
+          });
+    try {
+      await publishEvent(ev);
+    } catch (e) {
+      // The result is stored; the redelivered message publishes the event again.
+      jlog.warn({ err: errText(e) }, 'could not publish the event: message returned to the queue');
+      await d.nack({ requeue: true }).catch(() => undefined);
+      return;
+    }
+    await d.ack();
+  }
+
+  function track(d: Delivery, fn: (d: Delivery) => Promise<void>): Promise<void> {
+    const entry: Running = { done: Promise.resolve() };
+    entry.done = fn(d)
+      .catch(async (e) => {
+        log.error({ err: errText(e) }, 'unexpected error while handling a message');
+        await d.nack({ requeue: true }).catch(() => undefined);
+      })
+      .finally(() => running.delete(entry));
+    running.add(entry);
+    return entry.done;
+  }
+
+  const handleRequestTracked = (d: Delivery) => track(d, handleRequest);
+
+  // ---------------------------------------------------------------- dead letters
+
+  async function handleDead(d: Delivery): Promise<void> {
+    const jobId = jobIdOf(d.body);
+    if (!jobId) {
+      log.warn({ routing_key: d.routingKey }, 'dead letter without a job id dropped');
+      await d.ack();
+      return;
+    }
+    const jlog = log.child({ job_id: jobId });
+    const reason = deathReason(d.headers);
+    const error: JobError =
+      reason === 'rejected'
+        ? {
+            code: ORCHESTRATOR_ERROR_CODES.invalidMessage,
+            message: 'the analysis request was rejected as invalid',
+          }
+        : {
+            code: ORCHESTRATOR_ERROR_CODES.deliveryLimit,
+            message: `the analysis request was delivered more than ${t.deliveryLimit} times without finishing (the orchestrator crashed or could not store the result each time)`,
+          };
+    const origin = AnalysisRequestMessage.shape.origin.safeParse(
+      (d.body as { origin?: unknown } | null)?.origin,
+    );
+    try {
+      await failOutsideRun(jobId, error, jlog, origin.success ? origin.data : undefined);
+    } catch (e) {
+      jlog.error({ err: errText(e) }, 'could not fail a dead-lettered job: returned to the queue');
+      await delay(requeueDelayMs);
+      await d.nack({ requeue: true });
+      return;
+    }
+    await d.ack();
+  }
+
+  // ---------------------------------------------------------------- control events
+
+  async function handleControl(d: Delivery): Promise<void> {
+    const ev = ConfigReloadedEvent.safeParse(d.body);
+    if (!ev.success) {
+      log.warn({}, 'invalid control event ignored');
+      await d.ack();
+      return;
+    }
+    const current = config.getConfig().version;
+    if (ev.data.new_version !== current && config.reload) {
+      try {
+        await config.reload();
+        log.info(
+          { old_version: current, new_version: config.getConfig().version },
+          'configuration reloaded: jobs starting now use it',
+        );
+      } catch (e) {
+        log.error({ err: errText(e) }, 'configuration reload failed: previous configuration kept');
+      }
+    }
+    await d.ack();
+  }
+
+  // ---------------------------------------------------------------- reaper
+
+  async function reapOnce(): Promise<number> {
+    if (reaping) return 0;
+    reaping = true;
+    let n = 0;
+    try {
+      const ids = await store.jobs.findStuck(clock(), jobGraceMs, 100);
+      for (const id of ids) {
+        const jlog = log.child({ job_id: id });
+        const ok = await failOutsideRun(
+          id,
+          {
+            code: ORCHESTRATOR_ERROR_CODES.deadline,
+            message: `the job stayed processing past its workflow deadline plus ${jobGraceMs} ms`,
+          },
+          jlog,
+        );
+        if (ok) n++;
+      }
+    } finally {
+      reaping = false;
+    }
+    return n;
+  }
+
+  // ---------------------------------------------------------------- http
+
+  const app = Fastify({ logger: false });
+  app.get('/health', async (_req, reply) => {
+    const up = broker.isConnected();
+    const body = {
+      status: up && !stopping ? 'ok' : 'degraded',
+      service: SERVICE_NAME,
+      version: opts.serviceVersion ?? '0.1.0',
+      config_version: config.getConfig().version,
+      broker: up ? 'connected' : 'disconnected',
+      in_flight: running.size,
+      stopping,
+    };
+    return reply.code(up ? 200 : 503).send(body);
+  });
+  app.get('/metrics', async (_req, reply) => {
+    const text = await registry.metrics();
+    return reply.header('content-type', registry.contentType).send(text);
+  });
+
+  return {
+    app,
+    metrics,
+    registry,
+    inFlight: () => running.size,
+    reapOnce,
+    async start(): Promise<void> {
+      const controlQueue = `${t.exchanges.control}.orchestrator.${instanceId}`;
+      await broker.assertQueue(controlQueue, {
+        type: 'classic',
+        durable: false,
+        exclusive: true,
+        autoDelete: true,
+      });
+      await broker.bindQueue(controlQueue, t.exchanges.control, t.routingKeys.configReloaded);
+      consumers.push(await broker.consume(controlQueue, handleControl, { prefetch: 1 }));
+      consumers.push(
+        await broker.consume(t.queues.analysisDead, (d) => track(d, handleDead), { prefetch: 4 }),
+      );
+      consumers.push(
+        await broker.consume(t.queues.analysisRequests, handleRequestTracked, { prefetch }),
+      );
+      if (reaperIntervalMs > 0) {
+        reaper = setInterval(() => {
+          reapOnce().catch((e) => log.error({ err: errText(e) }, 'reaper failed'));
+        }, reaperIntervalMs);
+        reaper.unref();
+      }
+      log.info({ prefetch, instance: instanceId }, 'orchestrator consuming');
+    },
+    async stop(graceMs = 10_000): Promise<void> {
+      if (stopping) return;
+      stopping = true;
+      if (reaper) clearInterval(reaper);
+      // Not awaited first: an adapter's cancel() may wait for the handlers in flight.
+      const cancels = Promise.allSettled(consumers.map((c) => c.cancel()));
+      consumers.length = 0;
+      const all = () => Promise.allSettled([...running].map((r) => r.done));
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timedOut = await Promise.race([
+        all().then(() => false),
+        new Promise<boolean>((r) => {
+          timer = setTimeout(() => r(true), graceMs);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (timedOut && running.size > 0) {
+        log.warn({ in_flight: running.size }, 'grace period over: cancelling running jobs');
+        forceCancelled = true;
+        for (const ac of runControllers) ac.abort();
+        stopAc.abort();
+        await all();
+      }
+      await cancels;
+      stopAc.abort();
+      log.info({}, 'orchestrator stopped');
+    },
+  };
+}

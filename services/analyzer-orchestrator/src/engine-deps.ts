@@ -1,0 +1,63 @@
+import type { Email } from '@trawl/contracts';
+import type { PluginInvoker } from '@trawl/plugin-client';
+import type { AnalyzerCallAnswer, EngineDeps, EngineEvent } from '@trawl/workflow-engine';
+import { type AnalyzerCache, analyzerCacheKey, emailHash } from './analyzer-cache.ts';
+import type { ConfigSnapshot } from './config-snapshot.ts';
+import type { OrchestratorMetrics } from './metrics.ts';
+
+export interface EngineDepsOptions {
+  invoker: PluginInvoker;
+  config: ConfigSnapshot;
+  /** The email as submitted (its hash keys the analyzer cache). */
+  email: Email;
+  cache?: AnalyzerCache | undefined;
+  metrics?: OrchestratorMetrics | undefined;
+  onEvent?: ((e: EngineEvent) => void) | undefined;
+}
+
+/**
+ * The engine's view of the world for one job: analyzer calls go through the invoker (HTTP or
+ * in-process), with the analyzer result cache in front when the analyzer has a `cache_ttl_seconds`.
+ */
+export function createEngineDeps(o: EngineDepsOptions): EngineDeps {
+  const { invoker, config, cache, metrics } = o;
+  let hash: string | undefined;
+  const hashOf = () => {
+    hash ??= emailHash(o.email);
+    return hash;
+  };
+  const observe = metrics
+    ? (e: EngineEvent) => {
+        if (e.type === 'analyzer_finished') {
+          metrics.analyzerCall.observe(
+            { analyzer: e.analyzer, status: e.cached ? 'cached' : e.status },
+            e.duration_ms / 1000,
+          );
+        }
+        o.onEvent?.(e);
+      }
+    : o.onEvent;
+  return {
+    thresholds: config.thresholds,
+    defaultAnalyzerTimeoutMs: config.analyzerTimeoutMs,
+    ...(observe ? { onEvent: observe } : {}),
+    async callAnalyzer(id, email, opts): Promise<AnalyzerCallAnswer> {
+      const ttl = cache ? config.analyzerCacheTtl(id) : 0;
+      if (!cache || ttl <= 0) {
+        return invoker.analyze(id, email, { signal: opts.signal, timeoutMs: opts.timeoutMs });
+      }
+      const key = analyzerCacheKey(id, config.analyzerVersion(id), hashOf());
+      const hit = await cache.get(key);
+      if (hit) return { ...hit, cached: true };
+      const answer = await invoker.analyze(id, email, {
+        signal: opts.signal,
+        timeoutMs: opts.timeoutMs,
+      });
+      await cache.set(key, answer, ttl);
+      return answer;
+    },
+    callProvider(id, req, opts) {
+      return invoker.enrich(id, req, { signal: opts.signal, timeoutMs: opts.timeoutMs });
+    },
+  };
+}
