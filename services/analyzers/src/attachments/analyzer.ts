@@ -1,0 +1,162 @@
+import { createHash } from 'node:crypto';
+import type { AnalyzerAnswerInput, Email } from '@trawl/contracts';
+import { answerFrom, type Finding } from '../rules/score.ts';
+import { type AttachmentView, viewOf } from '../rules/view.ts';
+import { type AttachmentsSettings, DOCUMENT_EXTENSIONS } from './settings.ts';
+
+const EXECUTABLE_KINDS = new Set(['executable', 'script', 'shortcut', 'disk_image']);
+
+function lastExt(name: string): string {
+  const m = /\.([a-z0-9-]{1,16})$/i.exec(name.trim());
+  return m?.[1]?.toLowerCase() ?? '';
+}
+
+/** Findings for one attachment. */
+export function attachmentFindings(a: AttachmentView, s: AttachmentsSettings): Finding[] {
+  const w = s.weights;
+  const out: Finding[] = [];
+  const name = a.filename.slice(0, 200);
+  const [ext = '', prev = ''] = a.extensions;
+  const dangerous = new Set(s.dangerous_extensions);
+  if (dangerous.has(ext)) {
+    out.push({
+      type: 'dangerous_attachment',
+      value: `${name}: .${ext} file`,
+      weight: w.dangerous_extension,
+    });
+    if (prev && DOCUMENT_EXTENSIONS.includes(prev)) {
+      out.push({
+        type: 'double_extension',
+        value: `${name}: .${prev} name hiding a .${ext}`,
+        weight: w.double_extension,
+      });
+    }
+  } else if (
+    /\.(pdf|docx?|xlsx?|jpe?g|png|txt)\s{3,}\S/i.test(name) ||
+    /[\u202e\u202d]/.test(name)
+  ) {
+    out.push({
+      type: 'double_extension',
+      value: `${name}: padded or right-to-left name`,
+      weight: w.double_extension,
+    });
+  }
+  if (s.macro_extensions.includes(ext) || a.has_macros) {
+    out.push({
+      type: 'macro_document',
+      value: `${name}: document with macros`,
+      weight: w.macro_document,
+    });
+  }
+  if (EXECUTABLE_KINDS.has(a.kind) && !dangerous.has(ext)) {
+    out.push({
+      type: 'disguised_executable',
+      value: `${name}: ${a.kind} content behind a .${ext || '(none)'} name`,
+      weight: w.disguised_executable,
+    });
+  }
+  const archive = a.kind === 'archive' || s.archive_extensions.includes(ext);
+  if (archive) {
+    const bad = a.archive_entries.find((e) => {
+      const x = lastExt(e);
+      return dangerous.has(x) || s.macro_extensions.includes(x);
+    });
+    if (bad) {
+      out.push({
+        type: 'archive_with_executable',
+        value: `${name} contains ${bad.slice(0, 120)}`,
+        weight: w.archive_with_executable,
+      });
+    }
+    if (a.encrypted) {
+      out.push({
+        type: 'archive_with_executable',
+        value: `${name}: password-protected archive (contents hidden from scanning)`,
+        weight: w.encrypted_archive,
+      });
+    }
+  }
+  const isHtml =
+    a.kind === 'html' || ['htm', 'html', 'shtml', 'xhtml', 'mht', 'mhtml'].includes(ext);
+  const isSvg = a.kind === 'svg' || ext === 'svg';
+  if (isHtml || isSvg) {
+    const textual = a.bytes ? a.bytes.subarray(0, 2_000_000).toString('latin1').toLowerCase() : '';
+    const forms = a.html_forms || /<form\b/.test(textual);
+    const password = a.html_password_inputs || /type\s*=\s*["']?password/.test(textual);
+    const scripts =
+      a.html_scripts ||
+      /<script\b|\bon(load|error|click)\s*=|javascript:|<foreignobject\b/.test(textual);
+    const refresh =
+      /http-equiv\s*=\s*["']?refresh|window\.location|location\.(href|replace)|atob\(/.test(
+        textual,
+      );
+    if (isSvg && (scripts || forms)) {
+      out.push({
+        type: 'html_attachment',
+        value: `${name}: SVG with script or form`,
+        weight: w.svg_with_script,
+      });
+    } else if (forms || password) {
+      out.push({
+        type: 'html_attachment',
+        value: `${name}: HTML attachment with a ${password ? 'password ' : ''}form`,
+        weight: w.html_with_form,
+      });
+    } else if (scripts || refresh) {
+      out.push({
+        type: 'html_attachment',
+        value: `${name}: HTML attachment that runs script or redirects`,
+        weight: w.html_with_script,
+      });
+    } else if (isHtml) {
+      out.push({
+        type: 'html_attachment',
+        value: `${name}: HTML attachment`,
+        weight: w.html_attachment,
+      });
+    }
+  }
+  if (a.pdf_flags.some((f) => /javascript|openaction|launch|embedded/i.test(f))) {
+    out.push({
+      type: 'dangerous_attachment',
+      value: `${name}: PDF with active content (${a.pdf_flags.join(', ')})`,
+      weight: w.pdf_active,
+    });
+  }
+  return out;
+}
+
+export function analyzeAttachments(
+  email: Email,
+  settings: AttachmentsSettings,
+): AnalyzerAnswerInput {
+  const v = viewOf(email);
+  const findings: Finding[] = [];
+  const files: {
+    filename: string;
+    content_type: string;
+    size: number;
+    kind: string;
+    sha256?: string;
+  }[] = [];
+  for (const a of v.attachments) {
+    findings.push(...attachmentFindings(a, settings));
+    const given = (email.attachments ?? []).find((x) => x.filename === a.filename)?.sha256;
+    const sha256 =
+      given ?? (a.bytes ? createHash('sha256').update(a.bytes).digest('hex') : undefined);
+    files.push({
+      filename: a.filename,
+      content_type: a.content_type,
+      size: a.size,
+      kind: a.kind,
+      ...(sha256 ? { sha256 } : {}),
+    });
+  }
+  return answerFrom(findings, {
+    base: settings.base_probability,
+    threshold: settings.phishing_score_threshold,
+    name: 'attachments',
+    details: { attachments: files },
+    maxLogOdds: 8,
+  });
+}

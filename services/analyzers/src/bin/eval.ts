@@ -1,0 +1,61 @@
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { findRepoRoot } from '@trawl/config';
+import { loadEvalConfig } from '../eval/load-config.ts';
+import { formatReport, runEval } from '../eval/run-eval.ts';
+import { builtinAnalyzers } from '../registry.ts';
+
+const USAGE = `usage: pnpm eval <dir> [--workflow id] [--json out.json] [--config service.yaml] [--workflows workflows.yaml] [--concurrency n]
+  <dir> holds phishing/*.eml and ham/*.eml`;
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      workflow: { type: 'string' },
+      json: { type: 'string' },
+      config: { type: 'string' },
+      workflows: { type: 'string' },
+      concurrency: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help || positionals.length !== 1) {
+    process.stderr.write(`${USAGE}\n`);
+    return values.help ? 0 : 2;
+  }
+  const root = findRepoRoot();
+  const cfg = loadEvalConfig(root, {
+    ...(values.config ? { service: resolve(values.config) } : {}),
+    ...(values.workflows ? { workflows: resolve(values.workflows) } : {}),
+  });
+  const workflowId = values.workflow ?? cfg.service.workflow.default_workflow_id;
+  const tty = process.stderr.isTTY;
+  const report = await runEval({
+    dir: resolve(positionals[0]!),
+    workflowId,
+    workflows: cfg.workflows,
+    service: cfg.service,
+    registry: builtinAnalyzers,
+    concurrency: Number(values.concurrency ?? 4),
+    onProgress: (done, total) => {
+      if (done % 100 === 0 || done === total) {
+        process.stderr.write(
+          `${tty ? '\r' : ''}eval: ${done}/${total}${tty && done < total ? '' : '\n'}`,
+        );
+      }
+    },
+  });
+  if (values.json) writeFileSync(resolve(values.json), `${JSON.stringify(report, null, 2)}\n`);
+  process.stdout.write(`${formatReport(report)}\n`);
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    process.stderr.write(`eval failed: ${(err as Error).message}\n`);
+    process.exit(1);
+  },
+);

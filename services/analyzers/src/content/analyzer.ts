@@ -1,0 +1,228 @@
+import type { AnalyzerAnswerInput, Email } from '@trawl/contracts';
+import { answerFrom, type Finding } from '../rules/score.ts';
+import { type MailView, viewOf } from '../rules/view.ts';
+import { type LanguageCategory, type Lexicons, loadLexicons } from './lexicons.ts';
+import {
+  countMixedScriptWords,
+  countStyledLetters,
+  countZeroWidth,
+  normalizeForMatch,
+} from './normalize.ts';
+import { tokenize } from './phrase-index.ts';
+import type { ContentSettings } from './settings.ts';
+
+type ScoredCategory = 'urgency' | 'threat' | 'reward' | 'credential' | 'payment' | 'spam';
+const SCORED: { cat: ScoredCategory; type: string; label: string }[] = [
+  { cat: 'urgency', type: 'urgency_language', label: 'urgency' },
+  { cat: 'threat', type: 'threat_language', label: 'threat' },
+  { cat: 'reward', type: 'reward_language', label: 'reward' },
+  { cat: 'credential', type: 'credential_request', label: 'credential request' },
+  { cat: 'payment', type: 'payment_request', label: 'payment' },
+  { cat: 'spam', type: 'spam_language', label: 'unsolicited-offer' },
+];
+
+export interface LanguageHits {
+  language: string;
+  subject: Partial<Record<LanguageCategory, string[]>>;
+  body: Partial<Record<LanguageCategory, string[]>>;
+}
+
+/** Lexicons applied: English plus the message's language; all of them when the language is unknown. */
+export function lexiconsFor(lex: Lexicons, language: string, allowed: string[]): string[] {
+  const langs = [...lex.languages.keys()].filter(
+    (l) => allowed.length === 0 || allowed.includes(l),
+  );
+  if (!language) return langs;
+  return langs.filter((l) => l === 'en' || l === language);
+}
+
+export function languageHits(
+  subject: string,
+  text: string,
+  language: string,
+  lex: Lexicons,
+  allowed: string[],
+): LanguageHits {
+  const st = tokenize(normalizeForMatch(subject));
+  const bt = tokenize(normalizeForMatch(text));
+  const out: LanguageHits = { language, subject: {}, body: {} };
+  const merge = (
+    into: Partial<Record<LanguageCategory, string[]>>,
+    found: Partial<Record<LanguageCategory, string[]>>,
+  ) => {
+    for (const [c, list] of Object.entries(found) as [LanguageCategory, string[]][]) {
+      into[c] = into[c] ? [...new Set([...into[c], ...list])] : list;
+    }
+  };
+  for (const l of lexiconsFor(lex, language, allowed)) {
+    const m = lex.languages.get(l)!;
+    merge(out.subject, m.find(st));
+    merge(out.body, m.find(bt));
+  }
+  return out;
+}
+
+/** Sentiment in −1 (negative, alarming) … 1 (positive, hype) from lexicon word counts. */
+export function sentimentScore(h: LanguageHits): number {
+  const neg =
+    (h.body.negative?.length ?? 0) +
+    (h.body.threat?.length ?? 0) +
+    2 * ((h.subject.negative?.length ?? 0) + (h.subject.threat?.length ?? 0));
+  const pos = (h.body.positive?.length ?? 0) + 2 * (h.subject.positive?.length ?? 0);
+  return (pos - neg) / (pos + neg + 2);
+}
+
+const hitMemo = new WeakMap<object, Map<string, LanguageHits>>();
+
+/** languageHits of a view, computed once per view and language selection. */
+export function viewHits(v: MailView, lex: Lexicons, allowed: string[]): LanguageHits {
+  let m = hitMemo.get(v);
+  if (!m) {
+    m = new Map();
+    hitMemo.set(v, m);
+  }
+  const key = allowed.join(',');
+  let h = m.get(key);
+  if (!h) {
+    h = languageHits(v.subject, v.text, v.language, lex, allowed);
+    m.set(key, h);
+  }
+  return h;
+}
+
+export function contentFindings(
+  email: Email,
+  s: ContentSettings,
+  lex: Lexicons,
+): { findings: Finding[]; details: Record<string, unknown> } {
+  const v = viewOf(email);
+  const w = s.weights;
+  const out: Finding[] = [];
+  const hits = viewHits(v, lex, s.languages);
+  let categories = 0;
+  for (const { cat, type, label } of SCORED) {
+    const sub = hits.subject[cat] ?? [];
+    const body = (hits.body[cat] ?? []).filter((p) => !sub.includes(p));
+    const n = Math.min(sub.length * w.subject_factor + body.length, w[cat].max_hits);
+    if (n <= 0) continue;
+    categories++;
+    const phrases = [...sub, ...body]
+      .slice(0, 4)
+      .map((p) => `“${p}”`)
+      .join(', ');
+    out.push({ type, value: `${label} language: ${phrases}`, weight: n * w[cat].per_hit });
+  }
+  if (categories >= 3)
+    out.push({
+      type: 'urgency_language',
+      value: `${categories} kinds of pressure language together`,
+      weight: w.combo_bonus,
+    });
+
+  const sentiment = sentimentScore(hits);
+  if (sentiment <= -s.sentiment_threshold) {
+    out.push({
+      type: 'negative_sentiment',
+      value: `alarming tone (sentiment ${sentiment.toFixed(2)})`,
+      weight: w.negative_sentiment,
+    });
+  }
+
+  // brands named in the text versus the sender's domain
+  const subjBrands = lex.brandMatcher.find(v.subject);
+  const dnBrands = lex.brandMatcher.find(v.from.display_name);
+  const bodyBrands = lex.brandMatcher.find(v.text.slice(0, 20_000));
+  const fromDomain = v.from.domain;
+  const pressureCount = (['credential', 'payment', 'threat'] as const).reduce(
+    (n, c) => n + (hits.subject[c]?.length ?? 0) + (hits.body[c]?.length ?? 0),
+    0,
+  );
+  const pressure = pressureCount >= 2;
+  const linkDomains = new Set(
+    v.urls
+      .filter((u) => u.source === 'href' || u.source === 'form')
+      .map((u) => u.domain)
+      .filter(Boolean),
+  );
+  let brandDone = false;
+  for (const id of new Set([...subjBrands.keys(), ...dnBrands.keys(), ...bodyBrands.keys()])) {
+    if (brandDone) break;
+    if (s.protected_brands.length && !s.protected_brands.includes(id)) continue;
+    const brand = lex.brands.find((b) => b.id === id);
+    if (!brand) continue;
+    const inName = dnBrands.has(id);
+    const conf = subjBrands.has(id) || inName ? 0.9 : (bodyBrands.get(id) ?? 0) >= 2 ? 0.7 : 0.5;
+    if (conf < s.ner_confidence_threshold) continue;
+    const owns = (d: string) => brand.domains.some((bd) => d === bd || d.endsWith(`.${bd}`));
+    if (owns(fromDomain)) continue;
+    const linksToBrand = [...linkDomains].some(owns);
+    if (pressure && !linksToBrand) {
+      out.push({
+        type: 'brand_impersonation',
+        value: `mentions ${id} with a request, sent from ${fromDomain || 'an unknown domain'}`,
+        weight: w.brand_impersonation * conf,
+      });
+      brandDone = true;
+    } else if (subjBrands.has(id) && !linksToBrand) {
+      out.push({
+        type: 'brand_impersonation',
+        value: `${id} named in the subject, sent from ${fromDomain || 'an unknown domain'}`,
+        weight: w.brand_mention,
+      });
+      brandDone = true;
+    }
+  }
+
+  // text obfuscation against keyword filters
+  const raw = `${v.subject}\n${v.text}`;
+  const zw = countZeroWidth(`${v.subject}\n${v.html || v.text}`);
+  const styled = countStyledLetters(raw);
+  const mixed = countMixedScriptWords(raw);
+  if (zw >= 5 || styled >= 4 || mixed >= 2) {
+    out.push({
+      type: 'text_obfuscation',
+      value: `obfuscated text (${zw} invisible characters, ${styled} styled letters, ${mixed} mixed-script words)`,
+      weight: w.text_obfuscation,
+    });
+  }
+  // image-only lure: an HTML body whose visible text is almost nothing but which links out
+  const visible =
+    v.html_text.replace(/\s+/g, ' ').trim().length + (email.body_text?.trim().length ?? 0);
+  const images = v.urls.filter((u) => u.is_image || u.source === 'src').length;
+  const links = v.urls.filter(
+    (u) => u.source === 'href' && (u.scheme === 'http' || u.scheme === 'https'),
+  ).length;
+  if (
+    v.has_html &&
+    visible < 120 &&
+    images >= 1 &&
+    links >= 1 &&
+    (email.attachments?.length ?? 0) === 0
+  ) {
+    out.push({
+      type: 'suspicious_content',
+      value: 'message is an image with a link and almost no text',
+      weight: w.image_only,
+    });
+  }
+  return {
+    findings: out,
+    details: {
+      language: v.language || 'unknown',
+      sentiment: Math.round(sentiment * 100) / 100,
+      hits: { subject: hits.subject, body: hits.body },
+    },
+  };
+}
+
+export function analyzeContent(email: Email, settings: ContentSettings): AnalyzerAnswerInput {
+  const lex = loadLexicons(settings.lexicon_dir);
+  const { findings, details } = contentFindings(email, settings, lex);
+  return answerFrom(findings, {
+    base: settings.base_probability,
+    threshold: settings.phishing_score_threshold,
+    name: 'content',
+    details,
+    maxLogOdds: 7,
+  });
+}

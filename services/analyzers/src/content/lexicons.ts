@@ -1,0 +1,159 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { MAX_SCAN_CHARS, normalizeForMatch } from './normalize.ts';
+import { PhraseIndex, tokenize } from './phrase-index.ts';
+
+/** Directory of the lexicons shipped with Trawl (config/defaults/lexicons). */
+export const DEFAULT_LEXICON_DIR = fileURLToPath(
+  new URL('../../../../config/defaults/lexicons/', import.meta.url),
+);
+
+export const LANGUAGE_CATEGORIES = [
+  'urgency',
+  'threat',
+  'reward',
+  'credential',
+  'payment',
+  'spam',
+  'negative',
+  'positive',
+] as const;
+export type LanguageCategory = (typeof LANGUAGE_CATEGORIES)[number];
+
+const LanguageLexiconFile = z.object({
+  language: z.string().min(2).max(3),
+  categories: z.partialRecord(z.enum(LANGUAGE_CATEGORIES), z.array(z.string().min(1)).max(2000)),
+});
+
+const Brand = z.object({
+  names: z.array(z.string().min(2)).default([]),
+  case_names: z.array(z.string().min(2)).default([]),
+  domains: z.array(z.string().min(3)).default([]),
+});
+const BrandsFile = z.object({ brands: z.record(z.string(), Brand) });
+export type Brand = z.output<typeof Brand> & { id: string };
+
+const DomainsFile = z.object({
+  url_shorteners: z.array(z.string()).default([]),
+  risky_tlds: z.array(z.string()).default([]),
+  free_mail: z.array(z.string()).default([]),
+  free_hosting: z.array(z.string()).default([]),
+});
+
+export interface Lexicons {
+  languages: Map<string, LanguageMatcher>;
+  brands: Brand[];
+  brandMatcher: BrandMatcher;
+  shorteners: Set<string>;
+  riskyTlds: Set<string>;
+  freeMail: Set<string>;
+  freeHosting: Set<string>;
+}
+
+/** Phrase tokens: normalised like the text, stem marker kept apart. */
+function phraseTokens(phrase: string): { tokens: string[]; stem: boolean } {
+  const norm = normalizeForMatch(phrase).trim();
+  const stem = norm.endsWith('*');
+  return { tokens: tokenize(stem ? norm.slice(0, -1) : norm), stem };
+}
+
+/** Every category of one language lexicon in one token index. */
+export class LanguageMatcher {
+  private readonly index = new PhraseIndex();
+  constructor(categories: Partial<Record<LanguageCategory, string[]>>) {
+    for (const c of LANGUAGE_CATEGORIES) {
+      for (const p of categories[c] ?? []) {
+        const { tokens, stem } = phraseTokens(p);
+        this.index.add(tokens, `${c}\u0000${tokens.join(' ')}${stem ? '*' : ''}`, c, stem);
+      }
+    }
+  }
+  /** Distinct phrases found per category, in tokens of normalised text. */
+  find(tokens: readonly string[]): Partial<Record<LanguageCategory, string[]>> {
+    const out: Partial<Record<LanguageCategory, string[]>> = {};
+    for (const [key, { label }] of this.index.scan(tokens)) {
+      const c = label as LanguageCategory;
+      const list = out[c] ?? [];
+      list.push(key.slice(key.indexOf('\u0000') + 1));
+      out[c] = list;
+    }
+    return out;
+  }
+}
+
+/** Finds brand names in text. */
+export interface BrandMatcher {
+  /** Brand ids named in `raw` (original case) with the number of mentions. */
+  find(raw: string): Map<string, number>;
+}
+
+function compileBrands(brands: Brand[]): BrandMatcher {
+  const ci = new PhraseIndex();
+  const cs = new PhraseIndex();
+  for (const b of brands) {
+    for (const n of b.names) ci.add(phraseTokens(n).tokens, `${b.id}:${n}`, b.id);
+    for (const n of b.case_names) cs.add(tokenize(n.normalize('NFKC')), `${b.id}:${n}`, b.id);
+  }
+  return {
+    find(raw: string): Map<string, number> {
+      const out = new Map<string, number>();
+      const bounded = raw.length > MAX_SCAN_CHARS ? raw.slice(0, MAX_SCAN_CHARS) : raw;
+      const add = (m: Map<string, { label: string; count: number }>) => {
+        for (const { label, count } of m.values()) out.set(label, (out.get(label) ?? 0) + count);
+      };
+      add(ci.scan(tokenize(normalizeForMatch(bounded)), 200));
+      if (cs.size > 0) add(cs.scan(tokenize(bounded.normalize('NFKC')), 200));
+      return out;
+    },
+  };
+}
+
+function readYaml(path: string): unknown {
+  return parseYaml(readFileSync(path, 'utf8'));
+}
+
+const cache = new Map<string, Lexicons>();
+
+/**
+ * Loads every lexicon of `dir` once (cached per directory): `<lang>.yaml` language lexicons,
+ * `brands.yaml` and `domains.yaml`. Throws with the file name when a file is invalid.
+ */
+export function loadLexicons(dir: string = DEFAULT_LEXICON_DIR): Lexicons {
+  const hit = cache.get(dir);
+  if (hit) return hit;
+  const languages = new Map<string, LanguageMatcher>();
+  let brands: Brand[] = [];
+  let domains: z.output<typeof DomainsFile> = DomainsFile.parse({});
+  for (const f of readdirSync(dir).sort()) {
+    if (!f.endsWith('.yaml')) continue;
+    const path = join(dir, f);
+    try {
+      if (f === 'brands.yaml') {
+        const parsed = BrandsFile.parse(readYaml(path));
+        brands = Object.entries(parsed.brands).map(([id, b]) => ({ ...b, id }));
+      } else if (f === 'domains.yaml') {
+        domains = DomainsFile.parse(readYaml(path));
+      } else {
+        const lex = LanguageLexiconFile.parse(readYaml(path));
+        languages.set(lex.language, new LanguageMatcher(lex.categories));
+      }
+    } catch (err) {
+      throw new Error(`lexicon ${path} is invalid: ${(err as Error).message}`);
+    }
+  }
+  const lower = (xs: string[]) => new Set(xs.map((x) => x.toLowerCase().replace(/^\./, '')));
+  const result: Lexicons = {
+    languages,
+    brands,
+    brandMatcher: compileBrands(brands),
+    shorteners: lower(domains.url_shorteners),
+    riskyTlds: lower(domains.risky_tlds),
+    freeMail: lower(domains.free_mail),
+    freeHosting: lower(domains.free_hosting),
+  };
+  cache.set(dir, result);
+  return result;
+}

@@ -1,0 +1,60 @@
+/** Text normalisation shared by the lexicon matchers. */
+
+/** Invisible code points (soft hyphen, zero-width, bidi controls, variation selectors, fillers). */
+const ZERO_WIDTH = new RegExp(
+  '[\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180e\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0]',
+  'g',
+);
+const COMBINING = /\p{M}+/gu;
+
+/** Max characters of text any analyzer scans: keeps every analyzer bounded on huge input. */
+export const MAX_SCAN_CHARS = 60_000;
+
+/**
+ * Lower-cased, accent-free, compatibility-folded text (NFKD: "𝘿𝙄𝙔" → "diy", "ﬁ" → "fi"), with
+ * invisible characters removed and whitespace collapsed. Bounded to MAX_SCAN_CHARS.
+ */
+export function normalizeForMatch(text: string): string {
+  const bounded = text.length > MAX_SCAN_CHARS ? text.slice(0, MAX_SCAN_CHARS) : text;
+  return bounded
+    .normalize('NFKD')
+    .replace(COMBINING, '')
+    .replace(ZERO_WIDTH, '')
+    .toLowerCase()
+    .replace(/[\u2018\u2019\u02bc`´]/g, "'")
+    .replace(/\s+/g, ' ');
+}
+
+/** Counts invisible/format characters used to break up words (filter evasion). */
+export function countZeroWidth(text: string): number {
+  const bounded = text.length > MAX_SCAN_CHARS ? text.slice(0, MAX_SCAN_CHARS) : text;
+  let n = 0;
+  for (const _ of bounded.matchAll(ZERO_WIDTH)) n++;
+  return n;
+}
+
+const MATH_ALNUM = /[\u{1d400}-\u{1d7ff}]/gu;
+const ENCLOSED = /[\u{1f130}-\u{1f189}\u24b6-\u24e9]/gu;
+
+/** Letters drawn from "styled" Unicode blocks (mathematical bold/italic, enclosed letters). */
+export function countStyledLetters(text: string): number {
+  const bounded = text.length > MAX_SCAN_CHARS ? text.slice(0, MAX_SCAN_CHARS) : text;
+  let n = 0;
+  for (const _ of bounded.matchAll(MATH_ALNUM)) n++;
+  for (const _ of bounded.matchAll(ENCLOSED)) n++;
+  return n;
+}
+
+/**
+ * Words that mix Latin letters with Cyrillic or Greek look-alikes ("Pаypal" with a Cyrillic а):
+ * a classic way to defeat keyword filters.
+ */
+export function countMixedScriptWords(text: string): number {
+  const bounded = text.length > MAX_SCAN_CHARS ? text.slice(0, MAX_SCAN_CHARS) : text;
+  let n = 0;
+  for (const m of bounded.matchAll(/[\p{L}]{3,}/gu)) {
+    const w = m[0];
+    if (/\p{Script=Latin}/u.test(w) && /[\p{Script=Cyrillic}\p{Script=Greek}]/u.test(w)) n++;
+  }
+  return n;
+}

@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { DEFAULT_LEXICON_DIR } from './lexicons.ts';
+
+/** Log-odds per distinct phrase of a category, and the cap on phrases counted. */
+const CategoryWeight = z.object({ per_hit: z.number(), max_hits: z.number().int().positive() });
+
+export const ContentWeights = z.object({
+  urgency: CategoryWeight.default({ per_hit: 0.45, max_hits: 3 }),
+  threat: CategoryWeight.default({ per_hit: 0.55, max_hits: 3 }),
+  reward: CategoryWeight.default({ per_hit: 0.5, max_hits: 3 }),
+  credential: CategoryWeight.default({ per_hit: 0.7, max_hits: 3 }),
+  payment: CategoryWeight.default({ per_hit: 0.4, max_hits: 3 }),
+  spam: CategoryWeight.default({ per_hit: 0.6, max_hits: 3 }),
+  /** Phrases found in the subject count this many times. */
+  subject_factor: z.number().default(2),
+  negative_sentiment: z.number().default(0.4),
+  brand_impersonation: z.number().default(1.8),
+  brand_mention: z.number().default(0.3),
+  text_obfuscation: z.number().default(1.5),
+  image_only: z.number().default(1.0),
+  combo_bonus: z.number().default(0.6),
+});
+
+export const ContentSettings = z.object({
+  phishing_score_threshold: z.number().min(0).max(1).default(0.5),
+  base_probability: z.number().min(0.001).max(0.999).default(0.1),
+  /** negative_sentiment fires when the sentiment score (−1 … 1) is at or below −sentiment_threshold. */
+  sentiment_threshold: z.number().min(0).max(1).default(0.5),
+  /** Minimum confidence of a brand mention (0.5 body once, 0.7 body several times, 0.9 subject or display name) to be used. */
+  ner_confidence_threshold: z.number().min(0).max(1).default(0.7),
+  protected_brands: z.array(z.string()).default([]),
+  /** Language lexicons used; empty: every lexicon in lexicon_dir. English always applies. */
+  languages: z.array(z.string()).default([]),
+  lexicon_dir: z.string().default(DEFAULT_LEXICON_DIR),
+  cache_ttl_seconds: z.number().int().nonnegative().default(0),
+  weights: ContentWeights.default(ContentWeights.parse({})),
+});
+export type ContentSettings = z.output<typeof ContentSettings>;

@@ -1,0 +1,190 @@
+import type { AnalyzerAnswerInput, Email } from '@trawl/contracts';
+import { type Lexicons, loadLexicons } from '../content/lexicons.ts';
+import { normalizeForMatch } from '../content/normalize.ts';
+import { answerFrom, type Finding } from '../rules/score.ts';
+import { type MailView, orgDomain, viewOf } from '../rules/view.ts';
+import { findLookalike, protectedNames } from '../urls/lookalike.ts';
+import type { HeadersSettings } from './settings.ts';
+
+function ownsBrand(lex: Lexicons, brandId: string, domain: string): boolean {
+  const b = lex.brands.find((x) => x.id === brandId);
+  if (!b) return false;
+  return b.domains.some((d) => domain === d || domain.endsWith(`.${d}`));
+}
+
+/** Org domains that legitimately relay for the author: mailing lists, the Sender header. */
+function relayDomains(v: MailView): Set<string> {
+  const s = new Set<string>();
+  const lid = /<([^>]+)>/.exec(v.list_id)?.[1] ?? v.list_id;
+  if (lid) s.add(orgDomain(lid.split('.').slice(-3).join('.')));
+  if (v.sender_header) s.add(v.sender_header.org_domain);
+  return s;
+}
+
+/** Pure header checks of one message. */
+export function headerFindings(email: Email, settings: HeadersSettings, lex: Lexicons): Finding[] {
+  const v = viewOf(email);
+  const out: Finding[] = [];
+  const fromOrg = v.from.org_domain;
+  const w = settings.weights;
+
+  // 1. explicit authentication failures only; missing results are not evidence
+  const a = v.auth;
+  if (a.spf === 'fail') out.push({ type: 'auth_failure', value: 'SPF fail', weight: w.spf_fail });
+  else if (a.spf === 'softfail')
+    out.push({ type: 'auth_failure', value: 'SPF softfail', weight: w.spf_softfail });
+  if (a.dkim === 'fail')
+    out.push({ type: 'auth_failure', value: 'DKIM fail', weight: w.dkim_fail });
+  if (a.dmarc === 'fail')
+    out.push({ type: 'auth_failure', value: 'DMARC fail', weight: w.dmarc_fail });
+  if (a.arc === 'fail') out.push({ type: 'auth_failure', value: 'ARC fail', weight: w.arc_fail });
+
+  const relays = relayDomains(v);
+  // 2. reply-to pointing elsewhere
+  for (const r of v.reply_to) {
+    if (!r.org_domain || r.org_domain === fromOrg || relays.has(r.org_domain)) continue;
+    const free = lex.freeMail.has(r.org_domain) || lex.freeMail.has(r.domain);
+    out.push({
+      type: 'reply_to_mismatch',
+      value: `Reply-To ${r.domain} differs from From ${v.from.domain}${free ? ' (free-mail)' : ''}`,
+      weight: free && !lex.freeMail.has(fromOrg) ? w.reply_to_free_mail : w.reply_to_mismatch,
+    });
+    break;
+  }
+  // 3. return-path elsewhere: weak (bulk senders use bounce domains)
+  const rp = v.return_path;
+  if (rp?.org_domain && fromOrg && rp.org_domain !== fromOrg && !relays.has(rp.org_domain)) {
+    out.push({
+      type: 'return_path_mismatch',
+      value: `Return-Path ${rp.domain} differs from From ${v.from.domain}`,
+      weight: w.return_path_mismatch,
+    });
+  }
+
+  // 4. display-name spoofing
+  const dn = v.from.display_name;
+  if (dn) {
+    const addrInName = /[A-Za-z0-9._%+-]+@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)/.exec(dn);
+    if (addrInName?.[1]) {
+      const shown = orgDomain(addrInName[1].toLowerCase());
+      if (shown && fromOrg && shown !== fromOrg) {
+        out.push({
+          type: 'display_name_spoofing',
+          value: `display name shows ${addrInName[0]} but the sender is ${v.from.address}`,
+          weight: w.display_name_address,
+        });
+      }
+    }
+    const brands = lex.brandMatcher.find(dn);
+    for (const id of brands.keys()) {
+      if (settings.protected_brands.length && !settings.protected_brands.includes(id)) continue;
+      if (ownsBrand(lex, id, v.from.domain)) continue;
+      const free = lex.freeMail.has(fromOrg) || lex.freeMail.has(v.from.domain);
+      out.push({
+        type: 'display_name_spoofing',
+        value: `display name names ${id} but the sender domain ${v.from.domain || '(none)'} is not ${id}'s${free ? ' (free-mail)' : ''}`,
+        weight: free ? w.display_name_brand_free_mail : w.display_name_brand,
+      });
+      break;
+    }
+    for (const org of settings.organisation_names) {
+      if (
+        org &&
+        normalizeForMatch(dn).includes(normalizeForMatch(org)) &&
+        !settings.organisation_domains.includes(fromOrg)
+      ) {
+        out.push({
+          type: 'display_name_spoofing',
+          value: `display name names the organisation (${org}) but the sender is external`,
+          weight: w.display_name_brand,
+        });
+        break;
+      }
+    }
+  }
+
+  // 5. sender domain is a look-alike of a brand or of the organisation
+  const names = protectedNames(lex.brands, settings.organisation_domains);
+  const look = findLookalike(fromOrg, names);
+  if (look) {
+    out.push({
+      type: look.owner === 'organisation' ? 'internal_domain_lookalike' : 'domain_spoofing',
+      value: `sender domain ${fromOrg} looks like ${look.label} (${look.how})`,
+      weight: w.sender_lookalike,
+    });
+  }
+  if (/(^|\.)xn--/.test(v.from.domain)) {
+    out.push({
+      type: 'homograph_domain',
+      value: `sender domain ${v.from.domain} is punycode`,
+      weight: w.sender_punycode,
+    });
+  }
+
+  // 6. self-addressed: From is the recipient's own address (spoofed extortion / "mailbox" lures)
+  const to = v.to.map((x) => x.toLowerCase());
+  if (v.from.address && to.length === 1 && to[0] === v.from.address) {
+    out.push({
+      type: 'domain_spoofing',
+      value: 'From is the recipient’s own address',
+      weight: w.self_addressed,
+    });
+  }
+  // 7. recipient address or mailbox name used as bait in the subject
+  const subj = v.subject.toLowerCase().replace(/\[[^\]]*\]/g, ' ');
+  for (const r of v.list_id ? [] : to.slice(0, 5)) {
+    const local = r.split('@')[0] ?? '';
+    if (
+      (r.length > 5 && subj.includes(r)) ||
+      (local.length >= 5 &&
+        new RegExp(
+          `(^|[^a-z0-9])${local.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}([^a-z0-9]|$)`,
+        ).test(subj))
+    ) {
+      out.push({
+        type: 'header_anomaly',
+        value: 'subject contains the recipient’s address',
+        weight: w.recipient_in_subject,
+      });
+      break;
+    }
+  }
+
+  // 8. Message-ID anomalies
+  if (!v.message_id) {
+    out.push({ type: 'header_anomaly', value: 'no Message-ID', weight: w.message_id_missing });
+  } else if (!/^<?[^<>@\s]+@[^<>@\s]+>?$/.test(v.message_id.trim())) {
+    out.push({
+      type: 'header_anomaly',
+      value: 'malformed Message-ID',
+      weight: w.message_id_malformed,
+    });
+  }
+  // 9. Date anomalies: Date well after the first (topmost) Received timestamp
+  const date = Date.parse(v.date);
+  const rec = (email.headers.raw_headers?.received ?? []) as string | string[];
+  const firstReceived = Array.isArray(rec) ? rec[0] : rec;
+  if (firstReceived && Number.isFinite(date)) {
+    const ts = Date.parse(firstReceived.split(';').pop()?.trim() ?? '');
+    if (Number.isFinite(ts) && date - ts > 24 * 3600 * 1000) {
+      out.push({
+        type: 'header_anomaly',
+        value: 'Date lies more than a day after delivery',
+        weight: w.date_future,
+      });
+    }
+  }
+  return out;
+}
+
+export function analyzeHeaders(email: Email, settings: HeadersSettings): AnalyzerAnswerInput {
+  const lex = loadLexicons(settings.lexicon_dir);
+  const findings = headerFindings(email, settings, lex);
+  return answerFrom(findings, {
+    base: settings.base_probability,
+    threshold: settings.phishing_score_threshold,
+    name: 'headers',
+    details: { auth: viewOf(email).auth },
+    maxLogOdds: 8,
+  });
+}

@@ -1,0 +1,25 @@
+import type { AnalyzerDefinition, PluginDefinition } from '@trawl/plugin-sdk';
+import { analyzer as attachments } from './attachments/index.ts';
+import { analyzer as content } from './content/index.ts';
+import { analyzer as headers } from './headers/index.ts';
+import { analyzer as rules } from './rules/index.ts';
+import { analyzer as urls } from './urls/index.ts';
+
+/** The offline detection analyzers (no network, no state). */
+// biome-ignore lint/suspicious/noExplicitAny: each analyzer has its own settings type
+export const offlineAnalyzers: Record<string, AnalyzerDefinition<any>> = {
+  headers,
+  urls,
+  content,
+  attachments,
+  rules,
+};
+
+/**
+ * Every built-in plugin by id. The offline analyzers above; the llm and context analyzers and the
+ * directory / sender-history context providers are added here by their owners:
+ *   ...networkedPlugins  (llm, context, directory, sender-history)
+ */
+export const builtinAnalyzers: Record<string, PluginDefinition> = {
+  ...offlineAnalyzers,
+};

@@ -1,0 +1,69 @@
+import type { AnalyzerAnswerInput, Email } from '@trawl/contracts';
+import { loadLexicons } from '../content/lexicons.ts';
+import { RuleSet } from './rule-file.ts';
+import { ruleView } from './rule-view.ts';
+import { answerFrom, type Finding } from './score.ts';
+import type { RulesSettings } from './settings.ts';
+
+type Log = { warn(obj: object, msg?: string): void };
+
+const sets = new Map<string, RuleSet>();
+
+/** The live rule set of a file (one per path per process). */
+export function ruleSetFor(path: string, checkEveryMs: number, log?: Log): RuleSet {
+  let s = sets.get(path);
+  if (!s) {
+    s = new RuleSet(path, {
+      checkEveryMs,
+      onError: (msg) =>
+        log?.warn(
+          { rule_file: path, error: msg },
+          'rule file refused; keeping the last good rules',
+        ),
+    });
+    sets.set(path, s);
+  }
+  return s;
+}
+
+export function analyzeRules(
+  email: Email,
+  settings: RulesSettings,
+  log?: Log,
+): AnalyzerAnswerInput {
+  const set = ruleSetFor(settings.rule_file, settings.reload_check_ms, log).current();
+  const lex = loadLexicons(settings.lexicon_dir);
+  const m = ruleView(email, lex);
+  const findings: Finding[] = [];
+  const matched: string[] = [];
+  const errors: string[] = [];
+  for (const r of set.rules) {
+    let hit: unknown;
+    try {
+      hit = r.run({ m });
+    } catch (err) {
+      if (errors.length < 5) errors.push(`${r.id}: ${(err as Error).message.split('\n')[0]}`);
+      continue;
+    }
+    if (hit === true) {
+      matched.push(r.id);
+      findings.push({
+        type: r.indicator,
+        value: `rule ${r.id}: ${r.description || r.expression}`.slice(0, 500),
+        weight: r.score,
+      });
+    }
+  }
+  return answerFrom(findings, {
+    base: settings.base_probability,
+    threshold: settings.phishing_score_threshold,
+    name: 'rules',
+    maxLogOdds: 8,
+    details: {
+      rules_loaded: set.rules.length,
+      matched,
+      ...(set.error ? { rule_file_error: set.error } : {}),
+      ...(errors.length ? { rule_errors: errors } : {}),
+    },
+  });
+}

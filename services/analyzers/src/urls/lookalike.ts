@@ -1,0 +1,199 @@
+import type { Brand } from '../content/lexicons.ts';
+import { orgDomain } from '../rules/view.ts';
+
+/** Characters and digraphs that look alike, folded to one skeleton (Unicode TR39 in spirit). */
+const CONFUSABLES: Record<string, string> = {
+  '0': 'o',
+  '1': 'l',
+  '3': 'e',
+  '4': 'a',
+  '5': 's',
+  '7': 't',
+  '8': 'b',
+  '9': 'g',
+  '|': 'l',
+  i: 'l',
+  '\u0430': 'a',
+  '\u0435': 'e',
+  '\u043e': 'o',
+  '\u0440': 'p',
+  '\u0441': 'c',
+  '\u0443': 'y',
+  '\u0445': 'x',
+  '\u0456': 'l',
+  '\u0458': 'j',
+  '\u04bb': 'h',
+  '\u0501': 'd',
+  '\u051b': 'q',
+  '\u051d': 'w',
+  '\u03bf': 'o',
+  '\u03b1': 'a',
+  '\u03c1': 'p',
+  '\u03bd': 'v',
+  '\u03b9': 'l',
+  '\u0131': 'l',
+  '\u0261': 'g',
+};
+
+/** Skeleton of a label: confusables folded, accents removed, rn→m, vv→w, cl→d, hyphens dropped. */
+export function skeleton(label: string): string {
+  let s = label
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '');
+  s = [...s].map((c) => CONFUSABLES[c] ?? c).join('');
+  return s.replace(/rn/g, 'm').replace(/vv/g, 'w').replace(/cl/g, 'd').replace(/-/g, '');
+}
+
+/** Levenshtein distance, bounded: returns max+1 as soon as it exceeds max. */
+export function editDistance(a: string, b: string, max = 2): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const v = Math.min(
+        prev[j]! + 1,
+        cur[j - 1]! + 1,
+        prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+      cur.push(v);
+      if (v < rowMin) rowMin = v;
+    }
+    if (rowMin > max) return max + 1;
+    prev = cur;
+  }
+  return prev[b.length]!;
+}
+
+/** The first label of a registrable domain: "paypal.co.uk" → "paypal". */
+export function mainLabel(domain: string): string {
+  return domain.split('.')[0] ?? domain;
+}
+
+/** Labels that are ordinary words or shared infrastructure: never protected as look-alike targets. */
+const GENERIC_LABELS = new Set([
+  'online',
+  'outlook',
+  'windows',
+  'office',
+  'teams',
+  'live',
+  'mail',
+  'email',
+  'search',
+  'store',
+  'apple',
+  'chase',
+  'orange',
+  'visa',
+  'norton',
+  'ledger',
+  'kraken',
+  'hermes',
+  'steam',
+  'zoom',
+  'booking',
+  'messenger',
+  'meta',
+  'wise',
+  'citi',
+]);
+
+export interface ProtectedName {
+  /** Brand id, or "organisation" for the organisation's own domains. */
+  owner: string;
+  /** The owner's primary (first listed) label: the only one checked by edit distance. */
+  primary: boolean;
+  label: string;
+  skeleton: string;
+  domains: Set<string>;
+}
+
+/** Labels worth protecting: brand domains' main labels of at least 4 characters. */
+export function protectedNames(brands: Brand[], organisationDomains: string[]): ProtectedName[] {
+  const out: ProtectedName[] = [];
+  const seen = new Set<string>();
+  const add = (owner: string, domains: string[], guard: boolean) => {
+    const set = new Set(domains.map((d) => orgDomain(d)));
+    let first = true;
+    for (const d of set) {
+      const label = mainLabel(d);
+      const primary = first;
+      first = false;
+      if (label.length < 4 || seen.has(`${owner}:${label}`)) continue;
+      if (guard && GENERIC_LABELS.has(label)) continue;
+      seen.add(`${owner}:${label}`);
+      out.push({ owner, label, primary, skeleton: skeleton(label), domains: set });
+    }
+  };
+  for (const b of brands) add(b.id, b.domains, true);
+  if (organisationDomains.length > 0) add('organisation', organisationDomains, false);
+  return out;
+}
+
+/** What a look-alike domain adds to a brand name ("paypal" + "secure"). */
+const LURE_WORDS =
+  /^(secure|security|login|log|signin|sign|verify|verification|support|account|accounts|update|service|services|help|online|billing|id|auth|customer|center|centre|alert|notice|pay|payment|team|care|mail|web|app|portal|access|recovery|unlock|confirm|info|official|desk|bank|card|wallet|reward|rewards|gift|promo|delivery|track|tracking|parcel|shipping|[0-9]+)+$/;
+
+export interface LookalikeHit {
+  owner: string;
+  label: string;
+  how: 'confusable' | 'edit_distance' | 'contains';
+}
+
+/**
+ * Is `domain` (registrable) a look-alike of a protected name it does not belong to?
+ * confusable skeleton equal, edit distance 1 (labels ≥ 5 chars), or the protected label as a
+ * hyphen/word part of a longer label ("paypal-secure", "microsoftonline-verify").
+ */
+export function findLookalike(domain: string, names: ProtectedName[]): LookalikeHit | undefined {
+  if (!domain) return undefined;
+  const label = mainLabel(domain);
+  if (label.length < 4) return undefined;
+  const sk = skeleton(label);
+  for (const n of names) {
+    if (n.domains.has(domain)) continue;
+    if (label === n.label) continue; // same name under another suffix: brand's own or unrelated ccTLD
+    if (sk === n.skeleton) return { owner: n.owner, label: n.label, how: 'confusable' };
+    if (
+      n.primary &&
+      n.label.length >= 6 &&
+      label.length >= 6 &&
+      editDistance(sk, n.skeleton, 1) <= 1
+    ) {
+      return { owner: n.owner, label: n.label, how: 'edit_distance' };
+    }
+    if (n.label.length >= 5 && label.length > n.label.length) {
+      const parts = label.split('-');
+      if (parts.length > 1 && parts.includes(n.label))
+        return { owner: n.owner, label: n.label, how: 'contains' };
+      const rest = label.startsWith(n.label)
+        ? label.slice(n.label.length)
+        : label.endsWith(n.label)
+          ? label.slice(0, -n.label.length)
+          : undefined;
+      if (rest !== undefined && LURE_WORDS.test(rest)) {
+        return { owner: n.owner, label: n.label, how: 'contains' };
+      }
+    }
+  }
+  return undefined;
+}
+
+/** A protected label used in the subdomain part of an unrelated host ("paypal.com.evil.io"). */
+export function brandInSubdomain(
+  host: string,
+  domain: string,
+  names: ProtectedName[],
+): ProtectedName | undefined {
+  if (!host || !domain || host === domain || !host.endsWith(`.${domain}`)) return undefined;
+  const sub = host.slice(0, -domain.length - 1);
+  const tokens = new Set(sub.split(/[.-]/));
+  if (names.some((n) => n.domains.has(domain))) return undefined;
+  for (const n of names) {
+    if (n.label.length >= 5 && !GENERIC_LABELS.has(n.label) && tokens.has(n.label)) return n;
+  }
+  return undefined;
+}
