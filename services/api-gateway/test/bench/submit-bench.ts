@@ -1,0 +1,281 @@
+/**
+ * Gateway submission benchmark (`pnpm bench:gateway` runs bench/gateway/run.ts, which calls this; it
+ * lives in the service's folder so it resolves the service's own dependencies).
+ *
+ * Measures POST /api/v1/analyze with a ~20 KB Email and a bearer token against a bare Fastify route
+ * that only parses the same JSON, in the same run, on the same machine. autocannon runs in a child
+ * process so the load generator does not share the servers' event loop.
+ *
+ * Adapters: `--adapters=real` (default; PostgreSQL + Redis + RabbitMQ on 127.0.0.1, the test servers
+ * of docs/development.md, in a throwaway schema / key prefix / broker prefix) or `--adapters=embedded`
+ * (PGlite, in-process broker and cache). When the RabbitMQ adapter is not available the real mode
+ * falls back to the in-process broker and says so.
+ * Options: --duration=10 (seconds per target), --connections=32.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { diffFiles, findRepoRoot, testInfra } from '@trawl/config';
+import { topology } from '@trawl/contracts';
+import type { Broker, Cache, Store } from '@trawl/platform';
+import * as platform from '@trawl/platform';
+import { memoryPlatform, testRedis, testSchema, uniqueSuffix } from '@trawl/platform/testing';
+import type { CompiledWorkflow } from '@trawl/workflow-engine';
+import Fastify from 'fastify';
+import pino from 'pino';
+import {
+  buildApp,
+  createConfigState,
+  defaultGatewayOptions,
+  hashPassword,
+  loadSnapshot,
+} from '../../src/index.ts';
+
+const args = Object.fromEntries(
+  process.argv.slice(2).map((a) => {
+    const [k, v] = a.replace(/^--/, '').split('=');
+    return [k, v ?? 'true'];
+  }),
+) as Record<string, string>;
+const DURATION = Math.min(60, Math.max(1, Number(args.duration ?? 10)));
+const CONNECTIONS = Math.min(256, Math.max(1, Number(args.connections ?? 32)));
+const MODE = args.adapters === 'embedded' ? 'embedded' : 'real';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const fixtures = join(here, '..', 'fixtures');
+
+function email20k() {
+  const sentence = 'Dear customer, your account has been suspended. Verify your identity at once. ';
+  return {
+    email: {
+      headers: {
+        subject: 'Urgent: verify your account',
+        sender: 'security@examp1e-bank.com',
+        recipients: ['alice@example.org', 'bob@example.org'],
+        date: '2024-05-01T09:30:00Z',
+        raw_headers: { 'message-id': '<bench@examp1e-bank.com>', 'x-mailer': 'bench' },
+      },
+      body_text: sentence.repeat(120),
+      body_html: `<html><body><p>${sentence.repeat(115)}</p><a href="http://examp1e-bank.com/login">login</a></body></html>`,
+    },
+  };
+}
+
+interface Platform {
+  store: Store;
+  broker: Broker;
+  cache: Cache;
+  topology: ReturnType<typeof topology>;
+  label: string;
+  close(): Promise<void>;
+}
+
+async function realPlatform(): Promise<Platform> {
+  const db = await testSchema({ max: 16 });
+  const redis = testRedis();
+  const t = topology(`bench${uniqueSuffix()}`);
+  const p = platform as unknown as Record<string, unknown>;
+  let broker: Broker;
+  let brokerLabel: string;
+  if (typeof p.createRabbitBroker === 'function') {
+    const create = p.createRabbitBroker as (o: {
+      url: string;
+      connectionName?: string;
+    }) => Promise<Broker> | Broker;
+    broker = await create({
+      url: testInfra().rabbitmqUrl,
+      connectionName: `trawl-bench-${uniqueSuffix()}`,
+    });
+    brokerLabel = 'RabbitMQ (publisher confirms)';
+  } else {
+    broker = platform.createMemoryBroker();
+    brokerLabel = 'in-process broker (RabbitMQ adapter not available yet)';
+  }
+  await platform.declareTopology(broker, t);
+  // Drain the queue as the orchestrator would, so the broker does not pile up messages.
+  const consumer = await broker.consume(t.queues.analysisRequests, (d) => d.ack(), {
+    prefetch: 256,
+  });
+  return {
+    store: db.store,
+    broker,
+    cache: redis.cache,
+    topology: t,
+    label: `PostgreSQL + Redis + ${brokerLabel}`,
+    async close() {
+      await consumer.cancel();
+      const names = platform.topologyNames(t);
+      for (const q of names.queues) await broker.deleteQueue(q).catch(() => undefined);
+      for (const e of names.exchanges) await broker.deleteExchange(e).catch(() => undefined);
+      await broker.close();
+      await redis.cleanup();
+      await db.drop();
+    },
+  };
+}
+
+async function embeddedPlatform(): Promise<Platform> {
+  const mp = await memoryPlatform();
+  const consumer = await mp.broker.consume(mp.topology.queues.analysisRequests, (d) => d.ack(), {
+    prefetch: 256,
+  });
+  return {
+    ...mp,
+    label: 'embedded: PGlite + in-process broker + in-process cache',
+    async close() {
+      await consumer.cancel();
+      await mp.close();
+    },
+  };
+}
+
+interface Measure {
+  rps: number;
+  p99: number;
+  p50: number;
+  total: number;
+  non2xx: number;
+  errors: number;
+}
+
+function autocannon(
+  url: string,
+  bodyFile: string,
+  headers: Record<string, string>,
+): Promise<Measure> {
+  const bin = join(findRepoRoot(), 'node_modules', '.bin', 'autocannon');
+  const argv = [
+    '-j',
+    '-c',
+    String(CONNECTIONS),
+    '-d',
+    String(DURATION),
+    '-m',
+    'POST',
+    '-i',
+    bodyFile,
+  ];
+  for (const [k, v] of Object.entries(headers)) argv.push('-H', `${k}=${v}`);
+  argv.push(url);
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+    });
+    child.stderr.resume();
+    const killer = setTimeout(() => child.kill('SIGKILL'), (DURATION + 30) * 1000);
+    child.on('error', reject);
+    child.on('close', () => {
+      clearTimeout(killer);
+      try {
+        const r = JSON.parse(out) as {
+          requests: { average: number; total: number };
+          latency: { p99: number; p50: number };
+          non2xx: number;
+          errors: number;
+        };
+        resolve({
+          rps: r.requests.average,
+          p99: r.latency.p99,
+          p50: r.latency.p50,
+          total: r.requests.total,
+          non2xx: r.non2xx,
+          errors: r.errors,
+        });
+      } catch (err) {
+        reject(new Error(`autocannon output not understood: ${String(err)}: ${out.slice(0, 200)}`));
+      }
+    });
+  });
+}
+
+export async function runGatewayBench(): Promise<void> {
+  const p = MODE === 'embedded' ? await embeddedPlatform() : await realPlatform();
+  const tmp = mkdtempSync(join(tmpdir(), 'trawl-bench-'));
+  const bodyFile = join(tmp, 'body.json');
+  const body = JSON.stringify(email20k());
+  writeFileSync(bodyFile, body);
+
+  const files = {
+    configFile: join(fixtures, 'service.yaml'),
+    workflowsFile: join(fixtures, 'workflows.yaml'),
+  };
+  const configState = createConfigState<CompiledWorkflow>({
+    initial: loadSnapshot(files),
+    load: () => loadSnapshot(files),
+    diff: diffFiles,
+    store: p.store,
+  });
+  await p.store.users.create({
+    username: 'bench',
+    password_hash: await hashPassword('bench-password-123'),
+    roles: ['analyst'],
+  });
+  const gateway = await buildApp({
+    config: defaultGatewayOptions({
+      secretKey: `bench-${uniqueSuffix()}-0123456789abcdef0123456789`,
+    }),
+    store: p.store,
+    broker: p.broker,
+    cache: p.cache,
+    topology: p.topology,
+    configState,
+    invoker: {
+      analyze: async () => {
+        throw new Error('not used');
+      },
+      enrich: async () => {
+        throw new Error('not used');
+      },
+    },
+    logger: pino({ level: 'warn' }),
+    version: 'bench',
+  });
+  const bare = Fastify({ bodyLimit: 10 * 1024 * 1024 });
+  bare.post('/analyze', async (request) => ({ ok: typeof request.body === 'object' }));
+
+  try {
+    const gwUrl = await gateway.listen({ host: '127.0.0.1', port: 0 });
+    const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 });
+    const tokenRes = await fetch(`${gwUrl}/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=password&username=bench&password=bench-password-123',
+    });
+    const { access_token } = (await tokenRes.json()) as { access_token: string };
+    const check = await fetch(`${gwUrl}/api/v1/analyze`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${access_token}` },
+      body,
+    });
+    if (check.status !== 200)
+      throw new Error(`gateway submission failed: ${check.status} ${await check.text()}`);
+
+    console.log(
+      `gateway benchmark: ${Buffer.byteLength(body)} byte submissions, ${CONNECTIONS} connections, ${DURATION} s each`,
+    );
+    console.log(`adapters: ${p.label}`);
+    const json = { 'content-type': 'application/json' };
+    const b = await autocannon(`${bareUrl}/analyze`, bodyFile, json);
+    const g = await autocannon(`${gwUrl}/api/v1/analyze`, bodyFile, {
+      ...json,
+      authorization: `Bearer ${access_token}`,
+    });
+    const row = (name: string, m: Measure) =>
+      `${name.padEnd(26)} ${m.rps.toFixed(0).padStart(8)} req/s   p50 ${String(m.p50).padStart(4)} ms   p99 ${String(m.p99).padStart(4)} ms   (${m.total} requests, ${m.non2xx} non-2xx, ${m.errors} errors)`;
+    console.log(row('bare Fastify (parse only)', b));
+    console.log(row('gateway POST /analyze', g));
+    const ratio = g.rps / b.rps;
+    console.log(`ratio gateway/bare: ${(ratio * 100).toFixed(1)}% (aim >= 30%)`);
+    if (g.non2xx > 0 || g.errors > 0)
+      console.log('warning: the gateway answered errors during the run');
+  } finally {
+    await gateway.close();
+    await bare.close();
+    await p.close();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
