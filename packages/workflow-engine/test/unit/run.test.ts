@@ -149,6 +149,29 @@ describe('stage types', () => {
     ]);
     expect(o.trace.stages[1]!.analyzers[0]!.error).toBe('condition is false');
   });
+  it('an analyzer condition that errors is false and noted; an all-skipped stage calls no provider', async () => {
+    const h = harness({ a: ok(true, 0.8), b: ok(true, 0.9) });
+    const wf = compile({
+      id: 'w',
+      name: 'W',
+      stages: [
+        { name: 's1', analyzers: [{ id: 'a', condition: 'email.language == "en"' }, { id: 'b' }] },
+        {
+          name: 's2',
+          context_providers: [{ id: 'p', required: true }],
+          analyzers: [{ id: 'a', condition: 'stages.s1.result.probability > 0.99' }],
+        },
+      ],
+    });
+    const o = await h.clock.run(runWorkflow(wf, email, h.deps));
+    completed(o);
+    expect(o.trace.stages[0]!.analyzers[0]).toMatchObject({
+      status: 'skipped',
+      error: expect.stringMatching(/^condition error \(treated as false\): .*language/),
+    });
+    expect(o.trace.stages[1]!.status).toBe('skipped');
+    expect(h.providerCalls).toHaveLength(0);
+  });
 });
 
 describe('DAG and analysis_context', () => {
