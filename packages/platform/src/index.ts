@@ -1,5 +1,23 @@
+export { declareTopology, topologyNames } from './broker/declare-topology.ts';
+export { createMemoryBroker, type MemoryBroker } from './broker/memory-broker.ts';
+export { topicMatches } from './broker/topic-match.ts';
 export type * from './broker/types.ts';
+export { createMemoryCache } from './cache/memory-cache.ts';
+export { createRedisCache, createRedisClient } from './cache/redis-cache.ts';
 export type * from './cache/types.ts';
-export type * from './store/types.ts';
+export { PLATFORM_ERRORS } from './errors.ts';
+export { type PlatformLogger, silentLogger } from './logger.ts';
+export { createStore } from './store/create-store.ts';
+export {
+  loadMigrations,
+  MIGRATION_LOCK_KEY,
+  MIGRATIONS_DIR,
+  type Migration,
+  migrate,
+} from './store/migrate.ts';
+export { createPgClient } from './store/pg-client.ts';
+export { createPgliteClient } from './store/pglite-client.ts';
+export { createMigratedPglite } from './store/pglite-template.ts';
 export type * from './store/repositories.ts';
 export { ROLES } from './store/repositories.ts';
+export type * from './store/types.ts';

@@ -69,7 +69,12 @@ export interface Broker {
   bindQueue(queue: string, exchange: string, routingKey: string): Promise<void>;
   deleteQueue(name: string): Promise<void>;
   deleteExchange(name: string): Promise<void>;
-  publish(exchange: string, routingKey: string, body: unknown, opts?: PublishOptions): Promise<void>;
+  publish(
+    exchange: string,
+    routingKey: string,
+    body: unknown,
+    opts?: PublishOptions,
+  ): Promise<void>;
   consume(queue: string, handler: DeliveryHandler, opts: ConsumeOptions): Promise<Consumer>;
   /** Messages ready in a queue (not counting unacked ones). */
   queueDepth(name: string): Promise<number>;

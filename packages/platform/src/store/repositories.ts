@@ -68,7 +68,12 @@ export interface UserRepository {
 
 export interface RefreshTokenRepository {
   /** Stores the sha256 of a refresh token. */
-  store(t: { token_hash: string; username: string; family_id: string; expires_at: Date }): Promise<void>;
+  store(t: {
+    token_hash: string;
+    username: string;
+    family_id: string;
+    expires_at: Date;
+  }): Promise<void>;
   /**
    * Atomically marks the token used and answers its row; null when unknown, expired, used or revoked.
    * A second use of a used token revokes its whole family (theft detection).
@@ -102,7 +107,12 @@ export interface AuditRepository {
 
 export interface ConfigVersionRepository {
   /** Records a configuration version (idempotent on version). */
-  record(v: { version: string; service_yaml: string; workflows_yaml: string; actor: string | null }): Promise<void>;
+  record(v: {
+    version: string;
+    service_yaml: string;
+    workflows_yaml: string;
+    actor: string | null;
+  }): Promise<void>;
   latest(): Promise<{ version: string; created_at: string } | null>;
 }
 

@@ -10,6 +10,8 @@ export interface SqlResult<R> {
 export interface SqlClient {
   readonly kind: 'postgres' | 'pglite';
   query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<SqlResult<R>>;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(sql: string): Promise<void>;
   /** Runs fn in one transaction on one connection; rolls back when it throws. */
   transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T>;
   /** Runs fn holding a session advisory lock (serialises across every replica). */

@@ -1,0 +1,34 @@
+import type { Topology } from '@trawl/contracts';
+import type { Broker } from './types.ts';
+
+/**
+ * Declares Trawl's standard topology (idempotent; every service calls it on start):
+ *  - `analysis` (direct) → `analysisRequests` (quorum, delivery limit, dead letters to `deadLetter`);
+ *  - `deadLetter` (direct) → `analysisDead` (quorum), routing key `dead`;
+ *  - `results` and `control` (topic): subscribers bind their own queues.
+ */
+export async function declareTopology(broker: Broker, t: Topology): Promise<void> {
+  await broker.assertExchange(t.exchanges.analysis, 'direct');
+  await broker.assertExchange(t.exchanges.results, 'topic');
+  await broker.assertExchange(t.exchanges.control, 'topic');
+  await broker.assertExchange(t.exchanges.deadLetter, 'direct');
+  await broker.assertQueue(t.queues.analysisDead, { type: 'quorum', durable: true });
+  await broker.bindQueue(t.queues.analysisDead, t.exchanges.deadLetter, t.routingKeys.deadLetter);
+  await broker.assertQueue(t.queues.analysisRequests, {
+    type: 'quorum',
+    durable: true,
+    deliveryLimit: t.deliveryLimit,
+    deadLetterExchange: t.exchanges.deadLetter,
+    deadLetterRoutingKey: t.routingKeys.deadLetter,
+  });
+  await broker.bindQueue(
+    t.queues.analysisRequests,
+    t.exchanges.analysis,
+    t.routingKeys.analysisRequested,
+  );
+}
+
+/** Every queue and exchange name of a topology (for clean-up in tests). */
+export function topologyNames(t: Topology): { queues: string[]; exchanges: string[] } {
+  return { queues: Object.values(t.queues), exchanges: Object.values(t.exchanges) };
+}

@@ -1,0 +1,78 @@
+import { Redis } from 'ioredis';
+import { cacheUnavailable } from '../errors.ts';
+import type { Cache } from './types.ts';
+
+// Fixed window: the first hit starts the window (PEXPIRE), later hits only count. A key left without
+// expiry (e.g. written by something else) gets one, so a window can never last forever.
+const HIT_SCRIPT = `
+local c = redis.call('INCR', KEYS[1])
+if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local t = redis.call('PTTL', KEYS[1])
+if t < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); t = tonumber(ARGV[1]) end
+return {c, t}
+`;
+
+/** A Redis client configured to fail fast while Redis is down (callers fall back or answer 503). */
+export function createRedisClient(url: string, opts: { connectionName?: string } = {}): Redis {
+  return new Redis(url, {
+    maxRetriesPerRequest: 1,
+    connectTimeout: 5000,
+    retryStrategy: (times) => Math.min(100 * 2 ** Math.min(times, 5), 3000),
+    ...(opts.connectionName === undefined ? {} : { connectionName: opts.connectionName }),
+  });
+}
+
+async function guard<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw cacheUnavailable('cache is unavailable', err);
+  }
+}
+
+/**
+ * Redis cache. The client is passed in and stays the caller's: `close()` quits it only when
+ * `ownsClient` is true.
+ */
+export function createRedisCache(opts: {
+  client: Redis;
+  prefix: string;
+  ownsClient?: boolean;
+}): Cache {
+  const { client, prefix } = opts;
+  return {
+    kind: 'redis',
+    get: (key) => guard(() => client.get(prefix + key)),
+    async set(key, value, ttlSeconds) {
+      await guard(() =>
+        ttlSeconds !== undefined && ttlSeconds > 0
+          ? client.set(prefix + key, value, 'PX', Math.round(ttlSeconds * 1000))
+          : client.set(prefix + key, value),
+      );
+    },
+    async setIfAbsent(key, value, ttlSeconds) {
+      const r = await guard(() =>
+        client.set(prefix + key, value, 'PX', Math.max(1, Math.round(ttlSeconds * 1000)), 'NX'),
+      );
+      return r === 'OK';
+    },
+    async del(key) {
+      await guard(() => client.del(prefix + key));
+    },
+    async hit(key, windowMs) {
+      const r = (await guard(() => client.eval(HIT_SCRIPT, 1, prefix + key, String(windowMs)))) as [
+        number,
+        number,
+      ];
+      return { count: Number(r[0]), resetMs: Math.max(0, Number(r[1])) };
+    },
+    async ping() {
+      const t = performance.now();
+      await guard(() => client.ping());
+      return performance.now() - t;
+    },
+    async close() {
+      if (opts.ownsClient === true) await client.quit().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,162 @@
+import type { AnalysisResult, Job, JobError, JobStatus, Trace } from '@trawl/contracts';
+import { JOB_STATUSES } from '@trawl/contracts';
+import { badCursor, storeConflict } from '../errors.ts';
+import { decodeCursor, encodeCursor } from './cursor.ts';
+import type { JobPage, JobRepository, NewJob } from './repositories.ts';
+import { CURSOR_TS, iso, isoOrNull, json, jsonParam } from './rows.ts';
+import type { SqlClient } from './types.ts';
+
+interface JobRow {
+  job_id: string;
+  email_id: string;
+  workflow_id: string;
+  status: JobStatus;
+  result: unknown;
+  error: unknown;
+  trace: unknown;
+  created_at: unknown;
+  started_at: unknown;
+  completed_at: unknown;
+  cursor_ts?: string;
+}
+
+const COLUMNS = `job_id, email_id, workflow_id, status, result, error, trace, created_at, started_at,
+  completed_at, ${CURSOR_TS} AS cursor_ts`;
+
+function toJob(r: JobRow): Job {
+  const job: Job = {
+    job_id: r.job_id,
+    email_id: r.email_id,
+    status: r.status,
+    workflow: r.workflow_id,
+    created_at: iso(r.created_at),
+    started_at: isoOrNull(r.started_at),
+    completed_at: isoOrNull(r.completed_at),
+  };
+  if (r.status === 'completed' && r.result !== null) job.result = json<AnalysisResult>(r.result);
+  if (r.status === 'failed' && r.error !== null) job.error = json<JobError>(r.error);
+  if (r.trace !== null) job.trace = json<Trace>(r.trace);
+  return job;
+}
+
+const UNFINISHED = `status IN ('queued', 'processing')`;
+
+export function createJobRepository(sql: SqlClient): JobRepository {
+  return {
+    async create(j: NewJob) {
+      try {
+        const r = await sql.query<JobRow>(
+          `INSERT INTO jobs (job_id, email_id, workflow_id, status, email, submitted_by, origin)
+           VALUES ($1, $2, $3, 'queued', $4::jsonb, $5, $6::jsonb)
+           RETURNING ${COLUMNS}`,
+          [
+            j.job_id,
+            j.email_id,
+            j.workflow_id,
+            jsonParam(j.email),
+            j.submitted_by ?? null,
+            jsonParam(j.origin),
+          ],
+        );
+        return toJob(r.rows[0] as JobRow);
+      } catch (err) {
+        if ((err as { code?: unknown }).code === '23505')
+          throw storeConflict(`job ${j.job_id} exists`);
+        throw err;
+      }
+    },
+
+    async remove(jobId) {
+      await sql.query('DELETE FROM jobs WHERE job_id = $1', [jobId]);
+    },
+
+    async get(jobId) {
+      const r = await sql.query<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE job_id = $1`, [jobId]);
+      return r.rows[0] ? toJob(r.rows[0]) : null;
+    },
+
+    async list(q): Promise<JobPage> {
+      const limit = Math.max(1, Math.min(1000, Math.trunc(q.limit)));
+      const where: string[] = [];
+      const params: unknown[] = [];
+      if (q.status !== undefined) {
+        params.push(q.status);
+        where.push(`status = $${params.length}`);
+      }
+      if (q.cursor !== undefined) {
+        const [ts, id] = decodeCursor(q.cursor, 2) as [string, string];
+        if (Number.isNaN(Date.parse(ts)) || !/^[0-9a-f-]{36}$/i.test(id)) {
+          throw badCursor();
+        }
+        params.push(ts, id);
+        where.push(
+          `(created_at, job_id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`,
+        );
+      }
+      params.push(limit + 1);
+      const r = await sql.query<JobRow>(
+        `SELECT ${COLUMNS} FROM jobs ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+         ORDER BY created_at DESC, job_id DESC LIMIT $${params.length}`,
+        params,
+      );
+      const rows = r.rows.slice(0, limit);
+      const last = rows[rows.length - 1];
+      return {
+        items: rows.map(toJob),
+        next_cursor:
+          r.rows.length > limit && last
+            ? encodeCursor([last.cursor_ts as string, last.job_id])
+            : null,
+      };
+    },
+
+    async markProcessing(jobId, deadlineAt, configVersion) {
+      const r = await sql.query(
+        `UPDATE jobs SET status = 'processing', started_at = now(), deadline_at = $2,
+           attempts = attempts + 1, config_version = COALESCE($3, config_version)
+         WHERE job_id = $1 AND ${UNFINISHED} RETURNING job_id`,
+        [jobId, deadlineAt, configVersion ?? null],
+      );
+      return r.rowCount === 1;
+    },
+
+    async complete(jobId, result: AnalysisResult, trace: Trace) {
+      const r = await sql.query(
+        `UPDATE jobs SET status = 'completed', result = $2::jsonb, trace = $3::jsonb, error = NULL,
+           completed_at = now(), started_at = COALESCE(started_at, now())
+         WHERE job_id = $1 AND ${UNFINISHED} RETURNING job_id`,
+        [jobId, jsonParam(result), jsonParam(trace)],
+      );
+      return r.rowCount === 1;
+    },
+
+    async fail(jobId, error: JobError, trace?: Trace) {
+      const r = await sql.query(
+        `UPDATE jobs SET status = 'failed', error = $2::jsonb, trace = COALESCE($3::jsonb, trace),
+           completed_at = now()
+         WHERE job_id = $1 AND ${UNFINISHED} RETURNING job_id`,
+        [jobId, jsonParam(error), jsonParam(trace)],
+      );
+      return r.rowCount === 1;
+    },
+
+    async findStuck(now, graceMs, limit) {
+      const cutoff = new Date(now.getTime() - graceMs);
+      const r = await sql.query<{ job_id: string }>(
+        `SELECT job_id FROM jobs WHERE status = 'processing' AND deadline_at < $1
+         ORDER BY deadline_at LIMIT $2`,
+        [cutoff, limit],
+      );
+      return r.rows.map((x) => x.job_id);
+    },
+
+    async countByStatus() {
+      const r = await sql.query<{ status: JobStatus; n: number }>(
+        'SELECT status, count(*)::int AS n FROM jobs GROUP BY status',
+      );
+      const out = Object.fromEntries(JOB_STATUSES.map((s) => [s, 0])) as Record<JobStatus, number>;
+      for (const row of r.rows) out[row.status] = Number(row.n);
+      return out;
+    },
+  };
+}

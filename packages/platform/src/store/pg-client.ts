@@ -1,0 +1,155 @@
+import pg from 'pg';
+import { storeUnavailable } from '../errors.ts';
+import type { SqlClient, SqlResult } from './types.ts';
+
+/** SQLSTATE classes that mean the server is unreachable or going away, not that the query is wrong. */
+function isConnectionError(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  if (typeof code !== 'string')
+    return err instanceof Error && /connect|terminat|timeout/i.test(err.message);
+  return (
+    /^(08|57P|53)/.test(code) || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(code)
+  );
+}
+
+function wrap(err: unknown): unknown {
+  return isConnectionError(err) ? storeUnavailable('database is unavailable', err) : err;
+}
+
+export function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+type Queryable = Pick<pg.PoolClient, 'query'>;
+
+function makeQuery(target: Queryable) {
+  return async <R>(sql: string, params?: unknown[]): Promise<SqlResult<R>> => {
+    try {
+      const r = await target.query(sql, params as unknown[] | undefined);
+      return { rows: r.rows as R[], rowCount: r.rowCount ?? 0 };
+    } catch (err) {
+      throw wrap(err);
+    }
+  };
+}
+
+function txClient(client: pg.PoolClient): SqlClient {
+  const query = makeQuery(client);
+  const self: SqlClient = {
+    kind: 'postgres',
+    query,
+    async exec(sql) {
+      await query(sql);
+    },
+    transaction: async (fn) => {
+      // nested: a savepoint
+      await query('SAVEPOINT trawl_nested');
+      try {
+        const out = await fn(self);
+        await query('RELEASE SAVEPOINT trawl_nested');
+        return out;
+      } catch (err) {
+        await query('ROLLBACK TO SAVEPOINT trawl_nested');
+        throw err;
+      }
+    },
+    withAdvisoryLock: async (key, fn) => {
+      await query('SELECT pg_advisory_xact_lock($1)', [key]);
+      return fn();
+    },
+    ping: async () => {
+      const t = performance.now();
+      await query('SELECT 1');
+      return performance.now() - t;
+    },
+    close: async () => {},
+  };
+  return self;
+}
+
+/**
+ * PostgreSQL client over a pg Pool. With `schema`, every connection's search_path is that schema
+ * (tests use one schema each).
+ */
+export function createPgClient(opts: {
+  url: string;
+  schema?: string;
+  max?: number;
+  applicationName?: string;
+}): SqlClient {
+  const pool = new pg.Pool({
+    connectionString: opts.url,
+    max: opts.max ?? 10,
+    application_name: opts.applicationName ?? 'trawl',
+    connectionTimeoutMillis: 5000,
+    ...(opts.schema === undefined ? {} : { options: `-c search_path=${quoteIdent(opts.schema)}` }),
+  });
+  // An idle client that loses its connection emits 'error' on the pool; without a listener it would
+  // crash the process. The next query gets a new connection.
+  pool.on('error', () => {});
+  const query = makeQuery(pool);
+  return {
+    kind: 'postgres',
+    query,
+    async exec(sql) {
+      await query(sql);
+    },
+    async transaction(fn) {
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (err) {
+        throw wrap(err);
+      }
+      let broken = false;
+      try {
+        await client.query('BEGIN');
+        const out = await fn(txClient(client));
+        await client.query('COMMIT');
+        return out;
+      } catch (err) {
+        try {
+          await client.query('ROLLBACK');
+        } catch {
+          broken = true;
+        }
+        throw wrap(err);
+      } finally {
+        client.release(broken);
+      }
+    },
+    async withAdvisoryLock(key, fn) {
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (err) {
+        throw wrap(err);
+      }
+      let broken = false;
+      try {
+        await client.query('SELECT pg_advisory_lock($1)', [key]);
+        try {
+          return await fn();
+        } finally {
+          try {
+            await client.query('SELECT pg_advisory_unlock($1)', [key]);
+          } catch {
+            broken = true; // a dropped session releases its locks with it
+          }
+        }
+      } catch (err) {
+        throw wrap(err);
+      } finally {
+        client.release(broken);
+      }
+    },
+    async ping() {
+      const t = performance.now();
+      await query('SELECT 1');
+      return performance.now() - t;
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { KeyedMutex } from './keyed-mutex.ts';
+import type { SqlClient, SqlResult } from './types.ts';
+
+type Target = Pick<PGlite, 'query' | 'exec'> | Transaction;
+
+function makeQuery(target: Target) {
+  return async <R>(sql: string, params?: unknown[]): Promise<SqlResult<R>> => {
+    const r = await target.query<R>(sql, params as unknown[] | undefined);
+    return { rows: r.rows, rowCount: r.rowCount ?? r.affectedRows ?? r.rows.length };
+  };
+}
+
+function txClient(tx: Transaction, locks: KeyedMutex): SqlClient {
+  const query = makeQuery(tx);
+  let depth = 0;
+  const self: SqlClient = {
+    kind: 'pglite',
+    query,
+    async exec(sql) {
+      await tx.exec(sql);
+    },
+    async transaction(fn) {
+      const name = `trawl_nested_${++depth}`;
+      await tx.query(`SAVEPOINT ${name}`);
+      try {
+        const out = await fn(self);
+        await tx.query(`RELEASE SAVEPOINT ${name}`);
+        return out;
+      } catch (err) {
+        await tx.query(`ROLLBACK TO SAVEPOINT ${name}`);
+        throw err;
+      } finally {
+        depth--;
+      }
+    },
+    withAdvisoryLock: (key, fn) => locks.run(key, fn),
+    async ping() {
+      return 0;
+    },
+    async close() {},
+  };
+  return self;
+}
+
+/**
+ * PGlite (PostgreSQL in WebAssembly) for the embedded mode and unit tests: in memory unless
+ * `dataDir` is given. PGlite has one connection, so transactions are serialised (PGlite queues
+ * other queries while one runs) and advisory locks are an in-process mutex (only this process
+ * opens the data directory).
+ */
+export async function createPgliteClient(
+  opts: { dataDir?: string; loadDataDir?: Blob } = {},
+): Promise<SqlClient> {
+  return (await openPglite(opts)).sql;
+}
+
+/** The PGlite instance and its SqlClient (for dumping a template). */
+export async function openPglite(
+  opts: { dataDir?: string; loadDataDir?: Blob } = {},
+): Promise<{ db: PGlite; sql: SqlClient }> {
+  const db = await PGlite.create({
+    ...(opts.dataDir === undefined ? {} : { dataDir: opts.dataDir }),
+    ...(opts.loadDataDir === undefined ? {} : { loadDataDir: opts.loadDataDir }),
+  });
+  const locks = new KeyedMutex();
+  const query = makeQuery(db);
+  const sql: SqlClient = {
+    kind: 'pglite',
+    query,
+    async exec(sql) {
+      await db.exec(sql);
+    },
+    transaction: (fn) => db.transaction((tx) => fn(txClient(tx, locks))),
+    withAdvisoryLock: (key, fn) => locks.run(key, fn),
+    async ping() {
+      const t = performance.now();
+      await db.query('SELECT 1');
+      return performance.now() - t;
+    },
+    async close() {
+      if (!db.closed) await db.close();
+    },
+  };
+  return { db, sql };
+}

@@ -1,0 +1,510 @@
+import { randomUUID } from 'node:crypto';
+import type { AnalysisResult, Email, Trace } from '@trawl/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createStore } from '../store/create-store.ts';
+import { createJobRepository } from '../store/job-repository.ts';
+import { loadMigrations, migrate } from '../store/migrate.ts';
+import type { NewJob, Store } from '../store/repositories.ts';
+import type { SqlClient } from '../store/types.ts';
+
+export interface StoreTarget {
+  /** A client on an empty database/schema (not migrated yet). */
+  sql: SqlClient;
+  /** A second client on the same database/schema (another replica); may be `sql` itself. */
+  other: SqlClient;
+  cleanup(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export const sampleEmail: Email = {
+  headers: {
+    subject: 'Your invoice',
+    sender: 'billing@example.com',
+    recipients: ['alice@example.org'],
+    date: '2024-05-01T10:00:00Z',
+  },
+  body_text: 'Please find the invoice attached.',
+  analysis_context: {},
+};
+
+export function sampleResult(confidence: number): AnalysisResult {
+  return {
+    is_phishing: confidence >= 0.5,
+    threat_level: confidence >= 0.5 ? 'high' : 'none',
+    confidence,
+    summary: `verdict ${confidence}`,
+    recommended_action: confidence >= 0.5 ? 'quarantine' : 'allow',
+    indicators: [],
+  };
+}
+
+export const sampleTrace: Trace = { workflow_id: 'default', duration_ms: 12, stages: [] };
+
+export function newJob(over: Partial<NewJob> = {}): NewJob {
+  return {
+    job_id: randomUUID(),
+    email_id: `em-${randomUUID()}`,
+    workflow_id: 'default',
+    email: sampleEmail,
+    ...over,
+  };
+}
+
+/**
+ * The store conformance suite: PostgreSQL and PGlite must both pass it.
+ * `makeTarget` is called once for the suite.
+ */
+export function storeConformance(name: string, makeTarget: () => Promise<StoreTarget>): void {
+  describe(`store conformance: ${name}`, () => {
+    let target: StoreTarget;
+    let store: Store;
+    let other: Store;
+
+    beforeAll(async () => {
+      target = await makeTarget();
+      store = createStore(target.sql);
+      other = createStore(target.other);
+    }, 180_000);
+    afterAll(async () => {
+      await target?.cleanup();
+    });
+
+    describe('migrations', () => {
+      it('applies every migration once, even when two replicas migrate at the same time', async () => {
+        const all = (await loadMigrations()).map((m) => m.id);
+        const [a, b] = await Promise.all([migrate(target.sql), migrate(target.other)]);
+        expect([...a, ...b].sort()).toEqual(all);
+        expect(a.filter((id) => b.includes(id))).toEqual([]);
+        const r = await target.sql.query<{ id: string }>(
+          'SELECT id FROM trawl_migrations ORDER BY id',
+        );
+        expect(r.rows.map((x) => x.id)).toEqual(all);
+      });
+
+      it('is idempotent: migrating again applies nothing', async () => {
+        expect(await migrate(target.sql)).toEqual([]);
+        expect(await migrate(target.other)).toEqual([]);
+      });
+
+      it('rolls back a failing migration and records nothing of it', async () => {
+        const bad = [
+          { id: '999-broken', sql: 'CREATE TABLE broken_one (x int); SELECT * FROM nope_table;' },
+        ];
+        await expect(migrate(target.sql, { migrations: bad })).rejects.toMatchObject({
+          code: 'TRAWL_ERR_STORE_MIGRATION',
+        });
+        const t = await target.sql.query(
+          `SELECT 1 FROM information_schema.tables WHERE table_name = 'broken_one'`,
+        );
+        expect(t.rowCount).toBe(0);
+        const m = await target.sql.query(`SELECT 1 FROM trawl_migrations WHERE id = '999-broken'`);
+        expect(m.rowCount).toBe(0);
+      });
+    });
+
+    describe('sql client', () => {
+      it('rolls a transaction back when it throws', async () => {
+        const job = newJob();
+        await expect(
+          target.sql.transaction(async (tx) => {
+            await createJobRepository(tx).create(job);
+            throw new Error('boom');
+          }),
+        ).rejects.toThrow('boom');
+        expect(await store.jobs.get(job.job_id)).toBeNull();
+      });
+
+      it('serialises work under an advisory lock across clients', async () => {
+        const events: string[] = [];
+        const section = (c: SqlClient, who: string) =>
+          c.withAdvisoryLock(424242, async () => {
+            events.push(`${who}:in`);
+            await sleep(50);
+            await c.query('SELECT 1');
+            events.push(`${who}:out`);
+          });
+        await Promise.all([
+          section(target.sql, 'a'),
+          section(target.other, 'b'),
+          section(target.sql, 'c'),
+        ]);
+        expect(events).toHaveLength(6);
+        for (let i = 0; i < 6; i += 2) {
+          const who = (events[i] as string).split(':')[0];
+          expect(events[i + 1]).toBe(`${who}:out`);
+        }
+      });
+
+      it('answers ping', async () => {
+        expect(await target.sql.ping()).toBeGreaterThanOrEqual(0);
+      });
+    });
+
+    describe('jobs', () => {
+      it('creates a queued job and reads it back without result, error or trace', async () => {
+        const j = newJob({
+          submitted_by: 'alice',
+          origin: { retriever: 'imap', message_id: '<m@x>' },
+        });
+        const created = await store.jobs.create(j);
+        expect(created).toMatchObject({
+          job_id: j.job_id,
+          email_id: j.email_id,
+          status: 'queued',
+          workflow: 'default',
+        });
+        expect(Number.isNaN(Date.parse(created.created_at))).toBe(false);
+        const got = await store.jobs.get(j.job_id);
+        expect(got).toEqual(created);
+        expect(got?.result).toBeUndefined();
+        expect(await store.jobs.get(randomUUID())).toBeNull();
+      });
+
+      it('refuses a duplicate job id', async () => {
+        const j = newJob();
+        await store.jobs.create(j);
+        await expect(store.jobs.create(j)).rejects.toMatchObject({
+          code: 'TRAWL_ERR_STORE_CONFLICT',
+        });
+      });
+
+      it('moves queued → processing → completed once; a redelivery cannot run or overwrite it', async () => {
+        const j = newJob();
+        await store.jobs.create(j);
+        const deadline = new Date(Date.now() + 60_000);
+        expect(await store.jobs.markProcessing(j.job_id, deadline, 'v1')).toBe(true);
+        expect((await store.jobs.get(j.job_id))?.status).toBe('processing');
+        // redelivery after a worker died: processing → processing is allowed
+        expect(await store.jobs.markProcessing(j.job_id, deadline)).toBe(true);
+        expect(await store.jobs.complete(j.job_id, sampleResult(0.9), sampleTrace)).toBe(true);
+        expect(await store.jobs.complete(j.job_id, sampleResult(0.1), sampleTrace)).toBe(false);
+        expect(await store.jobs.fail(j.job_id, { code: 'X', message: 'late' })).toBe(false);
+        expect(await store.jobs.markProcessing(j.job_id, deadline)).toBe(false);
+        const got = await store.jobs.get(j.job_id);
+        expect(got?.status).toBe('completed');
+        expect(got?.result).toEqual(sampleResult(0.9));
+        expect(got?.trace).toEqual(sampleTrace);
+        expect(got?.error).toBeUndefined();
+        expect(got?.completed_at).toBeTruthy();
+        expect(got?.started_at).toBeTruthy();
+      });
+
+      it('fails a job with an error and keeps it failed', async () => {
+        const j = newJob();
+        await store.jobs.create(j);
+        expect(
+          await store.jobs.fail(j.job_id, { code: 'TRAWL_ERR_DEADLINE', message: 'too slow' }),
+        ).toBe(true);
+        expect(await store.jobs.complete(j.job_id, sampleResult(0.9), sampleTrace)).toBe(false);
+        const got = await store.jobs.get(j.job_id);
+        expect(got?.status).toBe('failed');
+        expect(got?.error).toEqual({ code: 'TRAWL_ERR_DEADLINE', message: 'too slow' });
+        expect(got?.result).toBeUndefined();
+      });
+
+      it('answers false for transitions of an unknown job', async () => {
+        expect(await store.jobs.markProcessing(randomUUID(), new Date())).toBe(false);
+        expect(await store.jobs.complete(randomUUID(), sampleResult(0.5), sampleTrace)).toBe(false);
+      });
+
+      it('stores exactly one result when two replicas race on the same jobs', async () => {
+        const jobs = Array.from({ length: 20 }, () => newJob());
+        for (const j of jobs) await store.jobs.create(j);
+        const deadline = new Date(Date.now() + 60_000);
+        const run = async (s: Store, confidence: number, id: string) => {
+          await s.jobs.markProcessing(id, deadline);
+          return s.jobs.complete(id, sampleResult(confidence), sampleTrace);
+        };
+        for (const j of jobs) {
+          const [a, b] = await Promise.all([
+            run(store, 0.91, j.job_id),
+            run(other, 0.11, j.job_id),
+          ]);
+          expect([a, b].filter(Boolean)).toHaveLength(1);
+          const got = await store.jobs.get(j.job_id);
+          expect(got?.result?.confidence).toBe(a ? 0.91 : 0.11);
+        }
+      });
+
+      it('finds jobs processing past their deadline plus grace', async () => {
+        const late = newJob();
+        const fresh = newJob();
+        await store.jobs.create(late);
+        await store.jobs.create(fresh);
+        const now = new Date();
+        await store.jobs.markProcessing(late.job_id, new Date(now.getTime() - 10_000));
+        await store.jobs.markProcessing(fresh.job_id, new Date(now.getTime() + 60_000));
+        const stuck = await store.jobs.findStuck(now, 5_000, 1000);
+        expect(stuck).toContain(late.job_id);
+        expect(stuck).not.toContain(fresh.job_id);
+        expect(await store.jobs.findStuck(now, 20_000, 1000)).not.toContain(late.job_id);
+        await store.jobs.fail(late.job_id, { code: 'TRAWL_ERR_DEADLINE', message: 'deadline' });
+        expect(await store.jobs.findStuck(now, 5_000, 1000)).not.toContain(late.job_id);
+      });
+
+      it('counts jobs by status', async () => {
+        const counts = await store.jobs.countByStatus();
+        expect(Object.keys(counts).sort()).toEqual(['completed', 'failed', 'processing', 'queued']);
+        expect(counts.completed).toBeGreaterThan(0);
+      });
+
+      it('removes a job', async () => {
+        const j = newJob();
+        await store.jobs.create(j);
+        await store.jobs.remove(j.job_id);
+        expect(await store.jobs.get(j.job_id)).toBeNull();
+      });
+    });
+
+    describe('job listing', () => {
+      const wf = `list-${randomUUID().slice(0, 8)}`;
+      it('pages newest first with an opaque cursor, ties included, no row twice or missed', async () => {
+        await target.sql.query('DELETE FROM jobs');
+        const ids: string[] = [];
+        for (let i = 0; i < 5; i++) {
+          const j = newJob({ workflow_id: wf });
+          ids.push(j.job_id);
+          await store.jobs.create(j);
+          await sleep(2);
+        }
+        // seven jobs with the very same created_at (one transaction: now() is fixed)
+        await target.sql.transaction(async (tx) => {
+          for (let i = 0; i < 7; i++) {
+            const j = newJob({ workflow_id: wf });
+            ids.push(j.job_id);
+            await createJobRepository(tx).create(j);
+          }
+        });
+        const seen: string[] = [];
+        let cursor: string | undefined;
+        let pages = 0;
+        do {
+          const page = await store.jobs.list(
+            cursor === undefined ? { limit: 3 } : { limit: 3, cursor },
+          );
+          seen.push(...page.items.map((x) => x.job_id));
+          cursor = page.next_cursor ?? undefined;
+          pages++;
+        } while (cursor !== undefined && pages < 20);
+        expect(seen).toHaveLength(12);
+        expect(new Set(seen)).toEqual(new Set(ids));
+        const all = await store.jobs.list({ limit: 100 });
+        expect(all.next_cursor).toBeNull();
+        expect(all.items.map((x) => x.job_id)).toEqual(seen);
+        const times = all.items.map((x) => Date.parse(x.created_at));
+        expect([...times].sort((a, b) => b - a)).toEqual(times);
+      });
+
+      it('filters by status', async () => {
+        const first = (await store.jobs.list({ limit: 1 })).items[0];
+        expect(first).toBeDefined();
+        await store.jobs.fail(first?.job_id as string, { code: 'X', message: 'x' });
+        const failed = await store.jobs.list({ limit: 50, status: 'failed' });
+        expect(failed.items.map((x) => x.job_id)).toEqual([first?.job_id]);
+        const queued = await store.jobs.list({ limit: 50, status: 'queued' });
+        expect(queued.items).toHaveLength(11);
+      });
+
+      it('rejects a forged cursor as bad input', async () => {
+        for (const c of ['nope', Buffer.from('["x","y"]').toString('base64url'), '']) {
+          await expect(store.jobs.list({ limit: 5, cursor: c })).rejects.toMatchObject({
+            code: 'TRAWL_ERR_STORE_BAD_CURSOR',
+            status: 400,
+          });
+        }
+      });
+    });
+
+    describe('users', () => {
+      it('creates, reads, updates, lists, counts and removes users', async () => {
+        const before = await store.users.count();
+        const u = await store.users.create({
+          username: 'ann',
+          password_hash: 'scrypt$x',
+          roles: ['analyst'],
+        });
+        expect(u).toMatchObject({ username: 'ann', roles: ['analyst'], disabled: false });
+        await expect(
+          store.users.create({ username: 'ann', password_hash: 'h', roles: [] }),
+        ).rejects.toMatchObject({ code: 'TRAWL_ERR_STORE_CONFLICT' });
+        expect((await store.users.get('ann'))?.password_hash).toBe('scrypt$x');
+        const upd = await store.users.update('ann', { roles: ['admin', 'viewer'], disabled: true });
+        expect(upd).toMatchObject({ roles: ['admin', 'viewer'], disabled: true });
+        expect((await store.users.get('ann'))?.password_hash).toBe('scrypt$x');
+        expect(await store.users.update('nobody', { disabled: true })).toBeNull();
+        expect((await store.users.list()).map((x) => x.username)).toContain('ann');
+        expect(await store.users.count()).toBe(before + 1);
+        expect(await store.users.remove('ann')).toBe(true);
+        expect(await store.users.remove('ann')).toBe(false);
+        expect(await store.users.get('ann')).toBeNull();
+      });
+    });
+
+    describe('refresh tokens', () => {
+      const future = () => new Date(Date.now() + 3600_000);
+      it('is single use', async () => {
+        await store.refreshTokens.store({
+          token_hash: 'h-single',
+          username: 'bob',
+          family_id: 'f1',
+          expires_at: future(),
+        });
+        expect(await store.refreshTokens.consume('h-single', new Date())).toEqual({
+          username: 'bob',
+          family_id: 'f1',
+        });
+        expect(await store.refreshTokens.consume('h-single', new Date())).toBeNull();
+        expect(await store.refreshTokens.consume('h-unknown', new Date())).toBeNull();
+      });
+
+      it('revokes the whole family when a used token is presented again', async () => {
+        await store.refreshTokens.store({
+          token_hash: 'h-a1',
+          username: 'bob',
+          family_id: 'fam-a',
+          expires_at: future(),
+        });
+        expect(await store.refreshTokens.consume('h-a1', new Date())).not.toBeNull();
+        // the legitimate client rotated to h-a2
+        await store.refreshTokens.store({
+          token_hash: 'h-a2',
+          username: 'bob',
+          family_id: 'fam-a',
+          expires_at: future(),
+        });
+        // the thief replays h-a1
+        expect(await store.refreshTokens.consume('h-a1', new Date())).toBeNull();
+        // now h-a2 is dead too
+        expect(await store.refreshTokens.consume('h-a2', new Date())).toBeNull();
+      });
+
+      it('refuses an expired token', async () => {
+        await store.refreshTokens.store({
+          token_hash: 'h-old',
+          username: 'bob',
+          family_id: 'f-old',
+          expires_at: new Date(Date.now() - 1000),
+        });
+        expect(await store.refreshTokens.consume('h-old', new Date())).toBeNull();
+      });
+
+      it('lets exactly one of two concurrent uses win', async () => {
+        for (let i = 0; i < 10; i++) {
+          const h = `h-race-${i}`;
+          await store.refreshTokens.store({
+            token_hash: h,
+            username: 'bob',
+            family_id: `f-race-${i}`,
+            expires_at: future(),
+          });
+          const [a, b] = await Promise.all([
+            store.refreshTokens.consume(h, new Date()),
+            other.refreshTokens.consume(h, new Date()),
+          ]);
+          expect([a, b].filter((x) => x !== null)).toHaveLength(1);
+        }
+      });
+
+      it('revokes every token of a user', async () => {
+        await store.refreshTokens.store({
+          token_hash: 'h-u1',
+          username: 'carol',
+          family_id: 'fc',
+          expires_at: future(),
+        });
+        await store.refreshTokens.revokeUser('carol');
+        expect(await store.refreshTokens.consume('h-u1', new Date())).toBeNull();
+      });
+    });
+
+    describe('audit log', () => {
+      it('appends and lists newest first with cursor and filters', async () => {
+        for (let i = 0; i < 5; i++) {
+          await store.audit.append({
+            actor: i % 2 ? 'admin' : 'ann',
+            action: i < 3 ? 'config.reload' : 'user.create',
+            target: `t${i}`,
+            outcome: 'success',
+            address: '127.0.0.1',
+            request_id: `r${i}`,
+            ...(i === 0 ? { details: { changed: ['a'] } } : {}),
+          });
+        }
+        const p1 = await store.audit.list({ limit: 2 });
+        expect(p1.items.map((x) => x.target)).toEqual(['t4', 't3']);
+        expect(p1.next_cursor).not.toBeNull();
+        const p2 = await store.audit.list({ limit: 10, cursor: p1.next_cursor as string });
+        expect(p2.items.map((x) => x.target)).toEqual(['t2', 't1', 't0']);
+        expect(p2.items[2]?.details).toEqual({ changed: ['a'] });
+        expect(p2.next_cursor).toBeNull();
+        expect((await store.audit.list({ limit: 10, action: 'user.create' })).items).toHaveLength(
+          2,
+        );
+        expect((await store.audit.list({ limit: 10, actor: 'admin' })).items).toHaveLength(2);
+      });
+    });
+
+    describe('configuration versions', () => {
+      it('records versions idempotently and answers the latest', async () => {
+        expect(await store.configVersions.latest()).toBeNull();
+        await store.configVersions.record({
+          version: 'v1',
+          service_yaml: 'a',
+          workflows_yaml: 'b',
+          actor: null,
+        });
+        await store.configVersions.record({
+          version: 'v2',
+          service_yaml: 'a2',
+          workflows_yaml: 'b',
+          actor: 'admin',
+        });
+        await store.configVersions.record({
+          version: 'v2',
+          service_yaml: 'a2',
+          workflows_yaml: 'b',
+          actor: 'admin',
+        });
+        expect((await store.configVersions.latest())?.version).toBe('v2');
+        const n = await target.sql.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM config_versions',
+        );
+        expect(n.rows[0]?.n).toBe(2);
+        // a revert to v1 makes v1 the latest again
+        await store.configVersions.record({
+          version: 'v1',
+          service_yaml: 'a',
+          workflows_yaml: 'b',
+          actor: 'admin',
+        });
+        expect((await store.configVersions.latest())?.version).toBe('v1');
+      });
+    });
+
+    describe('sender history', () => {
+      it('counts messages per sender and per domain', async () => {
+        const t0 = new Date('2024-01-01T00:00:00Z');
+        const t1 = new Date('2024-02-01T00:00:00Z');
+        await store.senders.record('Eve@Evil.example', t1, true);
+        await store.senders.record('eve@evil.example', t0, false);
+        await store.senders.record('mallory@evil.example', t1, null);
+        const r = await store.senders.get('EVE@evil.example');
+        expect(r.sender).toEqual({
+          address: 'eve@evil.example',
+          first_seen: t0.toISOString(),
+          last_seen: t1.toISOString(),
+          message_count: 2,
+          phishing_count: 1,
+        });
+        expect(r.domain).toMatchObject({
+          address: '@evil.example',
+          message_count: 3,
+          phishing_count: 1,
+        });
+        const none = await store.senders.get('nobody@nowhere.example');
+        expect(none).toEqual({ sender: null, domain: null });
+      });
+    });
+  });
+}
