@@ -139,26 +139,12 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
               { path: '', message: 'the body must be an RFC 822 message' },
             ]);
           }
-          let email: Email;
-          try {
-            email = await parseRawEmail(request.body, {
-              limits: ctx.config.limits,
-              maxBytes: ctx.config.limits.rawMessageBytes,
-            });
-          } catch (err) {
-            const e = err as {
-              status?: number;
-              problems?: { path: string; message: string }[];
-              message?: string;
-            };
-            if (e.problems || (typeof e.status === 'number' && e.status < 500)) {
-              throw new ValidationError(
-                e.problems ?? [{ path: '', message: e.message ?? 'unparseable message' }],
-                'the message cannot become a valid Email',
-              );
-            }
-            throw err;
-          }
+          // parseRawEmail answers TrawlErrors with their own codes: 422 (TRAWL_ERR_MAIL_INVALID /
+          // _UNPARSEABLE, with problems) or 413 (TRAWL_ERR_MAIL_TOO_LARGE); the error handler maps them.
+          const email = await parseRawEmail(request.body, {
+            limits: ctx.config.limits,
+            maxBytes: ctx.config.limits.rawMessageBytes,
+          });
           return submit(request, email, q.value.workflow_id, 'raw');
         },
       );
