@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AnalysisResult } from './analysis.ts';
+import { JobError } from './job.ts';
 
 export const RetrieverEntry = z.object({
   url: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }),
@@ -36,7 +37,9 @@ export type AckRequest = z.infer<typeof AckRequest>;
 export const VerdictRequest = z.object({
   id: z.string(),
   job_id: z.string(),
+  /** When the analysis failed: a `review` result that says so, and the job's error here. */
   result: AnalysisResult,
+  error: JobError.optional(),
 });
 export type VerdictRequest = z.infer<typeof VerdictRequest>;
 

@@ -1,1 +1,15 @@
-export {};
+export {
+  buildMailOrchestrator,
+  type MailOrchestrator,
+  type MailOrchestratorDeps,
+  type MailOrchestratorOptions,
+  SERVICE_NAME,
+} from './app.ts';
+export { type BackoffOptions, BackoffState, backoffDelay } from './backoff.ts';
+export { MAIL_ERRORS } from './errors.ts';
+export { createGatewayClient, type GatewayClient, type SubmitOutcome } from './gateway-client.ts';
+export { messageIdOf, messageKey } from './message-key.ts';
+export type { Outcome } from './message-processor.ts';
+export { createMailMetrics, type MailMetrics } from './metrics.ts';
+export type { PassReport } from './poller.ts';
+export { failedResult, verdictRequest } from './verdicts.ts';

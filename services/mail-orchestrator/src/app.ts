@@ -1,0 +1,321 @@
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { IngestRequest, type MailRetrievers, type Topology, toProblems } from '@trawl/contracts';
+import type { Broker, Cache } from '@trawl/platform';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { Registry } from 'prom-client';
+import { type BackoffOptions, BackoffState } from './backoff.ts';
+import { DedupStore } from './dedup-store.ts';
+import { MAIL_ERRORS } from './errors.ts';
+import { createGatewayClient, type GatewayClient } from './gateway-client.ts';
+import { ACKED_OUTCOMES, createMessageProcessor, type Outcome } from './message-processor.ts';
+import { createMailMetrics, type MailMetrics } from './metrics.ts';
+import { createPoller, type PassReport, type PolledRetriever } from './poller.ts';
+import { RetrieverClient } from './retriever-client.ts';
+import { createVerdictRelay } from './verdicts.ts';
+
+export const SERVICE_NAME = 'mail-orchestrator';
+
+export interface MailOrchestratorOptions {
+  /** Pause between polling passes when no retriever had a full batch (default 5000). */
+  pollIntervalMs?: number;
+  /** max_messages per fetch (default 25). */
+  batchSize?: number;
+  /** Messages of a batch submitted at once (default 4). */
+  concurrency?: number;
+  /** Backoff of a failing retriever (default 1 s doubling up to 5 min, 20 % jitter). */
+  retrieverBackoff?: BackoffOptions;
+  /** Timeout of calls to retrievers (default 15000). */
+  retrieverTimeoutMs?: number;
+  /** Timeout of calls to the gateway (default 30000). */
+  gatewayTimeoutMs?: number;
+  /** How long a handled message is remembered for dedup (default 7 days). */
+  dedupTtlSeconds?: number;
+  /** A claim older than this belongs to a dead replica and is recovered (default 120000). */
+  pendingStaleMs?: number;
+  /** Verdict callback attempts per delivery (default 5), backoff (default 500 ms .. 10 s). */
+  verdictAttempts?: number;
+  verdictBackoff?: BackoffOptions;
+  /** Deliveries of one event before its verdict is dropped (default 5). */
+  verdictMaxDeliveries?: number;
+  verdictPrefetch?: number;
+  /** Reported by /health. */
+  serviceVersion?: string;
+  /** Names this replica in claims (default: random). */
+  instanceId?: string;
+}
+
+export interface MailOrchestratorDeps {
+  retrievers: MailRetrievers;
+  /** The gateway: a client, or its base URL (the internal key is `internalApiKey`). */
+  gateway: GatewayClient | { baseUrl: string; workflowId?: string };
+  /** Sent to the gateway and to retrievers; required on POST /internal/ingest. */
+  internalApiKey: string;
+  broker: Broker;
+  topology: Topology;
+  /** Dedup marks and job origins (Redis in production, shared by replicas). */
+  cache: Cache;
+  logger: Logger;
+  registry?: Registry;
+  clock?: () => Date;
+  options?: MailOrchestratorOptions;
+}
+
+export interface MailOrchestrator {
+  /** Subscribes to verdicts and starts polling. */
+  start(): Promise<void>;
+  /**
+   * Stops polling and the verdict consumer. graceMs > 0: lets the current pass finish within it.
+   * graceMs = 0: abandons everything at once, as a crash would (tests use it): nothing more is
+   * written, acked or called.
+   */
+  stop(graceMs?: number): Promise<void>;
+  /** One polling pass (tests; start() runs passes in a loop). */
+  pollOnce(): Promise<PassReport>;
+  app: FastifyInstance;
+  metrics: MailMetrics;
+  registry: Registry;
+}
+
+function keysEqual(a: string, b: string): boolean {
+  const ha = createHash('sha256').update(a).digest();
+  const hb = createHash('sha256').update(b).digest();
+  return timingSafeEqual(ha, hb);
+}
+
+function problem(status: number, code: string, title: string, detail: string, extra: object = {}) {
+  return { type: 'about:blank', title, status, detail, code, ...extra };
+}
+
+export function buildMailOrchestrator(deps: MailOrchestratorDeps): MailOrchestrator {
+  const o = deps.options ?? {};
+  const clock = deps.clock ?? (() => new Date());
+  const now = () => clock().getTime();
+  const registry = deps.registry ?? new Registry();
+  const metrics = createMailMetrics(registry);
+  const logger = deps.logger.child({ service: SERVICE_NAME });
+  const instanceId = o.instanceId ?? randomUUID();
+  const gatewayTimeoutMs = o.gatewayTimeoutMs ?? 30_000;
+  const gateway: GatewayClient =
+    'submitRaw' in deps.gateway
+      ? deps.gateway
+      : createGatewayClient({
+          baseUrl: deps.gateway.baseUrl,
+          workflowId: deps.gateway.workflowId,
+          internalApiKey: deps.internalApiKey,
+          timeoutMs: gatewayTimeoutMs,
+        });
+  const dedup = new DedupStore(deps.cache, {
+    doneSeconds: o.dedupTtlSeconds ?? 7 * 24 * 3600,
+    pendingSeconds: Math.max(3600, Math.ceil((o.pendingStaleMs ?? 120_000) / 1000) * 10),
+  });
+
+  const clients = new Map<string, RetrieverClient>();
+  const polled: PolledRetriever[] = [];
+  const retrieverBackoff = o.retrieverBackoff ?? { initialMs: 1000, maxMs: 300_000, jitter: 0.2 };
+  for (const [name, entry] of Object.entries(deps.retrievers)) {
+    const client = new RetrieverClient({
+      name,
+      url: entry.url,
+      internalApiKey: deps.internalApiKey,
+      timeoutMs: o.retrieverTimeoutMs ?? 15_000,
+    });
+    clients.set(name, client);
+    if (entry.enabled) {
+      polled.push({
+        client,
+        priority: entry.priority,
+        backoff: new BackoffState(retrieverBackoff),
+      });
+    }
+  }
+
+  let killed = false;
+  let running = false;
+  let passAbort = new AbortController();
+  let wake: (() => void) | undefined;
+  let loopDone: Promise<void> | undefined;
+
+  const verdicts = createVerdictRelay({
+    broker: deps.broker,
+    topology: deps.topology,
+    retrievers: clients,
+    dedup,
+    metrics,
+    logger,
+    options: {
+      attempts: o.verdictAttempts ?? 5,
+      backoff: o.verdictBackoff ?? { initialMs: 500, maxMs: 10_000, jitter: 0.2 },
+      maxDeliveries: o.verdictMaxDeliveries ?? 5,
+      prefetch: o.verdictPrefetch ?? 8,
+    },
+  });
+
+  const processor = createMessageProcessor({
+    gateway,
+    dedup,
+    metrics,
+    logger,
+    instanceId,
+    now,
+    pendingStaleMs: o.pendingStaleMs ?? 120_000,
+    onRecoveredJob: (job, origin) => verdicts.deliverJob(job, origin),
+    killed: () => killed,
+  });
+
+  const poller = createPoller({
+    retrievers: polled,
+    processor,
+    metrics,
+    logger,
+    now,
+    options: {
+      pollIntervalMs: o.pollIntervalMs ?? 5000,
+      batchSize: o.batchSize ?? 25,
+      concurrency: o.concurrency ?? 4,
+      backoff: retrieverBackoff,
+    },
+  });
+
+  async function loop(): Promise<void> {
+    while (running) {
+      let delay = o.pollIntervalMs ?? 5000;
+      try {
+        const report = await poller.pollOnce(passAbort.signal);
+        delay = poller.nextDelay(report);
+      } catch (err) {
+        if (!running) return;
+        logger.error({ err: String(err) }, 'polling pass failed');
+      }
+      if (!running) return;
+      if (delay > 0) {
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, delay);
+          wake = () => {
+            clearTimeout(t);
+            resolve();
+          };
+        });
+        wake = undefined;
+      }
+    }
+  }
+
+  const app = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024 });
+
+  app.get('/health', async () => ({
+    status: 'healthy',
+    service: SERVICE_NAME,
+    version: o.serviceVersion ?? '0.0.0',
+    polling: running,
+    retrievers: poller.order.map((r) => ({
+      name: r.client.name,
+      priority: r.priority,
+      failures: r.backoff.failures,
+      backing_off: !r.backoff.ready(now()),
+    })),
+  }));
+
+  app.get('/metrics', async (_req, reply) => {
+    reply.header('content-type', registry.contentType);
+    return registry.metrics();
+  });
+
+  app.post('/internal/ingest', async (request, reply) => {
+    const key = request.headers['x-internal-api-key'];
+    if (typeof key !== 'string' || !keysEqual(key, deps.internalApiKey)) {
+      return reply
+        .code(401)
+        .type('application/problem+json')
+        .send(
+          problem(
+            401,
+            MAIL_ERRORS.unauthorized,
+            'Unauthorized',
+            'a valid X-Internal-API-Key is required',
+          ),
+        );
+    }
+    const parsed = IngestRequest.safeParse(request.body);
+    if (!parsed.success) {
+      return reply
+        .code(422)
+        .type('application/problem+json')
+        .send(
+          problem(
+            422,
+            MAIL_ERRORS.badRequest,
+            'Unprocessable Content',
+            'the body is not an ingest request',
+            {
+              errors: toProblems(parsed.error),
+            },
+          ),
+        );
+    }
+    if (killed) {
+      return reply
+        .code(503)
+        .header('retry-after', '5')
+        .type('application/problem+json')
+        .send(
+          problem(
+            503,
+            MAIL_ERRORS.stopping,
+            'Service Unavailable',
+            'the mail orchestrator is stopping',
+          ),
+        );
+    }
+    const retriever = parsed.data.retriever ?? 'push';
+    const results: { id: string; status: Outcome['kind']; job_id?: string; detail?: string }[] = [];
+    for (const m of parsed.data.messages) {
+      const out = await processor.process(retriever, m);
+      results.push({
+        id: m.id,
+        status: out.kind,
+        ...('jobId' in out && out.jobId ? { job_id: out.jobId } : {}),
+        ...(out.kind === 'rejected' ? { detail: out.detail } : {}),
+        ...(out.kind === 'failed' ? { detail: out.reason } : {}),
+      });
+    }
+    const retry = results.some((r) => !ACKED_OUTCOMES.has(r.status));
+    if (retry) reply.code(503).header('retry-after', '5');
+    return { results };
+  });
+
+  return {
+    app,
+    metrics,
+    registry,
+    async start() {
+      killed = false;
+      await verdicts.start();
+      if (running) return;
+      running = true;
+      passAbort = new AbortController();
+      loopDone = loop();
+      logger.info(
+        { retrievers: poller.order.map((r) => r.client.name) },
+        'mail orchestrator started',
+      );
+    },
+    async stop(graceMs = 10_000) {
+      running = false;
+      wake?.();
+      if (graceMs <= 0) {
+        killed = true;
+        passAbort.abort();
+        await verdicts.stop(false);
+        await loopDone?.catch(() => undefined);
+        return;
+      }
+      const timer = new Promise<void>((r) => setTimeout(r, graceMs).unref());
+      await Promise.race([loopDone ?? Promise.resolve(), timer]);
+      passAbort.abort();
+      await loopDone?.catch(() => undefined);
+      await verdicts.stop(true);
+    },
+    pollOnce: () => poller.pollOnce(passAbort.signal),
+  };
+}

@@ -1,0 +1,75 @@
+import {
+  type AckRequest,
+  FetchResponse,
+  type RetrievedMessage,
+  type VerdictRequest,
+} from '@trawl/contracts';
+import { RetrieverError } from './errors.ts';
+import { failureText, httpCall, jsonOf } from './http.ts';
+
+export interface RetrieverClientOptions {
+  name: string;
+  url: string;
+  /** Sent as X-Internal-API-Key (retrievers should check it). */
+  internalApiKey?: string | undefined;
+  timeoutMs: number;
+}
+
+/** Speaks the retriever protocol (decisions.md "Mail retrievers") to one retriever. */
+export class RetrieverClient {
+  readonly name: string;
+  private readonly base: string;
+  constructor(private readonly o: RetrieverClientOptions) {
+    this.name = o.name;
+    this.base = o.url.replace(/\/+$/, '');
+  }
+
+  private async post(
+    stage: 'fetch' | 'ack' | 'verdict',
+    path: string,
+    body: unknown,
+    signal?: AbortSignal,
+  ): Promise<unknown> {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (this.o.internalApiKey) headers['x-internal-api-key'] = this.o.internalApiKey;
+    let res: Awaited<ReturnType<typeof httpCall>>;
+    try {
+      res = await httpCall(`${this.base}${path}`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+        timeoutMs: this.o.timeoutMs,
+        signal,
+      });
+    } catch (err) {
+      throw new RetrieverError(this.name, stage, failureText(err));
+    }
+    if (res.status < 200 || res.status > 299) {
+      throw new RetrieverError(this.name, stage, `answered ${res.status}`, res.status);
+    }
+    return jsonOf(res.text);
+  }
+
+  async fetch(maxMessages: number, signal?: AbortSignal): Promise<RetrievedMessage[]> {
+    const body = await this.post('fetch', '/internal/fetch', { max_messages: maxMessages }, signal);
+    const parsed = FetchResponse.safeParse(body);
+    if (!parsed.success) {
+      throw new RetrieverError(
+        this.name,
+        'fetch',
+        'answered a body that is not {messages:[{id,raw}]}',
+      );
+    }
+    return parsed.data.messages;
+  }
+
+  async ack(ids: string[], signal?: AbortSignal): Promise<void> {
+    if (ids.length === 0) return;
+    const req: AckRequest = { ids };
+    await this.post('ack', '/internal/ack', req, signal);
+  }
+
+  async verdict(req: VerdictRequest, signal?: AbortSignal): Promise<void> {
+    await this.post('verdict', '/internal/verdict', req, signal);
+  }
+}
