@@ -49,6 +49,10 @@ export const KNOWN_INDICATOR_TYPES = [
   'vip_impersonation',
   'first_time_sender',
   'internal_domain_lookalike',
+  'spam_language',
+  'text_obfuscation',
+  'suspicious_content',
+  'suspicious_sender',
 ] as const;
 
 export const Indicator = z.object({

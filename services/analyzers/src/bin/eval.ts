@@ -6,7 +6,7 @@ import { loadEvalConfig } from '../eval/load-config.ts';
 import { formatReport, runEval } from '../eval/run-eval.ts';
 import { builtinAnalyzers } from '../registry.ts';
 
-const USAGE = `usage: pnpm eval <dir> [--workflow id] [--json out.json] [--config service.yaml] [--workflows workflows.yaml] [--concurrency n]
+const USAGE = `usage: pnpm eval <dir> [--workflow id] [--json out.json] [--config service.yaml] [--workflows workflows.yaml] [--concurrency n] [--limit n-per-class]
   <dir> holds phishing/*.eml and ham/*.eml`;
 
 async function main(): Promise<number> {
@@ -18,6 +18,7 @@ async function main(): Promise<number> {
       config: { type: 'string' },
       workflows: { type: 'string' },
       concurrency: { type: 'string' },
+      limit: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -39,6 +40,7 @@ async function main(): Promise<number> {
     service: cfg.service,
     registry: builtinAnalyzers,
     concurrency: Number(values.concurrency ?? 4),
+    ...(values.limit ? { limit: Number(values.limit) } : {}),
     onProgress: (done, total) => {
       if (done % 100 === 0 || done === total) {
         process.stderr.write(

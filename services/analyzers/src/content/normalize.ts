@@ -1,10 +1,9 @@
 /** Text normalisation shared by the lexicon matchers. */
 
 /** Invisible code points (soft hyphen, zero-width, bidi controls, variation selectors, fillers). */
-const ZERO_WIDTH = new RegExp(
-  '[\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180e\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0]',
-  'g',
-);
+const ZERO_WIDTH =
+  // biome-ignore lint/suspicious/noMisleadingCharacterClass: a list of single invisible code points
+  /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]/g;
 const COMBINING = /\p{M}+/gu;
 
 /** Max characters of text any analyzer scans: keeps every analyzer bounded on huge input. */

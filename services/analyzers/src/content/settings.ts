@@ -16,7 +16,7 @@ export const ContentWeights = z.object({
   negative_sentiment: z.number().default(0.4),
   brand_impersonation: z.number().default(1.8),
   brand_mention: z.number().default(0.3),
-  text_obfuscation: z.number().default(1.5),
+  text_obfuscation: z.number().default(2.5),
   image_only: z.number().default(1.0),
   combo_bonus: z.number().default(0.6),
 });

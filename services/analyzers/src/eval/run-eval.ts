@@ -125,6 +125,8 @@ export interface EvalOptions {
   workflows: Workflow[];
   service: ServiceConfigFile;
   registry: Record<string, PluginDefinition>;
+  /** At most this many messages per class (first in name order); all when absent. */
+  limit?: number;
   /** Messages in flight at once (parsing is asynchronous). */
   concurrency?: number;
   onProgress?: (done: number, total: number) => void;
@@ -145,7 +147,9 @@ export async function runEval(o: EvalOptions): Promise<EvalReport> {
   };
   const items: { file: string; label: Label; index: number; path: string }[] = [];
   for (const label of ['phishing', 'ham'] as const) {
-    for (const [index, f] of listEml(join(o.dir, label)).entries()) {
+    for (const [index, f] of listEml(join(o.dir, label))
+      .slice(0, o.limit ?? Number.POSITIVE_INFINITY)
+      .entries()) {
       items.push({ file: f, label, index, path: join(o.dir, label, f) });
     }
   }

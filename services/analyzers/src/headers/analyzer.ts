@@ -3,7 +3,8 @@ import { type Lexicons, loadLexicons } from '../content/lexicons.ts';
 import { normalizeForMatch } from '../content/normalize.ts';
 import { answerFrom, type Finding } from '../rules/score.ts';
 import { type MailView, orgDomain, viewOf } from '../rules/view.ts';
-import { findLookalike, protectedNames } from '../urls/lookalike.ts';
+import { findLookalike, mainLabel, protectedNames } from '../urls/lookalike.ts';
+import { looksRandom } from '../urls/random-domain.ts';
 import type { HeadersSettings } from './settings.ts';
 
 function ownsBrand(lex: Lexicons, brandId: string, domain: string): boolean {
@@ -119,6 +120,29 @@ export function headerFindings(email: Email, settings: HeadersSettings, lex: Lex
       value: `sender domain ${v.from.domain} is punycode`,
       weight: w.sender_punycode,
     });
+  }
+
+  // 5b. throw-away sender or bounce domains: machine-generated names, high-abuse TLDs
+  const senderDomains = new Map<string, string>();
+  if (fromOrg) senderDomains.set(fromOrg, 'sender');
+  if (rp?.org_domain && !senderDomains.has(rp.org_domain))
+    senderDomains.set(rp.org_domain, 'Return-Path');
+  let randomDone = false;
+  let tldDone = false;
+  for (const [d, role] of senderDomains) {
+    if (!randomDone && looksRandom(mainLabel(d))) {
+      randomDone = true;
+      out.push({
+        type: 'suspicious_sender',
+        value: `${role} domain ${d} looks machine-generated`,
+        weight: w.random_domain,
+      });
+    }
+    const tld = d.split('.').pop() ?? '';
+    if (!tldDone && lex.riskyTlds.has(tld)) {
+      tldDone = true;
+      out.push({ type: 'risky_tld', value: `${role} domain ${d} (.${tld})`, weight: w.risky_tld });
+    }
   }
 
   // 6. self-addressed: From is the recipient's own address (spoofed extortion / "mailbox" lures)

@@ -1,3 +1,4 @@
+import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { DEFAULT_LEXICON_DIR } from '../content/lexicons.ts';
@@ -6,9 +7,15 @@ export const DEFAULT_RULE_FILE = fileURLToPath(
   new URL('../../../../config/defaults/rules/default.yaml', import.meta.url),
 );
 
+/** The repository (installation) root: relative rule_file paths are resolved against it. */
+export const INSTALL_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+
 export const RulesSettings = z.object({
-  /** YAML file of CEL rules; reloaded when it changes. */
-  rule_file: z.string().default(DEFAULT_RULE_FILE),
+  /** YAML file of CEL rules; reloaded when it changes. Relative paths: from the installation root. */
+  rule_file: z
+    .string()
+    .default(DEFAULT_RULE_FILE)
+    .transform((p) => (isAbsolute(p) ? p : resolve(INSTALL_ROOT, p))),
   phishing_score_threshold: z.number().min(0).max(1).default(0.5),
   base_probability: z.number().min(0.001).max(0.999).default(0.1),
   /** How often (ms) the rule file's modification time is checked. */

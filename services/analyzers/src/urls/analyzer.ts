@@ -7,9 +7,11 @@ import { type UrlView, viewOf } from '../rules/view.ts';
 import {
   brandInSubdomain,
   findLookalike,
+  mainLabel,
   type ProtectedName,
   protectedNames,
 } from './lookalike.ts';
+import { looksRandom } from './random-domain.ts';
 import type { UrlsSettings } from './settings.ts';
 
 function inList(set: Set<string>, host: string, domain: string): boolean {
@@ -147,6 +149,18 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
         type: 'brand_impersonation',
         value: `${sub.label} used in the subdomain of ${u.domain}`,
         weight: w.brand_in_subdomain,
+      });
+    }
+    if (
+      u.source === 'href' &&
+      u.domain !== fromOrg &&
+      looksRandom(mainLabel(u.domain)) &&
+      !once.has('random')
+    ) {
+      add('random', {
+        type: 'suspicious_url',
+        value: `link to a machine-generated domain ${u.domain}`,
+        weight: w.random_domain,
       });
     }
     if (shorteners.has(u.domain) || shorteners.has(u.host)) {

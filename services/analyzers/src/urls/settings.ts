@@ -18,6 +18,7 @@ export const UrlsWeights = z.object({
   script_url: z.number().default(1.5),
   userinfo: z.number().default(1.5),
   recipient_in_url: z.number().default(0.2),
+  random_domain: z.number().default(1.0),
   many_hidden_links: z.number().default(0.3),
 });
 

@@ -1,0 +1,24 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { corpusDir, findRepoRoot } from '@trawl/config';
+import { describe, expect, it } from 'vitest';
+
+const root = findRepoRoot();
+const corpus = corpusDir(root);
+
+describe.skipIf(corpus === null)('pnpm eval on the shared corpus', () => {
+  it('runs the default workflow and ends with the figures line', () => {
+    const out = execFileSync(
+      join(root, 'node_modules', '.bin', 'tsx'),
+      [join(root, 'services/analyzers/src/bin/eval.ts'), corpus!, '--limit', '15'],
+      { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 },
+    );
+    const lines = out.trim().split('\n');
+    expect(lines.at(-1)).toMatch(
+      /^precision=\d\.\d{3} recall=\d\.\d{3} F1=\d\.\d{3} FPR=\d\.\d{3} msgs\/s=\d+(\.\d)?$/,
+    );
+    expect(out).toMatch(/TP=\d+ FP=\d+ FN=\d+ TN=\d+/);
+    expect(out).toContain('per analyzer');
+    expect(out).toContain('per indicator type');
+  });
+});

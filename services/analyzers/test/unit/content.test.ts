@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeContent, ContentSettings } from '../../src/content/index.ts';
+import { hamColleague, makeEmail } from '../fixtures/emails.ts';
+
+const settings = ContentSettings.parse({});
+const types = (e: ReturnType<typeof makeEmail>, s = settings) =>
+  analyzeContent(e, s).indicators?.map((i) => i.type) ?? [];
+
+describe('content analyzer', () => {
+  it('raises nothing on a friendly colleague message', () => {
+    const a = analyzeContent(hamColleague(), settings);
+    expect(a.indicators).toEqual([]);
+    expect(a.is_phishing).toBe(false);
+  });
+
+  it('finds urgency, threat and credential-request language (en)', () => {
+    const e = makeEmail({
+      subject: 'Action required: your account has been suspended',
+      text: 'Unusual sign-in activity was detected. Verify your account within 24 hours or it will be permanently deleted. Sign in to restore access.',
+    });
+    const t = types(e);
+    expect(t).toEqual(
+      expect.arrayContaining(['urgency_language', 'threat_language', 'credential_request']),
+    );
+    expect(analyzeContent(e, settings).is_phishing).toBe(true);
+  });
+
+  it('finds reward language', () => {
+    expect(
+      types(
+        makeEmail({
+          subject: 'Congratulations, you have won!',
+          text: 'Claim your prize and free gift card now.',
+        }),
+      ),
+    ).toContain('reward_language');
+  });
+
+  it('finds payment and gift-card language', () => {
+    expect(
+      types(
+        makeEmail({
+          text: 'Your payment failed. Please buy gift cards or make a wire transfer today to settle your outstanding balance.',
+        }),
+      ),
+    ).toContain('payment_request');
+  });
+
+  it.each([
+    [
+      'de',
+      'Ihr Konto wurde gesperrt',
+      'Bitte bestätigen Sie Ihr Konto sofort, sonst wird es gelöscht. Melden Sie sich an.',
+    ],
+    [
+      'pt',
+      'Aviso: encomenda retida',
+      'Sua encomenda está retida. Pague a taxa de envio imediatamente e confirme seus dados.',
+    ],
+    [
+      'nl',
+      'Uw rekening is geblokkeerd',
+      'Bevestig uw gegevens binnen 24 uur. Log in en werk uw gegevens bij, anders volgt een incassobureau.',
+    ],
+    [
+      'fr',
+      'Votre compte est suspendu',
+      'Confirmez votre identité immédiatement. Connectez-vous et mettez à jour vos informations de paiement.',
+    ],
+    [
+      'es',
+      'Su cuenta ha sido bloqueada',
+      'Verifique su identidad de inmediato e inicie sesión para actualizar sus datos bancarios.',
+    ],
+  ])('finds pressure language in %s', (lang, subject, text) => {
+    const e = makeEmail({ subject, text });
+    const a = analyzeContent({ ...e, language: lang }, settings);
+    expect(a.indicators?.length ?? 0).toBeGreaterThanOrEqual(2);
+    expect(a.is_phishing).toBe(true);
+  });
+
+  it('finds unsolicited-offer (spam) language', () => {
+    expect(
+      types(
+        makeEmail({
+          subject: 'Hot singles near you',
+          text: 'Free spins at our casino, no deposit needed.',
+        }),
+      ),
+    ).toContain('spam_language');
+  });
+
+  it('scores an alarming tone as negative sentiment', () => {
+    const e = makeEmail({
+      subject: 'Warning: security alert',
+      text: 'Error: your payment failed, fraud risk, account blocked, danger of loss.',
+    });
+    expect(types(e)).toContain('negative_sentiment');
+  });
+
+  it('flags a brand named with a request when the sender is not that brand', () => {
+    const e = makeEmail({
+      from: 'Support <info@mail-center.test>',
+      subject: 'Your Netflix membership is on hold',
+      text: 'We could not process your payment. Update your payment details and sign in to Netflix to keep watching.',
+    });
+    expect(types(e)).toContain('brand_impersonation');
+  });
+
+  it('does not flag a brand writing from its own domain', () => {
+    const e = makeEmail({
+      from: 'Netflix <info@netflix.com>',
+      subject: 'Your Netflix membership is on hold',
+      text: 'We could not process your payment. Update your payment details and sign in to Netflix.',
+    });
+    expect(types(e)).not.toContain('brand_impersonation');
+  });
+
+  it('honours ner_confidence_threshold', () => {
+    const s = ContentSettings.parse({ ner_confidence_threshold: 0.95 });
+    const e = makeEmail({
+      from: 'x <a@b.test>',
+      subject: 'Your Netflix membership is on hold',
+      text: 'Update your payment details and sign in now, your account is suspended.',
+    });
+    expect(types(e, s)).not.toContain('brand_impersonation');
+  });
+
+  it('flags text broken up with invisible characters', () => {
+    const zw = '\u200b';
+    const e = makeEmail({
+      text: `Ver${zw}ify y${zw}our acc${zw}ount at on${zw}ce, cl${zw}ick he${zw}re to lo${zw}gin.`,
+    });
+    expect(types(e)).toContain('text_obfuscation');
+  });
+
+  it('flags words mixing Latin and Cyrillic letters', () => {
+    const e = makeEmail({ text: 'Your Pаypal аccount (Cyrillic а) needs аttention today.' });
+    expect(types(e)).toContain('text_obfuscation');
+  });
+
+  it('stays bounded on a huge body', () => {
+    const e = makeEmail({ text: 'urgent '.repeat(200_000) });
+    const a = analyzeContent(e, settings);
+    expect(a.indicators?.length ?? 0).toBeLessThanOrEqual(50);
+  });
+});

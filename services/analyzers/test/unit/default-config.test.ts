@@ -1,0 +1,25 @@
+import { findRepoRoot } from '@trawl/config';
+import { compileWorkflow } from '@trawl/workflow-engine';
+import { describe, expect, it } from 'vitest';
+import { loadEvalConfig } from '../../src/eval/load-config.ts';
+import { builtinAnalyzers } from '../../src/registry.ts';
+
+describe('config/defaults', () => {
+  const cfg = loadEvalConfig(findRepoRoot(), {
+    service: `${findRepoRoot()}/config/defaults/service.yaml`,
+    workflows: `${findRepoRoot()}/config/defaults/workflows.yaml`,
+  });
+
+  it('ships default, fast and thorough workflows that compile', () => {
+    expect(cfg.workflows.map((w) => w.id)).toEqual(['default', 'fast', 'thorough']);
+    for (const w of cfg.workflows) expect(() => compileWorkflow(w)).not.toThrow();
+  });
+
+  it('configures every built-in offline analyzer with settings its schema accepts', () => {
+    for (const id of ['headers', 'urls', 'content', 'attachments', 'rules']) {
+      const entry = cfg.service.analyzers[id];
+      expect(entry?.enabled).toBe(true);
+      expect(() => builtinAnalyzers[id]!.settings.parse(entry?.settings ?? {})).not.toThrow();
+    }
+  });
+});
