@@ -131,6 +131,13 @@ function callSignal(id: string, request: FastifyRequest, reply: FastifyReply) {
   };
 }
 
+/** The message of an error's cause, for the log only (never in the answer). */
+function causeOf(e: Error): { cause?: string } {
+  const c = e.cause;
+  if (c === undefined) return {};
+  return { cause: c instanceof Error ? `${c.name}: ${c.message}` : String(c) };
+}
+
 function sendError(
   e: unknown,
   def: PluginDefinition,
@@ -142,13 +149,19 @@ function sendError(
     return sendProblem(request, reply, { status: 500, code: e.code, detail: e.message });
   }
   if (e instanceof TransientError) {
-    request.log.warn({ plugin: def.id, code: e.code, err: e.message }, 'plugin call failed');
+    request.log.warn(
+      { plugin: def.id, code: e.code, err: e.message, ...causeOf(e) },
+      'plugin call failed',
+    );
     reply.header('retry-after', String(e.retryAfterSeconds));
     return sendProblem(request, reply, { status: 503, code: e.code, detail: e.message });
   }
   if (e instanceof TrawlError) {
     const status = e.status >= 400 && e.status <= 599 ? e.status : 500;
-    request.log.warn({ plugin: def.id, code: e.code, err: e.message }, 'plugin call failed');
+    request.log.warn(
+      { plugin: def.id, code: e.code, err: e.message, ...causeOf(e) },
+      'plugin call failed',
+    );
     return sendProblem(request, reply, {
       status,
       code: e.code,

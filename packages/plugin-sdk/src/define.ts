@@ -36,6 +36,7 @@ export interface AnalyzerDefinition<S = unknown> extends AnalyzerSpec<S> {
 export interface ProviderDefinition<S = unknown> extends ProviderSpec<S> {
   readonly kind: 'context_provider';
 }
+// biome-ignore lint/suspicious/noExplicitAny: each plugin has its own settings type
 export type PluginDefinition = AnalyzerDefinition<any> | ProviderDefinition<any>;
 
 export function defineAnalyzer<S>(spec: AnalyzerSpec<S>): AnalyzerDefinition<S> {

@@ -17,6 +17,8 @@ export interface StartPluginOptions {
   retries?: number;
   backoffMs?: number;
   logLevel?: string;
+  /** Name reported by `GET /health` when several plugins are served. */
+  serviceName?: string;
   /** Install a SIGTERM/SIGINT handler that closes the server. Default true. */
   handleSignals?: boolean;
 }
@@ -84,6 +86,7 @@ export async function startPlugin(
     settingsSource: (id) => settings[id]?.settings,
     logger,
     registry,
+    ...(opts.serviceName ? { serviceName: opts.serviceName } : {}),
   });
   const address = await app.listen({ host: opts.host ?? '0.0.0.0', port: opts.port });
   logger.info({ address, plugins: plugins.map((p) => p.id) }, 'plugin server listening');

@@ -11,8 +11,8 @@ export const LLM_ERROR_CODES = {
 
 /** llm_host is empty: the analyzer is off. Not retried. */
 export class LlmNotConfiguredError extends TrawlError {
-  constructor() {
-    super(LLM_ERROR_CODES.notConfigured, 'llm_host is not set', { status: 503, retryable: false });
+  constructor(what: 'llm_host' | 'llm_model' = 'llm_host') {
+    super(LLM_ERROR_CODES.notConfigured, `${what} is not set`, { status: 503, retryable: false });
   }
 }
 

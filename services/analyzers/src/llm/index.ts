@@ -17,7 +17,8 @@ export async function analyzeWithLlm(
   signal: AbortSignal,
   doFetch: typeof fetch = fetch,
 ): Promise<AnalyzerAnswerInput> {
-  if (s.llm_host.trim() === '') throw new LlmNotConfiguredError();
+  if (s.llm_host.trim() === '') throw new LlmNotConfiguredError('llm_host');
+  if (s.llm_model.trim() === '') throw new LlmNotConfiguredError('llm_model');
   const api = resolveApi(s);
   const messages = buildMessages(email, { maxBodyChars: s.max_body_chars, maxUrls: s.max_urls });
   const started = performance.now();

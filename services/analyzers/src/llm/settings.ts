@@ -10,7 +10,8 @@ export const LlmSettings = z.object({
     .refine((v) => v === '' || /^https?:\/\/[^\s]+$/.test(v), {
       message: 'must be an http(s) URL',
     }),
-  llm_model: z.string().min(1).default('llama3.1:8b'),
+  /** Model name; must be set together with llm_host. */
+  llm_model: z.string().default(''),
   /** Seconds per call. */
   llm_timeout: z.number().positive().max(600).default(60),
   max_tokens: z.number().int().positive().max(32_768).default(512),

@@ -123,5 +123,8 @@ describe('llm analyzer against a local LLM server', () => {
       code: 'TRAWL_ERR_LLM_NOT_CONFIGURED',
       message: 'llm_host is not set',
     });
+    await expect(run({ llm_host: llm.url })).rejects.toMatchObject({
+      message: 'llm_model is not set',
+    });
   });
 });

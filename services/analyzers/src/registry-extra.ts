@@ -1,0 +1,24 @@
+import type { SenderHistoryRepository } from '@trawl/platform';
+import type { PluginDefinition } from '@trawl/plugin-sdk';
+import { contextAnalyzer } from './context/index.ts';
+import { createDirectoryProvider } from './directory/index.ts';
+import { llmAnalyzer } from './llm/index.ts';
+import { createSenderHistoryProvider } from './sender-history/index.ts';
+
+export interface ExtraPluginDeps {
+  /** The sender history store; without one `sender-history` answers `available: false`. */
+  senders?: SenderHistoryRepository | undefined;
+}
+
+/** The llm and context analyzers and the directory / sender-history context providers, by id. */
+export function extraPlugins(deps: ExtraPluginDeps = {}): Record<string, PluginDefinition> {
+  return {
+    llm: llmAnalyzer,
+    context: contextAnalyzer,
+    directory: createDirectoryProvider(),
+    'sender-history': createSenderHistoryProvider({ senders: deps.senders }),
+  };
+}
+
+/** The same without a database (eval, embedded mode before the store is up, registry listings). */
+export const networkedPlugins: Record<string, PluginDefinition> = extraPlugins();

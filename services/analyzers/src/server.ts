@@ -1,0 +1,47 @@
+import type { SenderHistoryRepository } from '@trawl/platform';
+import {
+  createPluginApp,
+  type PluginAppOptions,
+  type PluginDefinition,
+  type SettingsSource,
+} from '@trawl/plugin-sdk';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { builtinAnalyzers } from './registry.ts';
+import { extraPlugins } from './registry-extra.ts';
+
+export interface AnalyzersAppDeps {
+  /** Sender history store for the `sender-history` provider. */
+  senders?: SenderHistoryRepository | undefined;
+  /** Raw settings per plugin id (from the gateway or config/service.yaml); defaults otherwise. */
+  settings?: SettingsSource;
+  internalApiKey?: string | undefined;
+  logger?: FastifyBaseLogger;
+  registry?: PluginAppOptions['registry'];
+  /** Serve only these ids (default: every built-in). */
+  only?: readonly string[];
+}
+
+/** Every built-in analyzer and context provider, by id. */
+export function builtinPlugins(
+  deps: Pick<AnalyzersAppDeps, 'senders'> = {},
+): Record<string, PluginDefinition> {
+  return { ...builtinAnalyzers, ...extraPlugins({ senders: deps.senders }) };
+}
+
+/**
+ * The analyzers service: every built-in at its base path `/<id>` (`/<id>/internal/analyze` or
+ * `/<id>/internal/enrich`, `/<id>/health`, `/<id>/capabilities`), plus `/health` and `/metrics`.
+ * Never listens.
+ */
+export function buildAnalyzersApp(deps: AnalyzersAppDeps = {}): FastifyInstance {
+  const all = builtinPlugins(deps);
+  const plugins = Object.values(all).filter((p) => !deps.only || deps.only.includes(p.id));
+  return createPluginApp({
+    plugins,
+    serviceName: 'analyzers',
+    ...(deps.internalApiKey ? { internalApiKey: deps.internalApiKey } : {}),
+    ...(deps.settings ? { settingsSource: deps.settings } : {}),
+    ...(deps.logger ? { logger: deps.logger } : {}),
+    ...(deps.registry ? { registry: deps.registry } : {}),
+  });
+}
