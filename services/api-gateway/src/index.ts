@@ -1,6 +1,7 @@
 export { buildApp } from './app.ts';
 export { hashPassword, verifyPassword } from './auth/passwords.ts';
 export { bootstrapAdmin } from './bootstrap.ts';
+export { followConfigReloads } from './config-events.ts';
 export { compileAll, type FileLoaderOptions, loadSnapshot } from './config-loader.ts';
 export {
   type Changed,

@@ -14,6 +14,7 @@ import { createPluginClient } from '@trawl/plugin-client';
 import type { CompiledWorkflow } from '@trawl/workflow-engine';
 import { buildApp } from './app.ts';
 import { bootstrapAdmin } from './bootstrap.ts';
+import { followConfigReloads } from './config-events.ts';
 import { loadSnapshot } from './config-loader.ts';
 import { createConfigState } from './config-state.ts';
 import { createGatewayLogger } from './logger.ts';
@@ -52,7 +53,7 @@ async function main(): Promise<void> {
   const sql = createPgClient({ url: cfg.database.url, applicationName: 'trawl-api-gateway' });
   await migrate(sql);
   const store = createStore(sql);
-  const broker = await createRabbitBroker({
+  const broker = createRabbitBroker({
     url: cfg.rabbitmq.url,
     connectionName: 'trawl-api-gateway',
     logger,
@@ -94,6 +95,7 @@ async function main(): Promise<void> {
     logger,
     version,
   });
+  const follower = await followConfigReloads({ broker, topology: topo, configState, logger });
   await app.listen({ host: cfg.gateway.host, port: cfg.gateway.port });
 
   let stopping = false;
@@ -103,6 +105,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down');
     try {
       await app.close();
+      await follower.cancel();
       await invoker.close();
       await broker.close();
       await cache.close();

@@ -1,5 +1,8 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import type { Broker } from '@trawl/platform';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { followConfigReloads } from '../../src/config-events.ts';
 import { RAW_MESSAGE, sampleEmail } from '../fixtures/email.ts';
 import {
   bearer,
@@ -222,6 +225,34 @@ describe('api-gateway limits and failures (PostgreSQL, Redis, RabbitMQ)', () => 
     expect(lines.join('\n')).not.toContain(token);
     expect(lines.join('\n')).not.toContain('correct horse');
     await app.close();
+  });
+
+  it('a replica follows a reload done by another one through config.reloaded', async () => {
+    const a = await start(p);
+    const b = await start(p, { cfg: a.cfg });
+    const follower = await followConfigReloads({
+      broker: p.broker,
+      topology: p.topology,
+      configState: b.configState,
+      logger: pino({ level: 'silent' }),
+    });
+    try {
+      const token = (await login(a.app, 'admin')).access_token;
+      writeFileSync(
+        a.cfg.configFile,
+        readFileSync(a.cfg.configFile, 'utf8').replace('max_retries: 2', 'max_retries: 4'),
+      );
+      const r = (
+        await a.app.inject({ method: 'POST', url: '/api/v1/config/reload', headers: bearer(token) })
+      ).json();
+      expect(r.old_version).not.toBe(r.new_version);
+      for (let i = 0; i < 100 && b.configState.current().files.version !== r.new_version; i++)
+        await new Promise((res) => setTimeout(res, 50));
+      expect(b.configState.current().files.version).toBe(r.new_version);
+      expect(b.configState.current().files.service.workflow.max_retries).toBe(4);
+    } finally {
+      await follower.cancel();
+    }
   });
 
   it('refuses a Host header outside TRUSTED_HOSTS (health checks excepted)', async () => {
