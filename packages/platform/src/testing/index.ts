@@ -1,3 +1,4 @@
+export { type BrokerTarget, brokerConformance, waitFor } from './broker-conformance.ts';
 export { type CacheTarget, cacheConformance } from './cache-conformance.ts';
 export { testUrls, uniqueSuffix } from './infra.ts';
 export { type MemoryPlatform, memoryPlatform } from './memory-platform.ts';
