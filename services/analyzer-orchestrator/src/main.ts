@@ -1,0 +1,142 @@
+/**
+ * The analyzer orchestrator process (scale-out mode): reads the configuration, connects RabbitMQ,
+ * PostgreSQL and Redis, consumes analysis requests, serves /health and /metrics, and stops cleanly on
+ * SIGTERM / SIGINT (stop consuming, finish in-flight jobs within the grace period, return the rest).
+ *
+ * Variables read here besides @trawl/config: TRAWL_ORCHESTRATOR_PORT (default 8091),
+ * TRAWL_ANALYZERS_HOST (host of the built-in analyzers service, default 127.0.0.1).
+ */
+import { ConfigError, exitWithProblems, loadConfigOrExit, loadServiceFiles } from '@trawl/config';
+import { topology } from '@trawl/contracts';
+import {
+  createPgClient,
+  createRabbitBroker,
+  createRedisCache,
+  createRedisClient,
+  createStore,
+  declareTopology,
+  migrate,
+} from '@trawl/platform';
+import { createPluginClient } from '@trawl/plugin-client';
+import { checkCondition } from '@trawl/workflow-engine';
+import { pino } from 'pino';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { buildOrchestrator } from './app.ts';
+import { type ConfigSnapshot, createConfigSource, snapshotFromFiles } from './config-snapshot.ts';
+import { pluginTargets } from './plugin-targets.ts';
+
+const REDACT = [
+  'internalApiKey',
+  '*.internalApiKey',
+  'headers["x-internal-api-key"]',
+  'password',
+  '*.password',
+  'url',
+  '*.url',
+];
+
+async function main(): Promise<void> {
+  const cfg = loadConfigOrExit({ needs: { postgres: true, rabbitmq: true, redis: true } });
+  const logger = pino({
+    level: cfg.pinoLevel,
+    base: { service: 'analyzer-orchestrator' },
+    redact: { paths: REDACT, censor: '[redacted]' },
+  });
+  const port = Number(process.env.TRAWL_ORCHESTRATOR_PORT ?? 8091);
+  const builtinBase = `http://${process.env.TRAWL_ANALYZERS_HOST ?? '127.0.0.1'}:${cfg.analyzersPort}`;
+
+  const load = (): { snapshot: ConfigSnapshot; files: ReturnType<typeof loadServiceFiles> } => {
+    const files = loadServiceFiles(cfg, { checkCondition });
+    return {
+      files,
+      snapshot: snapshotFromFiles({
+        version: files.version,
+        service: files.service,
+        workflows: files.workflows,
+        analyzerVersions: files.analyzerVersions,
+      }),
+    };
+  };
+  let initial: ReturnType<typeof load>;
+  try {
+    initial = load();
+  } catch (e) {
+    if (e instanceof ConfigError) exitWithProblems(e);
+    exitWithProblems(new ConfigError([{ path: '', message: (e as Error).message }]));
+  }
+
+  const invoker = createPluginClient({
+    ...pluginTargets(initial.files.service, builtinBase),
+    internalApiKey: cfg.internalApiKey,
+    defaultTimeoutMs: initial.files.service.analyzer.timeout_ms,
+  });
+  const config = createConfigSource(initial.snapshot, () => {
+    const next = load();
+    invoker.setTargets(pluginTargets(next.files.service, builtinBase));
+    return next.snapshot;
+  });
+
+  const sql = createPgClient({
+    url: cfg.database.url,
+    applicationName: 'trawl-analyzer-orchestrator',
+  });
+  await migrate(sql);
+  const store = createStore(sql);
+  const broker = await createRabbitBroker({
+    url: cfg.rabbitmq.url,
+    connectionName: 'trawl-analyzer-orchestrator',
+    logger,
+  });
+  const t = topology(cfg.brokerPrefix);
+  await declareTopology(broker, t);
+  const redis = createRedisClient(cfg.redis.url, { connectionName: 'trawl-analyzer-orchestrator' });
+  const cache = createRedisCache({ client: redis, prefix: 'trawl:', ownsClient: true });
+
+  const registry = new Registry();
+  if (cfg.metrics) collectDefaultMetrics({ register: registry });
+  const orch = buildOrchestrator({
+    broker,
+    store,
+    cache,
+    invoker,
+    config,
+    topology: t,
+    logger,
+    registry,
+    options: {
+      prefetch: cfg.orchestrator.prefetch,
+      reaperIntervalMs: cfg.orchestrator.reaperIntervalMs,
+      jobGraceMs: cfg.orchestrator.jobGraceMs,
+    },
+  });
+  await orch.start();
+  await orch.app.listen({ host: '0.0.0.0', port });
+  logger.info({ port, config_version: initial.snapshot.version }, 'analyzer orchestrator ready');
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping: finishing in-flight jobs');
+    const hard = setTimeout(() => process.exit(1), cfg.orchestrator.shutdownGraceMs + 15_000);
+    hard.unref();
+    try {
+      await orch.stop(cfg.orchestrator.shutdownGraceMs);
+      await orch.app.close();
+      await broker.close();
+      await invoker.close();
+      await cache.close();
+      await sql.close();
+    } catch (e) {
+      logger.error({ err: (e as Error).message }, 'error while stopping');
+    }
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`analyzer orchestrator failed to start: ${(e as Error).message}\n`);
+  process.exit(1);
+});
