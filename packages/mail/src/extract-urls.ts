@@ -2,6 +2,7 @@ import { domainToUnicode } from 'node:url';
 import type { Email } from '@trawl/contracts';
 import { parse as parseHost } from 'tldts';
 import { decodeEntities } from './html-entities.ts';
+import { scanTags } from './html-tags.ts';
 import { htmlToText } from './html-to-text.ts';
 
 export type UrlSource = 'text' | 'href' | 'src' | 'form' | 'css' | 'meta' | 'area';
@@ -114,10 +115,23 @@ export function domainInText(text: string): string | undefined {
 
 type UrlExtra = { [K in keyof ExtractedUrl]?: ExtractedUrl[K] | undefined };
 
-/** Index of the closing tag `</name` within `window` characters after `from`, or -1. */
-function findClose(html: string, name: string, from: number, window: number): number {
-  const i = html.slice(from, from + window).search(new RegExp(`</${name}\\b`, 'i'));
-  return i < 0 ? -1 : from + i;
+/**
+ * Finds closing tags (`</a`, `</form`, ...) after a position; amortised linear over a document
+ * because each name's next occurrence is remembered and searched again only once passed.
+ */
+class CloseFinder {
+  private readonly next = new Map<string, number>();
+  constructor(private readonly html: string) {}
+  find(name: string, from: number): number {
+    const known = this.next.get(name);
+    if (known !== undefined && (known === -1 || known >= from)) return known;
+    const re = new RegExp(`</${name}\\b`, 'gi');
+    re.lastIndex = from;
+    const m = re.exec(this.html);
+    const at = m === null ? -1 : m.index;
+    this.next.set(name, at);
+    return at;
+  }
 }
 
 class Collector {
@@ -209,21 +223,26 @@ function anchorOf(inner: string): { text: string; isImage: boolean } {
 function extractHtmlUrls(htmlIn: string, c: Collector): void {
   const html = htmlIn.length > MAX_HTML ? htmlIn.slice(0, MAX_HTML) : htmlIn;
   const stack: { name: string; hidden: boolean }[] = [];
+  const closer = new CloseFinder(html);
+  // work spent on element contents (anchor texts, forms, style sheets), bounded so that many
+  // unclosed elements stay linear
+  let anchorBudget = 4 * html.length + 1_000_000;
   let hiddenDepth = 0;
-  const tagRe =
-    /<(\/?)([a-zA-Z][a-zA-Z0-9:-]{0,63})((?:[^>"']|"[^"]{0,65536}"|'[^']{0,65536}'){0,2000})>|<!--[\s\S]{0,65536}?-->/g;
-  for (let m = tagRe.exec(html); m !== null; m = tagRe.exec(html)) {
+  let cssBudget = 1024 * 1024;
+  let skipUntil = -1;
+  for (const tag of scanTags(html)) {
     if (c.full()) return;
-    if (m[2] === undefined) continue; // comment
-    const name = m[2].toLowerCase();
-    if (m[1] === '/') {
+    if (tag.start < skipUntil) continue;
+    const name = tag.name;
+    const after = tag.end;
+    if (tag.closing) {
       const i = stack.map((e) => e.name).lastIndexOf(name);
       if (i >= 0) {
         for (const e of stack.splice(i)) if (e.hidden) hiddenDepth--;
       }
       continue;
     }
-    const attrs = parseAttrs(m[3] ?? '');
+    const attrs = parseAttrs(tag.attrs);
     const style = attrs.get('style');
     const selfHidden =
       isHiddenStyle(style) ||
@@ -232,7 +251,7 @@ function extractHtmlUrls(htmlIn: string, c: Collector): void {
       attrs.get('height') === '0' ||
       (name === 'input' && attrs.get('type')?.toLowerCase() === 'hidden');
     const hidden = hiddenDepth > 0 || selfHidden;
-    if (!VOID.has(name) && !(m[3] ?? '').trimEnd().endsWith('/')) {
+    if (!VOID.has(name) && !tag.attrs.trimEnd().endsWith('/')) {
       stack.push({ name, hidden: selfHidden });
       if (selfHidden) hiddenDepth++;
       if (stack.length > 2000) {
@@ -241,14 +260,25 @@ function extractHtmlUrls(htmlIn: string, c: Collector): void {
       }
     }
     if (style?.includes('url(')) cssUrls(style, c, hidden);
+    if (
+      (name === 'script' || name === 'textarea' || name === 'xmp') &&
+      !tag.attrs.trimEnd().endsWith('/')
+    ) {
+      const end = closer.find(name, after);
+      skipUntil = end < 0 ? html.length : end;
+    }
     const background = attrs.get('background');
     if (background) c.add(background, 'src', { hidden, isImage: true });
     switch (name) {
       case 'a': {
         const href = attrs.get('href');
         if (href === undefined) break;
-        const close = findClose(html, 'a', tagRe.lastIndex, 20_000);
-        const inner = html.slice(tagRe.lastIndex, close < 0 ? tagRe.lastIndex + 2000 : close);
+        const close = closer.find('a', after);
+        const inner =
+          anchorBudget > 0
+            ? html.slice(after, close < 0 ? after + 2000 : Math.min(close, after + 4000))
+            : '';
+        anchorBudget -= inner.length;
         const { text, isImage } = anchorOf(inner);
         const innerHidden = text === '' && !isImage;
         c.add(href, 'href', {
@@ -287,9 +317,13 @@ function extractHtmlUrls(htmlIn: string, c: Collector): void {
       }
       case 'form': {
         const action = attrs.get('action') ?? '';
-        const end = findClose(html, 'form', tagRe.lastIndex, 100_000);
-        const body = html.slice(tagRe.lastIndex, end < 0 ? tagRe.lastIndex + 100_000 : end);
-        const password = /<input\b[^>]*\btype\s*=\s*["']?password/i.test(body);
+        const end = closer.find('form', after);
+        const body =
+          anchorBudget > 0
+            ? html.slice(after, end < 0 ? after + 100_000 : Math.min(end, after + 100_000))
+            : '';
+        anchorBudget -= body.length;
+        const password = /<input\b[^>]{0,2000}?\btype\s*=\s*["']?password/i.test(body);
         c.add(action === '' ? 'about:blank' : action, 'form', {
           hidden,
           formHasPassword: password,
@@ -298,12 +332,14 @@ function extractHtmlUrls(htmlIn: string, c: Collector): void {
         break;
       }
       case 'style': {
-        const end = findClose(html, 'style', tagRe.lastIndex, 256 * 1024);
-        cssUrls(
-          html.slice(tagRe.lastIndex, end < 0 ? tagRe.lastIndex + 256 * 1024 : end),
-          c,
-          hidden,
-        );
+        // a style sheet is text, not markup: read it once, then carry on after it
+        const end = closer.find('style', after);
+        const stop = Math.min(end < 0 ? html.length : end, after + 64 * 1024);
+        const css = cssBudget > 0 ? html.slice(after, stop) : '';
+        cssBudget -= css.length;
+        cssUrls(css, c, hidden);
+        if (end < 0) return;
+        skipUntil = end;
         break;
       }
       case 'object': {

@@ -69,7 +69,7 @@ export function htmlToText(html: string): string {
     .replace(/[\u200b-\u200d\u2060\ufeff\u00ad]/g, '')
     .replace(/[ \t\f\v\u00a0\u2002\u2003\u2009\r]+/g, ' ')
     .replace(/ ?\n ?/g, '\n')
-    .replace(/\n{3,}/g, '\n\n')
+    .replace(/\n{2,}/g, '\n')
     .trim();
   return text.length > HTML_TO_TEXT_MAX_CHARS ? text.slice(0, HTML_TO_TEXT_MAX_CHARS) : text;
 }

@@ -18,7 +18,8 @@ export function parseMailDate(text: string): string | undefined {
     .replace(/\([^)]*\)/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
-  if (s === '') return undefined;
+  // V8's lenient parser turns almost anything into a date; ask for at least a year's worth of digits
+  if ((s.match(/\d/g)?.length ?? 0) < 4) return undefined;
   const candidates = [
     s,
     s.replace(/^[A-Za-z]{2,9},?\s*/, ''),

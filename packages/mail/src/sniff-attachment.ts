@@ -293,6 +293,8 @@ export function sniffAttachment(
     if (kind === 'executable' && expected !== 'executable') typeMatches = false;
     if (declared.startsWith('image/') && kind !== 'image' && kind !== 'svg') typeMatches = false;
     if (declared === 'application/pdf' && kind !== 'pdf') typeMatches = false;
+    // bytes we cannot tell contradict nothing
+    if (kind === 'unknown') typeMatches = true;
     return { detectedType, kind, extension, typeMatches, ...extra };
   };
 

@@ -56,7 +56,7 @@ describe('parseRawEmail: hostile input is bounded and never crashes', () => {
 
   it('one enormous header value is truncated', async () => {
     const e = (await outcome(`${HEAD}X-Big: ${'z'.repeat(500_000)}\r\n\r\nbody\r\n`)) as Email;
-    expect((e.headers.raw_headers?.['x-big'] as string).length).toBeLessThanOrEqual(8192);
+    expect(String(e.headers.raw_headers?.['x-big']).length).toBeLessThanOrEqual(8192);
   });
 
   it('deep multipart nesting over maxDepth is refused with 422', async () => {
