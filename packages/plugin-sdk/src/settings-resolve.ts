@@ -3,6 +3,8 @@ import type { PluginDefinition } from './define.ts';
 import { PLUGIN_ERROR_CODES } from './errors.ts';
 
 const cache = new WeakMap<PluginDefinition, WeakMap<object, unknown>>();
+/** Stands for "no settings given", so that the defaults are parsed once per plugin. */
+const NONE = Object.freeze({});
 
 /**
  * Parses raw settings (from config/service.yaml, the gateway, or nothing) with the plugin's schema:
@@ -11,7 +13,7 @@ const cache = new WeakMap<PluginDefinition, WeakMap<object, unknown>>();
  * listing every problem as a JSON pointer into the settings object.
  */
 export function resolveSettings<S>(def: PluginDefinition, raw: unknown): S {
-  const input = raw ?? {};
+  const input = raw ?? NONE;
   const byRaw = typeof input === 'object' ? cache.get(def) : undefined;
   if (byRaw?.has(input as object)) return byRaw.get(input as object) as S;
   const r = def.settings.safeParse(input);

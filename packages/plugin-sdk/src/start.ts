@@ -17,6 +17,11 @@ export interface StartPluginOptions {
   retries?: number;
   backoffMs?: number;
   logLevel?: string;
+  /**
+   * Re-fetch the settings from the gateway this often (seconds), so that a configuration reload
+   * reaches the plugin without a restart. 0 (default) fetches only at start.
+   */
+  refreshSeconds?: number;
   /** Name reported by `GET /health` when several plugins are served. */
   serviceName?: string;
   /** Install a SIGTERM/SIGINT handler that closes the server. Default true. */
@@ -88,10 +93,48 @@ export async function startPlugin(
     registry,
     ...(opts.serviceName ? { serviceName: opts.serviceName } : {}),
   });
+  let refresh: ReturnType<typeof setInterval> | undefined;
+  const gatewayUrl = opts.gatewayUrl;
+  if (gatewayUrl && (opts.refreshSeconds ?? 0) > 0) {
+    let busy = false;
+    refresh = setInterval(
+      () => {
+        if (busy) return;
+        busy = true;
+        Promise.all(
+          plugins.map(async (def) => {
+            const next = await fetchSettings({
+              gatewayUrl,
+              internalApiKey: opts.internalApiKey,
+              id: def.id,
+              def,
+              retries: 0,
+            });
+            const prev = settings[def.id];
+            if (next.source !== 'gateway' || next.version === prev?.version) return;
+            settings[def.id] = next;
+            logger.info({ plugin: def.id, version: next.version }, 'settings changed');
+          }),
+        )
+          .catch((e: unknown) =>
+            logger.warn(
+              { err: e instanceof Error ? e.message : String(e) },
+              'settings refresh failed',
+            ),
+          )
+          .finally(() => {
+            busy = false;
+          });
+      },
+      (opts.refreshSeconds ?? 0) * 1000,
+    );
+    refresh.unref();
+  }
   const address = await app.listen({ host: opts.host ?? '0.0.0.0', port: opts.port });
   logger.info({ address, plugins: plugins.map((p) => p.id) }, 'plugin server listening');
   let closing: Promise<void> | undefined;
   const close = () => {
+    if (refresh) clearInterval(refresh);
     closing ??= app.close().then(() => undefined);
     return closing;
   };

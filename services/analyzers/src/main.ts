@@ -52,6 +52,7 @@ const running = await startPlugin(plugins, {
   localSettings: localSettings(plugins.map((p) => p.id)),
   logLevel: config.pinoLevel,
   serviceName: 'analyzers',
+  refreshSeconds: 30,
   handleSignals: false,
 });
 

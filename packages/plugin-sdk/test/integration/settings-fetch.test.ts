@@ -23,6 +23,7 @@ const KEY = 'integration-key-0123456789';
 /** A small gateway speaking GET /api/v1/config/analyzers/<id>. */
 function gateway(failFirst: number) {
   let calls = 0;
+  const current = { settings: { word: 'invoice' } as Record<string, unknown>, version: 'abc123' };
   const seenKeys: (string | undefined)[] = [];
   const server: Server = createServer((req, res) => {
     calls++;
@@ -44,14 +45,15 @@ function gateway(failFirst: number) {
       JSON.stringify({
         id: 'keyword',
         enabled: true,
-        settings: { word: 'invoice' },
+        settings: current.settings,
         url: 'http://analyzers:8100/keyword',
-        version: 'abc123',
+        version: current.version,
       }),
     );
   });
   return {
     server,
+    current,
     calls: () => calls,
     seenKeys,
     async start() {
@@ -132,6 +134,53 @@ describe('plugin settings from the gateway', () => {
       expect(await res.json()).toMatchObject({ is_phishing: true, confidence: 0.5 });
     } finally {
       await running.close();
+    }
+  });
+});
+
+describe('plugin settings refresh', () => {
+  it('a running plugin picks up changed settings from the gateway', async () => {
+    const gw = gateway(0);
+    const url = await gw.start();
+    const running = await startPlugin(plugin, {
+      host: '127.0.0.1',
+      port: 0,
+      gatewayUrl: url,
+      internalApiKey: KEY,
+      refreshSeconds: 0.05,
+      handleSignals: false,
+      logLevel: 'silent',
+    });
+    const analyze = async () => {
+      const res = await fetch(`${running.address}/internal/analyze`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-internal-api-key': KEY },
+        body: JSON.stringify({
+          headers: {
+            subject: 'Your parcel',
+            sender: 'a@b.example',
+            recipients: ['c@d.example'],
+            date: '2024-05-01T09:30:00Z',
+          },
+          body_text: 'x',
+        }),
+      });
+      return ((await res.json()) as { is_phishing: boolean }).is_phishing;
+    };
+    try {
+      expect(await analyze()).toBe(false);
+      gw.current.settings = { word: 'parcel' };
+      gw.current.version = 'def456';
+      let flagged = false;
+      for (let i = 0; i < 200 && !flagged; i++) {
+        await new Promise((r) => setTimeout(r, 25));
+        flagged = await analyze();
+      }
+      expect(flagged).toBe(true);
+      expect(running.settings.keyword?.version).toBe('def456');
+    } finally {
+      await running.close();
+      await gw.stop();
     }
   });
 });
