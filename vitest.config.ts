@@ -9,6 +9,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
+          sequence: { groupOrder: 0 },
           include: ['packages/*/test/unit/**/*.test.ts', 'services/*/test/unit/**/*.test.ts'],
           testTimeout: 20_000,
         },
@@ -24,6 +25,8 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 60_000,
           maxWorkers: 2,
+          // Runs after the unit project: a different worker count needs its own group.
+          sequence: { groupOrder: 1 },
         },
       },
     ],
