@@ -49,34 +49,45 @@ const SAMPLE_CHARS = 4096;
  */
 export function guessLanguage(text: string): string | undefined {
   const sample = text.slice(0, SAMPLE_CHARS).toLowerCase();
-  const letters = sample.match(/\p{L}/gu)?.length ?? 0;
-  if (letters < 20) return undefined;
-  for (const [re, lang] of SCRIPTS) {
-    const n = sample.match(re)?.length ?? 0;
-    if (n > letters * 0.3) {
-      // kana wins over shared Han characters
-      if (lang === 'zh' && (sample.match(SCRIPTS[0]?.[0] as RegExp)?.length ?? 0) > n * 0.1)
-        return 'ja';
-      return lang;
-    }
-  }
   const score = new Map<string, number>();
   let tokens = 0;
+  let letters = 0;
   for (const m of sample.matchAll(/\p{L}+/gu)) {
     tokens++;
+    letters += m[0].length;
     const langs = WORDS.get(m[0]);
     if (langs === undefined) continue;
     for (const l of langs) score.set(l, (score.get(l) ?? 0) + 1 / langs.length);
   }
-  for (const [re, lang] of HINTS) {
-    const n = sample.match(re)?.length ?? 0;
-    if (n > 0) score.set(lang, (score.get(lang) ?? 0) + Math.min(n, 5) * 0.5);
+  if (letters < 20) return undefined;
+  if (/[^\u0000-\u024f\u1e00-\u1eff\u2000-\u206f]/.test(sample)) {
+    for (const [re, lang] of SCRIPTS) {
+      const n = sample.match(re)?.length ?? 0;
+      if (n > letters * 0.3) {
+        // kana wins over shared Han characters
+        if (lang === 'zh' && (sample.match(SCRIPTS[0]?.[0] as RegExp)?.length ?? 0) > n * 0.1)
+          return 'ja';
+        return lang;
+      }
+    }
   }
-  const ranked = [...score].sort((a, b) => b[1] - a[1]);
-  const [best, second] = ranked;
+  if (/[^\u0000-\u00de]/.test(sample)) {
+    for (const [re, lang] of HINTS) {
+      const n = sample.match(re)?.length ?? 0;
+      if (n > 0) score.set(lang, (score.get(lang) ?? 0) + Math.min(n, 5) * 0.5);
+    }
+  }
+  let best: [string, number] | undefined;
+  let second = 0;
+  for (const [lang, v] of score) {
+    if (best === undefined || v > best[1]) {
+      if (best !== undefined) second = best[1];
+      best = [lang, v];
+    } else if (v > second) second = v;
+  }
   if (best === undefined) return undefined;
   const min = tokens < 30 ? 2 : 3;
   if (best[1] < min) return undefined;
-  if (second !== undefined && best[1] < second[1] * 1.25) return undefined;
+  if (best[1] < second * 1.25) return undefined;
   return best[0];
 }

@@ -251,6 +251,17 @@ function collect(
   });
 }
 
+const schemas = new WeakMap<EmailLimits, ReturnType<typeof createEmailSchema>>();
+/** The Email schema for `limits`, built once per limits object (zod compiles it on first use). */
+function emailSchema(limits: EmailLimits): ReturnType<typeof createEmailSchema> {
+  let schema = schemas.get(limits);
+  if (schema === undefined) {
+    schema = createEmailSchema(limits);
+    schemas.set(limits, schema);
+  }
+  return schema;
+}
+
 function flattenAddresses(value: unknown): string[] {
   const out: string[] = [];
   const walk = (list: ParsedAddress[] | undefined): void => {
@@ -522,13 +533,13 @@ export async function parseRawEmail(
     ...(language !== undefined ? { language } : {}),
     ...(opts.source !== undefined ? { source: opts.source } : {}),
   };
-  const result = parseWith(createEmailSchema(limits), candidate);
+  const result = parseWith(emailSchema(limits), candidate);
   if (!result.ok) {
     // a language code the schema refuses (e.g. a bogus Content-Language) must not sink the message
     const rest = result.problems.filter((p) => p.path !== '/language');
     if (rest.length === 0 && 'language' in candidate) {
       const { language: _dropped, ...withoutLanguage } = candidate;
-      const again = parseWith(createEmailSchema(limits), withoutLanguage);
+      const again = parseWith(emailSchema(limits), withoutLanguage);
       if (again.ok) return again.value;
     }
     throw new MailInvalidError('message cannot become a valid Email', result.problems);

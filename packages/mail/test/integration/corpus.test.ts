@@ -22,6 +22,7 @@ describe.skipIf(!present)('corpus: every message parses without crashing', () =>
     let bytes = 0;
     let urls = 0;
     let parseMs = 0;
+    const cpu0 = process.cpuUsage();
     for (const { path, label } of files) {
       const raw = readFileSync(path);
       bytes += raw.length;
@@ -44,9 +45,11 @@ describe.skipIf(!present)('corpus: every message parses without crashing', () =>
         failures.push(`${label}/${path.split('/').pop()}: ${reason}`);
       }
     }
+    const cpu = process.cpuUsage(cpu0);
     const rate = (files.length / parseMs) * 1000;
+    const cpuRate = files.length / ((cpu.user + cpu.system) / 1e6);
     console.log(
-      `corpus: ${ok}/${files.length} parsed, ${failures.length} failed; ${rate.toFixed(0)} msgs/s (${(bytes / 1024 / 1024).toFixed(1)} MiB, ${urls} urls)`,
+      `corpus: ${ok}/${files.length} parsed, ${failures.length} failed; parse ${rate.toFixed(0)} msgs/s wall; parse+urls+sniff ${cpuRate.toFixed(0)} msgs/s of CPU (${(bytes / 1024 / 1024).toFixed(1)} MiB, ${urls} urls)`,
     );
     for (const [r, n] of reasons) console.log(`  ${n} × ${r}`);
     for (const f of failures.slice(0, 30)) console.log(`  ${f}`);
