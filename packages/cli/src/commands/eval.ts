@@ -1,0 +1,37 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Ctx } from '../context.ts';
+import { CLI_ERRORS, CliError } from '../errors.ts';
+import { EXIT } from '../exit-codes.ts';
+
+/** The repository root: the nearest folder above `from` holding pnpm-workspace.yaml. */
+function repoRoot(from: string): string | undefined {
+  let dir = resolve(from);
+  for (;;) {
+    if (existsSync(join(dir, 'pnpm-workspace.yaml'))) return dir;
+    const up = resolve(dir, '..');
+    if (up === dir) return undefined;
+    dir = up;
+  }
+}
+
+/**
+ * `trawl eval <dir> [args…]`: runs the analyzers' evaluation tool (services/analyzers/src/bin/eval.ts)
+ * on a folder of phishing/*.eml and ham/*.eml, offline and in-process; its own options pass through.
+ */
+export async function evalCommand(ctx: Ctx, args: string[]): Promise<number> {
+  const root = repoRoot(ctx.io.cwd) ?? repoRoot(new URL('.', import.meta.url).pathname);
+  const tool = root ? join(root, 'services/analyzers/src/bin/eval.ts') : undefined;
+  if (!root || !tool || !existsSync(tool)) {
+    throw new CliError(
+      CLI_ERRORS.input,
+      'the evaluation tool (services/analyzers) is not installed here',
+      EXIT.error,
+    );
+  }
+  if (!ctx.io.spawn)
+    throw new CliError(CLI_ERRORS.input, 'cannot start processes here', EXIT.error);
+  const abs = args.map((a, i) => (i === 0 && !a.startsWith('-') ? resolve(ctx.io.cwd, a) : a));
+  const tsx = join(root, 'node_modules/.bin/tsx');
+  return ctx.io.spawn(existsSync(tsx) ? tsx : 'tsx', [tool, ...abs], { cwd: root });
+}

@@ -1,0 +1,209 @@
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { analyze } from './commands/analyze.ts';
+import { configReload, configShow } from './commands/config.ts';
+import { evalCommand } from './commands/eval.ts';
+import { job, jobs } from './commands/jobs.ts';
+import { login } from './commands/login.ts';
+import { usersAdd, usersList } from './commands/users.ts';
+import { workflowsDryRun, workflowsList, workflowsValidate } from './commands/workflows.ts';
+import { makeCtx } from './context.ts';
+import { CliError, usageError } from './errors.ts';
+import { EXIT } from './exit-codes.ts';
+import type { CliIo } from './io.ts';
+
+export const USAGE = `trawl: command line of the Trawl phishing-analysis platform
+
+usage: trawl <command> [options]
+
+  login [--user NAME] [--password-stdin]       get a token (kept in $XDG_CONFIG_HOME/trawl)
+  analyze <file.eml|-> [--workflow ID] [--wait] [--timeout S]
+                                               submit a message; --wait shows the verdict
+  jobs [--status S] [--limit N] [--cursor C]   list jobs, newest first
+  job <id>                                     one job with its verdict and stage trace
+  workflows list                               the configured workflows
+  workflows validate <file.yaml>               check workflows against the server
+  workflows dry-run <id> <file.eml>            run a workflow now, store nothing
+  config show | reload                         configuration version / reload the files (admin)
+  users add <name> --role R [--role R] [--password-stdin] | list      (admin)
+  eval <dir> [options of pnpm eval]            offline evaluation on phishing/ and ham/ folders
+
+global options:
+  --url URL    server (default: TRAWL_URL, else the last login, else http://127.0.0.1:8001)
+  --json       machine-readable output on stdout
+  -h, --help   this text
+
+exit codes: 0 ok, 1 error, 2 usage, 3 not logged in / not allowed,
+            10 analyze --wait: the verdict is phishing
+`;
+
+const GLOBAL = {
+  url: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
+
+function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O) {
+  try {
+    return parseArgs({
+      args,
+      options: { ...GLOBAL, ...options },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (err) {
+    throw usageError((err as Error).message);
+  }
+}
+
+function want(positionals: string[], n: number, what: string): void {
+  if (positionals.length < n) throw usageError(`missing ${what}`);
+  if (positionals.length > n) throw usageError(`unexpected argument ${positionals[n]}`);
+}
+
+/** Runs one command; answers the exit code. Errors are printed here. */
+export async function run(argv: string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === '-h' || command === '--help' || command === 'help') {
+    io.stdout.write(USAGE);
+    return command ? EXIT.ok : EXIT.usage;
+  }
+  let json = rest.includes('--json');
+  try {
+    switch (command) {
+      case 'login': {
+        const { values, positionals } = parse(rest, {
+          user: { type: 'string' },
+          'password-stdin': { type: 'boolean' },
+        });
+        if (values.help) return help(io);
+        want(positionals, 0, '');
+        const ctx = makeCtx(io, { json: !!values.json, url: values.url });
+        return await login(ctx, { user: values.user, passwordStdin: !!values['password-stdin'] });
+      }
+      case 'analyze': {
+        const { values, positionals } = parse(rest, {
+          workflow: { type: 'string' },
+          wait: { type: 'boolean' },
+          timeout: { type: 'string' },
+        });
+        if (values.help) return help(io);
+        want(positionals, 1, 'the message file (or - for standard input)');
+        const timeoutSeconds = Number(values.timeout ?? 300);
+        if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0)
+          throw usageError('--timeout must be a positive number of seconds');
+        const ctx = makeCtx(io, { json: !!values.json, url: values.url });
+        return await analyze(ctx, {
+          file: positionals[0] as string,
+          workflow: values.workflow,
+          wait: !!values.wait,
+          timeoutSeconds,
+        });
+      }
+      case 'jobs': {
+        const { values, positionals } = parse(rest, {
+          status: { type: 'string' },
+          limit: { type: 'string' },
+          cursor: { type: 'string' },
+        });
+        if (values.help) return help(io);
+        want(positionals, 0, '');
+        const ctx = makeCtx(io, { json: !!values.json, url: values.url });
+        return await jobs(ctx, {
+          status: values.status,
+          limit: Number(values.limit ?? 20),
+          cursor: values.cursor,
+        });
+      }
+      case 'job': {
+        const { values, positionals } = parse(rest, {});
+        if (values.help) return help(io);
+        want(positionals, 1, 'the job id');
+        return await job(
+          makeCtx(io, { json: !!values.json, url: values.url }),
+          positionals[0] as string,
+        );
+      }
+      case 'workflows': {
+        const { values, positionals } = parse(rest, {});
+        if (values.help) return help(io);
+        const ctx = makeCtx(io, { json: !!values.json, url: values.url });
+        const [sub, ...args] = positionals;
+        if (sub === 'list') {
+          want(args, 0, '');
+          return await workflowsList(ctx);
+        }
+        if (sub === 'validate') {
+          want(args, 1, 'the workflows YAML file');
+          return await workflowsValidate(ctx, args[0] as string);
+        }
+        if (sub === 'dry-run') {
+          want(args, 2, 'the workflow id and the message file');
+          return await workflowsDryRun(ctx, args[0] as string, args[1] as string);
+        }
+        throw usageError('workflows: use list, validate <file.yaml> or dry-run <id> <file.eml>');
+      }
+      case 'config': {
+        const { values, positionals } = parse(rest, {});
+        if (values.help) return help(io);
+        const ctx = makeCtx(io, { json: !!values.json, url: values.url });
+        want(positionals, 1, 'show or reload');
+        if (positionals[0] === 'show') return await configShow(ctx);
+        if (positionals[0] === 'reload') return await configReload(ctx);
+        throw usageError('config: use show or reload');
+      }
+      case 'users': {
+        const { values, positionals } = parse(rest, {
+          role: { type: 'string', multiple: true },
+          'password-stdin': { type: 'boolean' },
+        });
+        if (values.help) return help(io);
+        const ctx = makeCtx(io, { json: !!values.json, url: values.url });
+        const [sub, ...args] = positionals;
+        if (sub === 'list') {
+          want(args, 0, '');
+          return await usersList(ctx);
+        }
+        if (sub === 'add') {
+          want(args, 1, 'the user name');
+          return await usersAdd(ctx, {
+            name: args[0] as string,
+            roles: (values.role ?? []).flatMap((r) => r.split(',')).filter(Boolean),
+            passwordStdin: !!values['password-stdin'],
+          });
+        }
+        throw usageError('users: use add <name> --role R or list');
+      }
+      case 'eval': {
+        json = false;
+        if (rest.length === 0 || rest[0] === '--help' || rest[0] === '-h') {
+          if (rest.length === 0) throw usageError('missing the folder holding phishing/ and ham/');
+        }
+        return await evalCommand(makeCtx(io, { json: false, url: undefined }), rest);
+      }
+      default:
+        throw usageError(`unknown command ${command}`);
+    }
+  } catch (err) {
+    return report(io, err, json);
+  }
+}
+
+function help(io: CliIo): number {
+  io.stdout.write(USAGE);
+  return EXIT.ok;
+}
+
+function report(io: CliIo, err: unknown, json: boolean): number {
+  if (err instanceof CliError) {
+    if (json) {
+      io.stdout.write(
+        `${JSON.stringify({ error: { code: err.code, message: err.message, ...(err.problem ? { problem: err.problem } : {}) } }, null, 2)}\n`,
+      );
+    }
+    io.stderr.write(`trawl: ${err.message}\n`);
+    if (err.exitCode === EXIT.usage) io.stderr.write('see: trawl --help\n');
+    return err.exitCode;
+  }
+  io.stderr.write(`trawl: ${err instanceof Error ? err.message : String(err)}\n`);
+  return EXIT.error;
+}
