@@ -64,7 +64,8 @@ interface MemExchange {
 
 interface Inflight {
   msg: StoredMessage;
-  settled: boolean;
+  /** acked/nacked by the handler, or returned to the queue (cancel, connection loss). */
+  state: 'pending' | 'settled' | 'returned';
 }
 
 interface MemConsumer {
@@ -205,17 +206,17 @@ class Server {
   }
 
   private deliver(c: MemConsumer, msg: StoredMessage): void {
-    const entry: Inflight = { msg, settled: false };
+    const entry: Inflight = { msg, state: 'pending' };
     const generation = c.generation;
     c.inflight.add(entry);
     const settle = (): boolean => {
-      if (entry.settled) return false;
-      if (generation !== c.generation || !c.handle.connected) {
+      if (entry.state === 'returned' || generation !== c.generation || !c.handle.connected) {
         throw brokerUnavailable(
           'the connection this delivery came from is gone; it will be redelivered',
         );
       }
-      entry.settled = true;
+      if (entry.state === 'settled') return false;
+      entry.state = 'settled';
       c.inflight.delete(entry);
       this.schedule(c.queue);
       return true;
@@ -245,7 +246,8 @@ class Server {
           { queue: c.queue.name, messageId: msg.messageId, err: errorInfo(err) },
           'delivery handler failed; message requeued',
         );
-        if (!entry.settled) await delivery.nack({ requeue: true }).catch(() => undefined);
+        if (entry.state === 'pending')
+          await delivery.nack({ requeue: true }).catch(() => undefined);
       }
     })();
     c.running.add(run);
@@ -255,7 +257,7 @@ class Server {
   /** Gives back every unsettled delivery of a consumer (cancel, close, connection loss). */
   returnUnsettled(c: MemConsumer): void {
     for (const entry of c.inflight) {
-      entry.settled = true;
+      entry.state = 'returned';
       this.returnMessage(c.queue, entry.msg);
     }
     c.inflight.clear();

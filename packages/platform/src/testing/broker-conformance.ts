@@ -373,10 +373,22 @@ export function brokerConformance(name: string, makeTarget: () => Promise<Broker
       let running = 0;
       let publishing = 0;
       let failedAcks = 0;
+      let dropWanted = false;
+      let dropDone = false;
+      let drop: Promise<void> | null = null;
+      const startDrop = () => {
+        // closed from the server side while this delivery is unacked and publishes are unconfirmed
+        inFlightAtDrop = running;
+        unconfirmedAtDrop = publishing;
+        drop = t.dropConnection(own).then(() => {
+          dropDone = true;
+        });
+      };
       await own.consume(
         q,
         async (d) => {
           running++;
+          if (dropWanted && drop === null) startDrop();
           try {
             const id = d.messageId as string;
             if (processed.has(id)) duplicates.push({ id, redelivered: d.redelivered });
@@ -415,21 +427,11 @@ export function brokerConformance(name: string, makeTarget: () => Promise<Broker
           publishing--;
         }
       };
-      let dropDone = false;
-      let drop: Promise<void> | null = null;
       let i = 0;
       while (i < MIN || !dropDone) {
         const batch = Array.from({ length: 5 }, (_, k) => publishOne(i + k));
         i += 5;
-        if (drop === null && i >= MIN / 3) {
-          await waitFor(() => running > 0, 10_000);
-          // closed from the server side while deliveries are unacked and publishes unconfirmed
-          drop = t.dropConnection(own).then(() => {
-            dropDone = true;
-          });
-          inFlightAtDrop = running;
-          unconfirmedAtDrop = publishing;
-        }
+        if (i >= MIN / 3) dropWanted = true;
         await Promise.all(batch);
         await sleep(10);
         if (i > 20_000) throw new Error('the connection was never dropped');
