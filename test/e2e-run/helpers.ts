@@ -1,0 +1,160 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+/** The repository this test runs in. */
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/**
+ * Root-level tests see only the root's dependencies: workspace packages and their dependencies are
+ * imported through a package that depends on them (its node_modules), never by a src/ path.
+ */
+export async function importVia<T>(fromPackage: string, name: string): Promise<T> {
+  const req = createRequire(join(ROOT, fromPackage, 'package.json'));
+  return (await import(pathToFileURL(req.resolve(name)).href)) as T;
+}
+
+/** A TCP port nobody listens on now. */
+export function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const srv = createServer();
+    srv.once('error', fail);
+    srv.listen(0, '127.0.0.1', () => {
+      const a = srv.address();
+      const port = typeof a === 'object' && a ? a.port : 0;
+      srv.close(() => ok(port));
+    });
+  });
+}
+
+/** The shared corpus (<repo>/../shared/corpus), or null when absent. */
+export function corpus(root = ROOT): string | null {
+  const dir = resolve(root, '..', 'shared', 'corpus');
+  try {
+    return statSync(dir).isDirectory() ? dir : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The first phishing .eml of the corpus (read by the server's parser only; never opened here). */
+export function corpusPhishing(root = ROOT): string | null {
+  const c = corpus(root);
+  if (!c) return null;
+  for (const sub of ['phishing', '.']) {
+    const d = join(c, sub);
+    if (!existsSync(d)) continue;
+    const f = readdirSync(d)
+      .filter((n) => n.endsWith('.eml'))
+      .sort()[0];
+    if (f) return join(d, f);
+  }
+  return null;
+}
+
+/** A small synthetic phishing message for when the corpus is absent. */
+export const SYNTHETIC_EML = [
+  'From: "PayPal Security" <security@paypa1-account-verify.example>',
+  'To: victim@example.org',
+  'Subject: Urgent: your account will be suspended',
+  'Date: Mon, 06 Jan 2025 10:00:00 +0000',
+  'Message-ID: <synthetic-1@paypa1-account-verify.example>',
+  'MIME-Version: 1.0',
+  'Content-Type: text/plain; charset=utf-8',
+  '',
+  'Dear customer, we detected unusual activity. Verify your password within 24 hours or your',
+  'account will be suspended: http://paypa1-account-verify.example/login',
+  '',
+].join('\r\n');
+
+/** A child process whose output is collected; stop() sends a signal and waits for the exit. */
+export interface Proc {
+  child: ChildProcess;
+  out(): string;
+  waitFor(re: RegExp, timeoutMs: number): Promise<RegExpMatchArray>;
+  stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<number | null>;
+}
+
+export function startProc(
+  cmd: string,
+  args: string[],
+  o: { cwd: string; env: Record<string, string | undefined> },
+): Proc {
+  const child = spawn(cmd, args, {
+    cwd: o.cwd,
+    env: o.env as NodeJS.ProcessEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let buf = '';
+  child.stdout?.on('data', (d: Buffer) => {
+    buf += d.toString();
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    buf += d.toString();
+  });
+  const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+  return {
+    child,
+    out: () => buf,
+    waitFor(re, timeoutMs) {
+      return new Promise((ok, fail) => {
+        const started = Date.now();
+        const tick = () => {
+          const m = buf.match(re);
+          if (m) return ok(m);
+          if (child.exitCode !== null)
+            return fail(
+              new Error(`process exited (${child.exitCode}) before ${re}:\n${buf.slice(-4000)}`),
+            );
+          if (Date.now() - started > timeoutMs)
+            return fail(new Error(`timed out waiting for ${re}:\n${buf.slice(-4000)}`));
+          setTimeout(tick, 100);
+        };
+        tick();
+      });
+    },
+    async stop(signal = 'SIGTERM', timeoutMs = 30_000) {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill(signal);
+      const t = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      const code = await exited;
+      clearTimeout(t);
+      return code;
+    },
+  };
+}
+
+/** Runs a command to its end; answers its exit code and output. */
+export function runCmd(
+  cmd: string,
+  args: string[],
+  o: { cwd: string; env: Record<string, string | undefined>; input?: string; timeoutMs?: number },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((ok, fail) => {
+    const child = spawn(cmd, args, { cwd: o.cwd, env: o.env as NodeJS.ProcessEnv });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const t = setTimeout(() => {
+      child.kill('SIGKILL');
+      fail(new Error(`${cmd} ${args.join(' ')} timed out\n${stdout}\n${stderr}`));
+    }, o.timeoutMs ?? 120_000);
+    child.on('error', (e) => {
+      clearTimeout(t);
+      fail(e);
+    });
+    child.on('exit', (code) => {
+      clearTimeout(t);
+      ok({ code, stdout, stderr });
+    });
+    child.stdin.end(o.input ?? '');
+  });
+}
