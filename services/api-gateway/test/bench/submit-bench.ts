@@ -57,8 +57,8 @@ function email20k() {
         date: '2024-05-01T09:30:00Z',
         raw_headers: { 'message-id': '<bench@examp1e-bank.com>', 'x-mailer': 'bench' },
       },
-      body_text: sentence.repeat(120),
-      body_html: `<html><body><p>${sentence.repeat(115)}</p><a href="http://examp1e-bank.com/login">login</a></body></html>`,
+      body_text: sentence.repeat(128),
+      body_html: `<html><body><p>${sentence.repeat(124)}</p><a href="http://examp1e-bank.com/login">login</a></body></html>`,
     },
   };
 }

@@ -1,17 +1,44 @@
-import { topology } from '@trawl/contracts';
+import { type Topology, topology } from '@trawl/contracts';
 import type { Broker, Cache } from '@trawl/platform';
-import { createMemoryBroker, createRedisCache, declareTopology } from '@trawl/platform';
-import { testRedis, testSchema, uniqueSuffix } from '@trawl/platform/testing';
+import * as platform from '@trawl/platform';
+import { createRedisCache } from '@trawl/platform';
+import { testRedis, testSchema, testUrls, uniqueSuffix } from '@trawl/platform/testing';
+import type { RealPlatform } from './harness.ts';
 
-// TEMP until @trawl/platform/testing exports testBroker (RabbitMQ).
-async function testBroker() {
-  const broker = createMemoryBroker();
-  const t = topology(`gw${uniqueSuffix()}`);
-  await declareTopology(broker, t);
-  return { broker, topology: t, cleanup: () => broker.close() };
+type RabbitFactory = (o: { url: string; connectionName?: string }) => Broker & {
+  waitConnected?(timeoutMs?: number): Promise<void>;
+};
+
+/** The RabbitMQ adapter when @trawl/platform exports it (it is landing); else null. */
+export function rabbitFactory(): RabbitFactory | null {
+  const f = (platform as unknown as Record<string, unknown>).createRabbitBroker;
+  return typeof f === 'function' ? (f as RabbitFactory) : null;
 }
 
-import type { RealPlatform } from './harness.ts';
+/** RabbitMQ on vhost trawl_test with unique names (falls back to the in-process broker, said in `kind`). */
+async function testBroker(): Promise<{
+  broker: Broker;
+  topology: Topology;
+  cleanup(): Promise<void>;
+}> {
+  const t = topology(`gw${uniqueSuffix()}`);
+  const rabbit = rabbitFactory();
+  const broker: Broker = rabbit
+    ? rabbit({ url: testUrls().rabbitmqUrl, connectionName: `trawl-gw-test-${uniqueSuffix()}` })
+    : platform.createMemoryBroker();
+  await (broker as { waitConnected?(ms?: number): Promise<void> }).waitConnected?.(10_000);
+  await platform.declareTopology(broker, t);
+  return {
+    broker,
+    topology: t,
+    async cleanup() {
+      const names = platform.topologyNames(t);
+      for (const q of names.queues) await broker.deleteQueue(q).catch(() => undefined);
+      for (const e of names.exchanges) await broker.deleteExchange(e).catch(() => undefined);
+      await broker.close();
+    },
+  };
+}
 
 /** Real PostgreSQL, Redis and RabbitMQ on 127.0.0.1, isolated by schema, key prefix and broker names. */
 export async function realPlatform(): Promise<RealPlatform> {
@@ -44,9 +71,16 @@ export async function realPlatform(): Promise<RealPlatform> {
   };
 }
 
-/** A broker whose connection is gone (publish rejects, ping rejects): the "broker stopped" case. */
+/** A broker whose connection was closed (publish and ping reject): the "broker stopped" case. */
 export async function deadBroker(): Promise<Broker> {
-  const broker = createMemoryBroker();
+  const rabbit = rabbitFactory();
+  const broker: Broker = rabbit
+    ? rabbit({
+        url: testUrls().rabbitmqUrl,
+        connectionName: `trawl-gw-test-dead-${uniqueSuffix()}`,
+      })
+    : platform.createMemoryBroker();
+  await (broker as { waitConnected?(ms?: number): Promise<void> }).waitConnected?.(10_000);
   await broker.close();
   return broker;
 }
