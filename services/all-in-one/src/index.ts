@@ -1,1 +1,12 @@
-export {};
+export { formatBanner } from './banner.ts';
+export { configSourceFrom } from './config-source.ts';
+export { type Embedded, type EmbeddedOptions, startEmbedded } from './embedded.ts';
+export { createEmbeddedInvoker, type EmbeddedInvoker, pluginTargets } from './embedded-invoker.ts';
+export {
+  type FirstStartEnv,
+  randomPassword,
+  randomSecret,
+  writeFirstStartEnv,
+} from './env-file.ts';
+export { ALL_IN_ONE_ERRORS } from './errors.ts';
+export { requeueUnfinished } from './requeue.ts';

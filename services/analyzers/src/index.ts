@@ -1,1 +1,1 @@
-export {};
+export { type AnalyzersAppDeps, buildAnalyzersApp, builtinPlugins } from './server.ts';

@@ -1,0 +1,261 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildOrchestrator, type Orchestrator } from '@trawl/analyzer-orchestrator';
+import { builtinPlugins } from '@trawl/analyzers';
+import {
+  bootstrapAdmin,
+  buildApp,
+  createConfigState,
+  createGatewayLogger,
+  gatewayOptionsFrom,
+  loadSnapshot,
+} from '@trawl/api-gateway';
+import { type AppConfig, diffFiles } from '@trawl/config';
+import { topology } from '@trawl/contracts';
+import { buildMailOrchestrator, type MailOrchestrator } from '@trawl/mail-orchestrator';
+import {
+  type Broker,
+  type Cache,
+  createMemoryBroker,
+  createMemoryCache,
+  createPgClient,
+  createPgliteClient,
+  createRabbitBroker,
+  createRedisCache,
+  createRedisClient,
+  createStore,
+  declareTopology,
+  migrate,
+  type SqlClient,
+} from '@trawl/platform';
+import type { CompiledWorkflow } from '@trawl/workflow-engine';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { configSourceFrom } from './config-source.ts';
+import { createEmbeddedInvoker } from './embedded-invoker.ts';
+import { requeueUnfinished } from './requeue.ts';
+
+export interface EmbeddedOptions {
+  logger?: Logger;
+  /** Reported by /health. */
+  version?: string;
+  /** Port to listen on (default cfg.gateway.port; 0 = any free port). */
+  port?: number;
+}
+
+/** What runs, and how to stop it. */
+export interface Embedded {
+  /** Base address of the gateway, e.g. http://127.0.0.1:8001. */
+  url: string;
+  port: number;
+  /** Which adapter backs each dependency. */
+  backends: {
+    store: 'pglite' | 'postgres';
+    broker: 'memory' | 'rabbitmq';
+    cache: 'memory' | 'redis';
+  };
+  /** Jobs found queued/processing at start and published again (in-process broker only). */
+  requeued: number;
+  /** True when this start created the first admin from TRAWL_ADMIN_USER / _PASSWORD. */
+  adminCreated: boolean;
+  /** True when retrievers are configured and the mail orchestrator runs. */
+  mail: boolean;
+  app: FastifyInstance;
+  orchestrator: Orchestrator;
+  /** Stops accepting requests, finishes in-flight jobs within the grace period, closes clients. */
+  close(): Promise<void>;
+}
+
+/**
+ * Every service in this process: the gateway, one analyzer orchestrator, the built-in analyzers
+ * called in-process, and the mail orchestrator when retrievers are configured. PostgreSQL, RabbitMQ
+ * and Redis are used only when their URL is given explicitly (DATABASE_URL, RABBITMQ_URL,
+ * REDIS_URL); otherwise PGlite with its data in TRAWL_DATA_DIR, the in-process broker and cache.
+ */
+export async function startEmbedded(cfg: AppConfig, opts: EmbeddedOptions = {}): Promise<Embedded> {
+  const logger = opts.logger ?? createGatewayLogger(cfg.pinoLevel);
+  const version = opts.version ?? '0.0.0';
+  const closers: (() => Promise<void>)[] = [];
+  const closeAll = async () => {
+    for (const c of closers.reverse()) {
+      try {
+        await c();
+      } catch (err) {
+        logger.warn({ err }, 'error while closing');
+      }
+    }
+    closers.length = 0;
+  };
+
+  try {
+    // Store.
+    let sql: SqlClient;
+    if (cfg.database.explicit) {
+      sql = createPgClient({ url: cfg.database.url, applicationName: 'trawl-all-in-one' });
+    } else {
+      const dir = join(cfg.dataDir, 'pglite');
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      sql = await createPgliteClient({ dataDir: dir });
+    }
+    closers.push(() => sql.close());
+    await migrate(sql);
+    const store = createStore(sql);
+
+    // Broker.
+    const broker: Broker = cfg.rabbitmq.explicit
+      ? await createRabbitBroker({
+          url: cfg.rabbitmq.url,
+          connectionName: 'trawl-all-in-one',
+          logger,
+        })
+      : createMemoryBroker({ logger });
+    closers.push(() => broker.close());
+    const topo = topology(cfg.brokerPrefix);
+    await declareTopology(broker, topo);
+
+    // Cache.
+    let cache: Cache;
+    if (cfg.redis.explicit) {
+      const redis = createRedisClient(cfg.redis.url, { connectionName: 'trawl-all-in-one' });
+      cache = createRedisCache({ client: redis, prefix: 'trawl:' });
+    } else {
+      cache = createMemoryCache({ maxEntries: 50_000, prefix: 'trawl:' });
+    }
+    closers.push(() => cache.close());
+
+    // Configuration and plugins.
+    const builtins = builtinPlugins({ senders: store.senders });
+    const known = {
+      analyzers: Object.values(builtins)
+        .filter((p) => p.kind === 'analyzer')
+        .map((p) => p.id),
+      providers: Object.values(builtins)
+        .filter((p) => p.kind === 'context_provider')
+        .map((p) => p.id),
+    };
+    const loadOpts = { knownAnalyzers: known.analyzers, knownProviders: known.providers };
+    const initial = loadSnapshot(cfg, loadOpts);
+    let current = initial;
+    const invoker = createEmbeddedInvoker({
+      builtins,
+      service: () => current.files.service,
+      internalApiKey: cfg.internalApiKey,
+    });
+    closers.push(() => invoker.close());
+    const configState = createConfigState<CompiledWorkflow>({
+      initial,
+      load: () => loadSnapshot(cfg, loadOpts),
+      diff: diffFiles,
+      store,
+      broker,
+      topology: topo,
+      onSwap: (next) => {
+        current = next;
+        invoker.setService(next.files.service);
+      },
+      onPublishError: (err) => logger.warn({ err }, 'config.reloaded could not be published'),
+    });
+    await configState.recordCurrent(null);
+    const adminCreated = await bootstrapAdmin(
+      store,
+      { username: cfg.auth.adminUser, password: cfg.auth.adminPassword },
+      logger,
+    );
+
+    // Orchestrator.
+    const orchestrator = buildOrchestrator({
+      broker,
+      store,
+      cache,
+      invoker,
+      config: configSourceFrom(() => configState.current().files),
+      topology: topo,
+      logger,
+      options: {
+        prefetch: cfg.orchestrator.prefetch,
+        reaperIntervalMs: cfg.orchestrator.reaperIntervalMs,
+        jobGraceMs: cfg.orchestrator.jobGraceMs,
+        serviceVersion: version,
+        instanceId: 'embedded',
+      },
+    });
+    let requeued = 0;
+    if (broker.kind === 'memory') {
+      requeued = await requeueUnfinished({
+        sql,
+        broker,
+        topology: topo,
+        onSkip: (jobId, reason) =>
+          logger.warn({ job_id: jobId, reason }, 'unfinished job could not be re-queued'),
+      });
+      if (requeued > 0) logger.info({ requeued }, 'unfinished jobs re-queued');
+    }
+    await orchestrator.start();
+    closers.push(() => orchestrator.stop(cfg.orchestrator.shutdownGraceMs));
+
+    // Gateway.
+    const app = await buildApp({
+      config: { ...gatewayOptionsFrom(cfg), features: { database_config: false } },
+      store,
+      broker,
+      cache,
+      topology: topo,
+      configState,
+      invoker,
+      logger,
+      version,
+    });
+    closers.push(() => app.close());
+    const port = opts.port ?? cfg.gateway.port;
+    await app.listen({ host: cfg.gateway.host, port });
+    const address = app.server.address();
+    const boundPort = typeof address === 'object' && address ? address.port : port;
+    const url = `http://127.0.0.1:${boundPort}`;
+
+    // Mail orchestrator, when retrievers are configured.
+    let mail: MailOrchestrator | undefined;
+    const retrievers = Object.values(cfg.mailRetrievers).filter((r) => r.enabled !== false);
+    if (retrievers.length > 0) {
+      if (!cfg.internalApiKey) {
+        logger.warn(
+          'TRAWL_MAIL_RETRIEVERS is set but INTERNAL_API_KEY is not: mail ingestion is off',
+        );
+      } else {
+        mail = buildMailOrchestrator({
+          retrievers: cfg.mailRetrievers,
+          gateway: { baseUrl: url },
+          internalApiKey: cfg.internalApiKey,
+          broker,
+          topology: topo,
+          cache,
+          logger,
+          options: { serviceVersion: version },
+        });
+        await mail.start();
+        const m = mail;
+        closers.push(() => m.stop(cfg.orchestrator.shutdownGraceMs));
+        await mail.app.listen({ host: cfg.gateway.host, port: cfg.mailOrchestratorPort });
+        closers.push(() => m.app.close());
+      }
+    }
+
+    return {
+      url,
+      port: boundPort,
+      backends: {
+        store: cfg.database.explicit ? 'postgres' : 'pglite',
+        broker: broker.kind,
+        cache: cfg.redis.explicit ? 'redis' : 'memory',
+      },
+      requeued,
+      adminCreated,
+      mail: mail !== undefined,
+      app,
+      orchestrator,
+      close: closeAll,
+    };
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+}
