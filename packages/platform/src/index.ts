@@ -1,5 +1,10 @@
 export { declareTopology, topologyNames } from './broker/declare-topology.ts';
 export { createMemoryBroker, type MemoryBroker } from './broker/memory-broker.ts';
+export {
+  createRabbitBroker,
+  type RabbitBroker,
+  type RabbitBrokerOptions,
+} from './broker/rabbit-broker.ts';
 export { topicMatches } from './broker/topic-match.ts';
 export type * from './broker/types.ts';
 export { createMemoryCache } from './cache/memory-cache.ts';

@@ -2,6 +2,7 @@ export { type BrokerTarget, brokerConformance, waitFor } from './broker-conforma
 export { type CacheTarget, cacheConformance } from './cache-conformance.ts';
 export { testUrls, uniqueSuffix } from './infra.ts';
 export { type MemoryPlatform, memoryPlatform } from './memory-platform.ts';
+export { closeConnectionsByName, findConnections } from './rabbitmqctl.ts';
 export {
   newJob,
   type StoreTarget,
@@ -10,5 +11,6 @@ export {
   sampleTrace,
   storeConformance,
 } from './store-conformance.ts';
+export { type TestBroker, testBroker } from './test-broker.ts';
 export { deleteByPrefix, type TestRedis, testRedis } from './test-redis.ts';
 export { type TestSchema, testSchema } from './test-schema.ts';
