@@ -3,9 +3,10 @@ import { analyzer as attachments } from './attachments/index.ts';
 import { analyzer as content } from './content/index.ts';
 import { analyzer as headers } from './headers/index.ts';
 import { analyzer as rules } from './rules/index.ts';
+import { analyzer as scorer } from './scorer/index.ts';
 import { analyzer as urls } from './urls/index.ts';
 
-/** The offline detection analyzers (no network, no state). */
+/** The offline detection analyzers (no network, no state); `scorer` combines the others' symbols. */
 // biome-ignore lint/suspicious/noExplicitAny: each analyzer has its own settings type
 export const offlineAnalyzers: Record<string, AnalyzerDefinition<any>> = {
   headers,
@@ -13,6 +14,7 @@ export const offlineAnalyzers: Record<string, AnalyzerDefinition<any>> = {
   content,
   attachments,
   rules,
+  scorer,
 };
 
 /**

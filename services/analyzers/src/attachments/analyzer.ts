@@ -22,12 +22,14 @@ export function attachmentFindings(a: AttachmentView, s: AttachmentsSettings): F
     out.push({
       type: 'dangerous_attachment',
       value: `${name}: .${ext} file`,
+      symbol: 'dangerous_extension',
       weight: w.dangerous_extension,
     });
     if (prev && DOCUMENT_EXTENSIONS.includes(prev)) {
       out.push({
         type: 'double_extension',
         value: `${name}: .${prev} name hiding a .${ext}`,
+        symbol: 'double_extension',
         weight: w.double_extension,
       });
     }
@@ -38,6 +40,7 @@ export function attachmentFindings(a: AttachmentView, s: AttachmentsSettings): F
     out.push({
       type: 'double_extension',
       value: `${name}: padded or right-to-left name`,
+      symbol: 'double_extension',
       weight: w.double_extension,
     });
   }
@@ -45,6 +48,7 @@ export function attachmentFindings(a: AttachmentView, s: AttachmentsSettings): F
     out.push({
       type: 'macro_document',
       value: `${name}: document with macros`,
+      symbol: 'macro_document',
       weight: w.macro_document,
     });
   }
@@ -52,6 +56,7 @@ export function attachmentFindings(a: AttachmentView, s: AttachmentsSettings): F
     out.push({
       type: 'disguised_executable',
       value: `${name}: ${a.kind} content behind a .${ext || '(none)'} name`,
+      symbol: 'disguised_executable',
       weight: w.disguised_executable,
     });
   }
@@ -65,6 +70,7 @@ export function attachmentFindings(a: AttachmentView, s: AttachmentsSettings): F
       out.push({
         type: 'archive_with_executable',
         value: `${name} contains ${bad.slice(0, 120)}`,
+        symbol: 'archive_with_executable',
         weight: w.archive_with_executable,
       });
     }
@@ -72,6 +78,7 @@ export function attachmentFindings(a: AttachmentView, s: AttachmentsSettings): F
       out.push({
         type: 'archive_with_executable',
         value: `${name}: password-protected archive (contents hidden from scanning)`,
+        symbol: 'encrypted_archive',
         weight: w.encrypted_archive,
       });
     }
@@ -94,24 +101,28 @@ export function attachmentFindings(a: AttachmentView, s: AttachmentsSettings): F
       out.push({
         type: 'html_attachment',
         value: `${name}: SVG with script or form`,
+        symbol: 'svg_with_script',
         weight: w.svg_with_script,
       });
     } else if (forms || password) {
       out.push({
         type: 'html_attachment',
         value: `${name}: HTML attachment with a ${password ? 'password ' : ''}form`,
+        symbol: 'html_with_form',
         weight: w.html_with_form,
       });
     } else if (scripts || refresh) {
       out.push({
         type: 'html_attachment',
         value: `${name}: HTML attachment that runs script or redirects`,
+        symbol: 'html_with_script',
         weight: w.html_with_script,
       });
     } else if (isHtml) {
       out.push({
         type: 'html_attachment',
         value: `${name}: HTML attachment`,
+        symbol: 'html_attachment',
         weight: w.html_attachment,
       });
     }
@@ -120,6 +131,7 @@ export function attachmentFindings(a: AttachmentView, s: AttachmentsSettings): F
     out.push({
       type: 'dangerous_attachment',
       value: `${name}: PDF with active content (${a.pdf_flags.join(', ')})`,
+      symbol: 'pdf_active',
       weight: w.pdf_active,
     });
   }

@@ -2,12 +2,15 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { findRepoRoot } from '@trawl/config';
+import { fitWeights, weightsYaml } from '../eval/fit-weights.ts';
 import { loadEvalConfig } from '../eval/load-config.ts';
-import { formatReport, runEval } from '../eval/run-eval.ts';
+import { defaultWorkers, formatReport, runEval } from '../eval/run-eval.ts';
 import { builtinAnalyzers } from '../registry.ts';
 
-const USAGE = `usage: pnpm eval <dir> [--workflow id] [--json out.json] [--config service.yaml] [--workflows workflows.yaml] [--concurrency n] [--limit n-per-class]
-  <dir> holds phishing/*.eml and ham/*.eml`;
+const USAGE = `usage: pnpm eval <dir> [--workflow id] [--json out.json] [--config service.yaml] [--workflows workflows.yaml] [--concurrency n] [--workers n] [--limit n-per-class] [--fit-weights out.yaml]
+  <dir> holds phishing/*.eml and ham/*.eml
+  --workers n          worker threads (default: available cores)
+  --fit-weights f      fit the scorer's symbol weights on the even-numbered files and write them to f`;
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -19,6 +22,8 @@ async function main(): Promise<number> {
       workflows: { type: 'string' },
       concurrency: { type: 'string' },
       limit: { type: 'string' },
+      workers: { type: 'string' },
+      'fit-weights': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -40,6 +45,7 @@ async function main(): Promise<number> {
     service: cfg.service,
     registry: builtinAnalyzers,
     concurrency: Number(values.concurrency ?? 4),
+    workers: values.workers ? Math.max(1, Number(values.workers)) : defaultWorkers(),
     ...(values.limit ? { limit: Number(values.limit) } : {}),
     onProgress: (done, total) => {
       if (done % 100 === 0 || done === total) {
@@ -50,6 +56,20 @@ async function main(): Promise<number> {
     },
   });
   if (values.json) writeFileSync(resolve(values.json), `${JSON.stringify(report, null, 2)}\n`);
+  if (values['fit-weights']) {
+    const fit = fitWeights(report.outcomes);
+    const t = fit.train;
+    writeFileSync(
+      resolve(values['fit-weights']),
+      weightsYaml(
+        fit,
+        `Scorer weights (log-odds), fitted by \`pnpm eval --fit-weights\` on the even-numbered files of
+${positionals[0]} (${t.messages} messages; training TP ${t.tp} FP ${t.fp} FN ${t.fn} TN ${t.tn}).
+Every weight >= 0; hand edits are fine. Comments: training messages where the symbol was reported.`,
+      ),
+    );
+    process.stderr.write(`eval: weights written to ${values['fit-weights']}\n`);
+  }
   process.stdout.write(`${formatReport(report)}\n`);
   return 0;
 }

@@ -110,12 +110,25 @@ export function contentFindings(
       .slice(0, 4)
       .map((p) => `“${p}”`)
       .join(', ');
-    out.push({ type, value: `${label} language: ${phrases}`, weight: n * w[cat].per_hit });
+    out.push({
+      type,
+      value: `${label} language: ${phrases}`,
+      symbol: `${cat}_${Math.min(n, 3)}`,
+      weight: n * w[cat].per_hit,
+    });
+    if (sub.length)
+      out.push({
+        type,
+        value: `${label} language in the subject`,
+        symbol: `subject_${cat}`,
+        weight: 0,
+      });
   }
   if (categories >= 3)
     out.push({
       type: 'urgency_language',
       value: `${categories} kinds of pressure language together`,
+      symbol: 'combo_bonus',
       weight: w.combo_bonus,
     });
 
@@ -124,6 +137,7 @@ export function contentFindings(
     out.push({
       type: 'negative_sentiment',
       value: `alarming tone (sentiment ${sentiment.toFixed(2)})`,
+      symbol: 'negative_sentiment',
       weight: w.negative_sentiment,
     });
   }
@@ -160,6 +174,7 @@ export function contentFindings(
       out.push({
         type: 'brand_impersonation',
         value: `mentions ${id} with a request, sent from ${fromDomain || 'an unknown domain'}`,
+        symbol: 'brand_impersonation',
         weight: w.brand_impersonation * conf,
       });
       brandDone = true;
@@ -167,6 +182,7 @@ export function contentFindings(
       out.push({
         type: 'brand_impersonation',
         value: `${id} named in the subject, sent from ${fromDomain || 'an unknown domain'}`,
+        symbol: 'brand_mention',
         weight: w.brand_mention,
       });
       brandDone = true;
@@ -182,7 +198,39 @@ export function contentFindings(
     out.push({
       type: 'text_obfuscation',
       value: `obfuscated text (${zw} invisible characters, ${styled} styled letters, ${mixed} mixed-script words)`,
+      symbol: 'text_obfuscation',
       weight: w.text_obfuscation,
+    });
+  }
+  // one random token stuffed into the words again and again ("dow9R4ZET0AYQnlo9R4ZET0AYQad")
+  const noise = insertedNoise(v.text.slice(0, 20_000));
+  if (noise) {
+    out.push({
+      type: 'text_obfuscation',
+      value: `the same junk token ${noise.slice(0, 20)} is stuffed into the words`,
+      symbol: 'inserted_noise',
+      weight: w.inserted_noise,
+    });
+  }
+  // text pushed far off screen by CSS (hidden filler or hidden lure)
+  if (
+    v.has_html &&
+    /(?:margin-(?:top|left)|text-indent|left|top)\s*:\s*-?\d{5,}px/i.test(v.html.slice(0, 200_000))
+  ) {
+    out.push({
+      type: 'suspicious_content',
+      value: 'HTML hides content by moving it tens of thousands of pixels off screen',
+      symbol: 'hidden_text',
+      weight: w.hidden_text,
+    });
+  }
+  // money or a discount in the subject ("$300 off", "1.3426 BTC", "20% für dich")
+  if (/[$€£]\s?\d|\d\s?(?:[$€£]|usd\b|eur\b|btc\b|eth\b|usdt\b)|\d\s?%/i.test(v.subject)) {
+    out.push({
+      type: 'reward_language',
+      value: 'money or a discount named in the subject',
+      symbol: 'subject_money',
+      weight: w.subject_money,
     });
   }
   // image-only lure: an HTML body whose visible text is almost nothing but which links out
@@ -202,6 +250,7 @@ export function contentFindings(
     out.push({
       type: 'suspicious_content',
       value: 'message is an image with a link and almost no text',
+      symbol: 'image_only',
       weight: w.image_only,
     });
   }
@@ -213,6 +262,19 @@ export function contentFindings(
       hits: { subject: hits.subject, body: hits.body },
     },
   };
+}
+
+/** A token of capitals and digits (6+) stuffed inside at least 5 words of the text. */
+export function insertedNoise(text: string): string | undefined {
+  const counts = new Map<string, number>();
+  for (const m of text.matchAll(/(?<=[a-z])[A-Z0-9]{6,16}(?=[a-z])/g)) {
+    const t = m[0];
+    if (!/[0-9]/.test(t) || !/[A-Z]/.test(t)) continue;
+    const n = (counts.get(t) ?? 0) + 1;
+    if (n >= 5) return t;
+    counts.set(t, n);
+  }
+  return undefined;
 }
 
 export function analyzeContent(email: Email, settings: ContentSettings): AnalyzerAnswerInput {

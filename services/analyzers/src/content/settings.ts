@@ -19,6 +19,9 @@ export const ContentWeights = z.object({
   text_obfuscation: z.number().default(2.5),
   image_only: z.number().default(1.0),
   combo_bonus: z.number().default(0.6),
+  subject_money: z.number().default(0.3),
+  hidden_text: z.number().default(1.0),
+  inserted_noise: z.number().default(2.0),
 });
 
 export const ContentSettings = z.object({

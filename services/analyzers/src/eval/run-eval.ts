@@ -1,26 +1,13 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import type { AnalysisContext, Email, ServiceConfigFile, Workflow } from '@trawl/contracts';
-import { parseRawEmail } from '@trawl/mail';
+import { Worker } from 'node:worker_threads';
+import type { ServiceConfigFile, Workflow } from '@trawl/contracts';
 import type { PluginDefinition } from '@trawl/plugin-sdk';
-import { compileWorkflow, runWorkflow } from '@trawl/workflow-engine';
-import { inProcessDeps } from './in-process-invoker.ts';
+import { type EvalItem, evalRunner, type Label, type MessageOutcome } from './eval-message.ts';
+import type { WorkerInput, WorkerMessage } from './eval-worker.ts';
 
-export type Label = 'phishing' | 'ham';
-
-export interface MessageOutcome {
-  file: string;
-  label: Label;
-  /** Position of the file within its class (sorted by name), for the even/odd split. */
-  index: number;
-  predicted: boolean;
-  probability: number;
-  error?: string;
-  /** analyzer id → its own verdict (is_phishing) */
-  analyzers: Record<string, boolean>;
-  indicatorTypes: string[];
-  indicators: { type: string; value: string }[];
-}
+export type { Label, MessageOutcome } from './eval-message.ts';
 
 export interface Counts {
   tp: number;
@@ -67,6 +54,7 @@ export interface EvalReport {
   run_failures: { file: string; label: Label; error: string }[];
   seconds: number;
   msgs_per_s: number;
+  workers: number;
   all: Metrics;
   even: Metrics;
   odd: Metrics;
@@ -100,25 +88,6 @@ function listEml(dir: string): string[] {
   }
 }
 
-function summarizeContext(
-  ctx: AnalysisContext,
-): Pick<MessageOutcome, 'analyzers' | 'indicatorTypes' | 'indicators'> {
-  const analyzers: Record<string, boolean> = {};
-  const types = new Set<string>();
-  const indicators: { type: string; value: string }[] = [];
-  for (const stage of Object.values(ctx)) {
-    for (const [id, r] of Object.entries(stage.analyzers)) {
-      if (r.status !== 'success') continue;
-      analyzers[id] = r.is_phishing;
-      for (const i of r.indicators) {
-        types.add(i.type);
-        if (indicators.length < 40) indicators.push({ type: i.type, value: i.value });
-      }
-    }
-  }
-  return { analyzers, indicatorTypes: [...types], indicators };
-}
-
 export interface EvalOptions {
   dir: string;
   workflowId: string;
@@ -127,9 +96,79 @@ export interface EvalOptions {
   registry: Record<string, PluginDefinition>;
   /** At most this many messages per class (first in name order); all when absent. */
   limit?: number;
-  /** Messages in flight at once (parsing is asynchronous). */
+  /** Messages in flight at once per thread (parsing is asynchronous). */
   concurrency?: number;
+  /**
+   * Worker threads (each parses and analyses a share; they load the built-in registry themselves,
+   * so `registry` is used only when this is 1). Default 1.
+   */
+  workers?: number;
   onProgress?: (done: number, total: number) => void;
+}
+
+/** Runs items in this thread, `concurrency` at a time (parsing is asynchronous). */
+async function runInThread(
+  o: EvalOptions,
+  wf: Workflow,
+  items: EvalItem[],
+  outcomes: MessageOutcome[],
+  tick: () => void,
+): Promise<void> {
+  const runner = evalRunner(wf, o.service, o.registry);
+  let next = 0;
+  const lane = async () => {
+    for (;;) {
+      const i = next++;
+      if (i >= items.length) return;
+      outcomes[i] = await runner.run(items[i]!);
+      tick();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, o.concurrency ?? 4) }, lane));
+}
+
+/** Runs items in `workers` worker threads (interleaved shares), results merged in order. */
+async function runInWorkers(
+  o: EvalOptions,
+  wf: Workflow,
+  items: EvalItem[],
+  outcomes: MessageOutcome[],
+  tick: () => void,
+  workers: number,
+): Promise<void> {
+  const shares: [number, EvalItem][][] = Array.from({ length: workers }, () => []);
+  for (const [i, it] of items.entries()) shares[i % workers]!.push([i, it]);
+  const boot = new URL('./eval-worker-boot.mjs', import.meta.url);
+  await Promise.all(
+    shares.map(
+      (share) =>
+        new Promise<void>((resolve, reject) => {
+          const input: WorkerInput = { workflow: wf, service: o.service, items: share };
+          const w = new Worker(boot, { workerData: input });
+          let finished = false;
+          w.on('message', (m: WorkerMessage) => {
+            if (m.kind === 'outcome') {
+              outcomes[m.at] = m.outcome;
+              tick();
+            } else if (m.kind === 'done') {
+              finished = true;
+              void w.terminate().then(() => resolve());
+            } else {
+              finished = true;
+              void w.terminate();
+              reject(new Error(`eval worker failed: ${m.message}`));
+            }
+          });
+          w.on('error', (err) => {
+            finished = true;
+            reject(err);
+          });
+          w.on('exit', (code) => {
+            if (!finished) reject(new Error(`eval worker exited with code ${code}`));
+          });
+        }),
+    ),
+  );
 }
 
 /** Runs every message of dir/phishing and dir/ham through the workflow, in-process. */
@@ -139,13 +178,7 @@ export async function runEval(o: EvalOptions): Promise<EvalReport> {
     throw new Error(
       `workflow ${o.workflowId} not found (have: ${o.workflows.map((w) => w.id).join(', ')})`,
     );
-  const compiled = compileWorkflow(wf);
-  const deps = {
-    ...inProcessDeps(o.registry, o.service),
-    thresholds: o.service.verdict.thresholds,
-    defaultAnalyzerTimeoutMs: o.service.analyzer.timeout_ms,
-  };
-  const items: { file: string; label: Label; index: number; path: string }[] = [];
+  const items: EvalItem[] = [];
   for (const label of ['phishing', 'ham'] as const) {
     for (const [index, f] of listEml(join(o.dir, label))
       .slice(0, o.limit ?? Number.POSITIVE_INFINITY)
@@ -154,58 +187,22 @@ export async function runEval(o: EvalOptions): Promise<EvalReport> {
     }
   }
   const outcomes: MessageOutcome[] = new Array(items.length);
-  const parseFailures: EvalReport['parse_failures'] = [];
-  const runFailures: EvalReport['run_failures'] = [];
   const t0 = performance.now();
-  let next = 0;
   let done = 0;
-  const worker = async () => {
-    for (;;) {
-      const i = next++;
-      if (i >= items.length) return;
-      const it = items[i]!;
-      const base = {
-        file: it.file,
-        label: it.label,
-        index: it.index,
-        analyzers: {},
-        indicatorTypes: [],
-        indicators: [],
-      };
-      let email: Email;
-      try {
-        email = await parseRawEmail(readFileSync(it.path));
-      } catch (err) {
-        const error = (err as Error).message.slice(0, 300);
-        parseFailures.push({ file: it.file, label: it.label, error });
-        outcomes[i] = { ...base, predicted: false, probability: 0, error: `parse: ${error}` };
-        continue;
-      }
-      const out = await runWorkflow(compiled, email, deps);
-      if (out.status === 'completed') {
-        const p = out.result.is_phishing ? out.result.confidence : 1 - out.result.confidence;
-        outcomes[i] = {
-          ...base,
-          predicted: out.result.is_phishing,
-          probability: p,
-          ...summarizeContext(out.context),
-        };
-      } else {
-        runFailures.push({ file: it.file, label: it.label, error: out.error.message });
-        outcomes[i] = {
-          ...base,
-          predicted: false,
-          probability: 0,
-          error: out.error.message,
-          ...summarizeContext(out.context),
-        };
-      }
-      done++;
-      o.onProgress?.(done, items.length);
-    }
+  const tick = () => {
+    done++;
+    o.onProgress?.(done, items.length);
   };
-  await Promise.all(Array.from({ length: Math.max(1, o.concurrency ?? 4) }, worker));
+  const workers = Math.min(o.workers ?? 1, Math.max(1, Math.ceil(items.length / 20)));
+  if (workers > 1) await runInWorkers(o, wf, items, outcomes, tick, workers);
+  else await runInThread(o, wf, items, outcomes, tick);
   const seconds = (performance.now() - t0) / 1000;
+  const parseFailures = outcomes
+    .filter((x) => x.parse_failed)
+    .map((x) => ({ file: x.file, label: x.label, error: x.error ?? '' }));
+  const runFailures = outcomes
+    .filter((x) => x.error && !x.parse_failed)
+    .map((x) => ({ file: x.file, label: x.label, error: x.error ?? '' }));
   return {
     workflow: wf.id,
     dir: o.dir,
@@ -214,6 +211,7 @@ export async function runEval(o: EvalOptions): Promise<EvalReport> {
     run_failures: runFailures,
     seconds,
     msgs_per_s: items.length / Math.max(seconds, 1e-9),
+    workers,
     all: metricsOf(countOutcomes(outcomes)),
     even: metricsOf(countOutcomes(outcomes.filter((x) => x.index % 2 === 0))),
     odd: metricsOf(countOutcomes(outcomes.filter((x) => x.index % 2 === 1))),
@@ -227,6 +225,11 @@ export async function runEval(o: EvalOptions): Promise<EvalReport> {
   };
 }
 
+/** Worker threads the eval uses by default: one per available core. */
+export function defaultWorkers(): number {
+  return availableParallelism();
+}
+
 const f3 = (n: number) => n.toFixed(3);
 
 function metricsLine(m: Metrics): string {
@@ -237,7 +240,7 @@ function metricsLine(m: Metrics): string {
 export function formatReport(r: EvalReport): string {
   const lines: string[] = [];
   lines.push(
-    `workflow ${r.workflow} on ${r.dir}: ${r.messages} messages in ${r.seconds.toFixed(2)} s`,
+    `workflow ${r.workflow} on ${r.dir}: ${r.messages} messages in ${r.seconds.toFixed(2)} s (${r.workers} thread${r.workers > 1 ? 's' : ''})`,
   );
   lines.push(`all   ${metricsLine(r.all)}`);
   lines.push(`even  ${metricsLine(r.even)}`);

@@ -5,6 +5,14 @@ import { answerFrom, type Finding } from '../rules/score.ts';
 import { type MailView, orgDomain, viewOf } from '../rules/view.ts';
 import { findLookalike, mainLabel, protectedNames } from '../urls/lookalike.ts';
 import { looksRandom } from '../urls/random-domain.ts';
+import {
+  brokenWords,
+  fakeReply,
+  generatedLocalPart,
+  junkSuffix,
+  malformedDisplayName,
+  unrelatedOrgName,
+} from './bulk-signs.ts';
 import type { HeadersSettings } from './settings.ts';
 
 function ownsBrand(lex: Lexicons, brandId: string, domain: string): boolean {
@@ -31,14 +39,31 @@ export function headerFindings(email: Email, settings: HeadersSettings, lex: Lex
 
   // 1. explicit authentication failures only; missing results are not evidence
   const a = v.auth;
-  if (a.spf === 'fail') out.push({ type: 'auth_failure', value: 'SPF fail', weight: w.spf_fail });
+  if (a.spf === 'fail')
+    out.push({ type: 'auth_failure', value: 'SPF fail', symbol: 'spf_fail', weight: w.spf_fail });
   else if (a.spf === 'softfail')
-    out.push({ type: 'auth_failure', value: 'SPF softfail', weight: w.spf_softfail });
+    out.push({
+      type: 'auth_failure',
+      value: 'SPF softfail',
+      symbol: 'spf_softfail',
+      weight: w.spf_softfail,
+    });
   if (a.dkim === 'fail')
-    out.push({ type: 'auth_failure', value: 'DKIM fail', weight: w.dkim_fail });
+    out.push({
+      type: 'auth_failure',
+      value: 'DKIM fail',
+      symbol: 'dkim_fail',
+      weight: w.dkim_fail,
+    });
   if (a.dmarc === 'fail')
-    out.push({ type: 'auth_failure', value: 'DMARC fail', weight: w.dmarc_fail });
-  if (a.arc === 'fail') out.push({ type: 'auth_failure', value: 'ARC fail', weight: w.arc_fail });
+    out.push({
+      type: 'auth_failure',
+      value: 'DMARC fail',
+      symbol: 'dmarc_fail',
+      weight: w.dmarc_fail,
+    });
+  if (a.arc === 'fail')
+    out.push({ type: 'auth_failure', value: 'ARC fail', symbol: 'arc_fail', weight: w.arc_fail });
 
   const relays = relayDomains(v);
   // 2. reply-to pointing elsewhere
@@ -48,7 +73,9 @@ export function headerFindings(email: Email, settings: HeadersSettings, lex: Lex
     out.push({
       type: 'reply_to_mismatch',
       value: `Reply-To ${r.domain} differs from From ${v.from.domain}${free ? ' (free-mail)' : ''}`,
-      weight: free && !lex.freeMail.has(fromOrg) ? w.reply_to_free_mail : w.reply_to_mismatch,
+      ...(free && !lex.freeMail.has(fromOrg)
+        ? { symbol: 'reply_to_free_mail', weight: w.reply_to_free_mail }
+        : { symbol: 'reply_to_mismatch', weight: w.reply_to_mismatch }),
     });
     break;
   }
@@ -58,6 +85,7 @@ export function headerFindings(email: Email, settings: HeadersSettings, lex: Lex
     out.push({
       type: 'return_path_mismatch',
       value: `Return-Path ${rp.domain} differs from From ${v.from.domain}`,
+      symbol: 'return_path_mismatch',
       weight: w.return_path_mismatch,
     });
   }
@@ -72,6 +100,7 @@ export function headerFindings(email: Email, settings: HeadersSettings, lex: Lex
         out.push({
           type: 'display_name_spoofing',
           value: `display name shows ${addrInName[0]} but the sender is ${v.from.address}`,
+          symbol: 'display_name_address',
           weight: w.display_name_address,
         });
       }
@@ -84,7 +113,9 @@ export function headerFindings(email: Email, settings: HeadersSettings, lex: Lex
       out.push({
         type: 'display_name_spoofing',
         value: `display name names ${id} but the sender domain ${v.from.domain || '(none)'} is not ${id}'s${free ? ' (free-mail)' : ''}`,
-        weight: free ? w.display_name_brand_free_mail : w.display_name_brand,
+        ...(free
+          ? { symbol: 'display_name_brand_free_mail', weight: w.display_name_brand_free_mail }
+          : { symbol: 'display_name_brand', weight: w.display_name_brand }),
       });
       break;
     }
@@ -97,6 +128,7 @@ export function headerFindings(email: Email, settings: HeadersSettings, lex: Lex
         out.push({
           type: 'display_name_spoofing',
           value: `display name names the organisation (${org}) but the sender is external`,
+          symbol: 'display_name_brand',
           weight: w.display_name_brand,
         });
         break;
@@ -111,6 +143,7 @@ export function headerFindings(email: Email, settings: HeadersSettings, lex: Lex
     out.push({
       type: look.owner === 'organisation' ? 'internal_domain_lookalike' : 'domain_spoofing',
       value: `sender domain ${fromOrg} looks like ${look.label} (${look.how})`,
+      symbol: 'sender_lookalike',
       weight: w.sender_lookalike,
     });
   }
@@ -118,6 +151,7 @@ export function headerFindings(email: Email, settings: HeadersSettings, lex: Lex
     out.push({
       type: 'homograph_domain',
       value: `sender domain ${v.from.domain} is punycode`,
+      symbol: 'sender_punycode',
       weight: w.sender_punycode,
     });
   }
@@ -135,13 +169,19 @@ export function headerFindings(email: Email, settings: HeadersSettings, lex: Lex
       out.push({
         type: 'suspicious_sender',
         value: `${role} domain ${d} looks machine-generated`,
+        symbol: 'random_domain',
         weight: w.random_domain,
       });
     }
     const tld = d.split('.').pop() ?? '';
     if (!tldDone && lex.riskyTlds.has(tld)) {
       tldDone = true;
-      out.push({ type: 'risky_tld', value: `${role} domain ${d} (.${tld})`, weight: w.risky_tld });
+      out.push({
+        type: 'risky_tld',
+        value: `${role} domain ${d} (.${tld})`,
+        symbol: 'risky_tld',
+        weight: w.risky_tld,
+      });
     }
   }
 
@@ -151,6 +191,7 @@ export function headerFindings(email: Email, settings: HeadersSettings, lex: Lex
     out.push({
       type: 'domain_spoofing',
       value: 'From is the recipient’s own address',
+      symbol: 'self_addressed',
       weight: w.self_addressed,
     });
   }
@@ -168,6 +209,7 @@ export function headerFindings(email: Email, settings: HeadersSettings, lex: Lex
       out.push({
         type: 'header_anomaly',
         value: 'subject contains the recipient’s address',
+        symbol: 'recipient_in_subject',
         weight: w.recipient_in_subject,
       });
       break;
@@ -176,11 +218,17 @@ export function headerFindings(email: Email, settings: HeadersSettings, lex: Lex
 
   // 8. Message-ID anomalies
   if (!v.message_id) {
-    out.push({ type: 'header_anomaly', value: 'no Message-ID', weight: w.message_id_missing });
+    out.push({
+      type: 'header_anomaly',
+      value: 'no Message-ID',
+      symbol: 'message_id_missing',
+      weight: w.message_id_missing,
+    });
   } else if (!/^<?[^<>@\s]+@[^<>@\s]+>?$/.test(v.message_id.trim())) {
     out.push({
       type: 'header_anomaly',
       value: 'malformed Message-ID',
+      symbol: 'message_id_malformed',
       weight: w.message_id_malformed,
     });
   }
@@ -194,9 +242,61 @@ export function headerFindings(email: Email, settings: HeadersSettings, lex: Lex
       out.push({
         type: 'header_anomaly',
         value: 'Date lies more than a day after delivery',
+        symbol: 'date_future',
         weight: w.date_future,
       });
     }
+  }
+  // 10. bulk-mail tricks in From and Subject
+  const junk = junkSuffix(v.subject) ?? (dn ? junkSuffix(dn) : undefined);
+  if (junk) {
+    out.push({
+      type: 'header_anomaly',
+      value: `junk token appended to defeat matching: ${junk.slice(0, 40)}`,
+      symbol: 'junk_suffix',
+      weight: w.junk_suffix,
+    });
+  }
+  const mangled = dn ? malformedDisplayName(dn) : undefined;
+  if (mangled) {
+    out.push({
+      type: 'header_anomaly',
+      value: `display name is mangled (${mangled})`,
+      symbol: 'display_name_malformed',
+      weight: w.display_name_malformed,
+    });
+  }
+  if (brokenWords(v.subject) || (dn && brokenWords(dn))) {
+    out.push({
+      type: 'text_obfuscation',
+      value: 'words cut up by spaces or dots in the subject or sender name',
+      symbol: 'broken_words',
+      weight: w.broken_words,
+    });
+  }
+  if (!v.list_id && fakeReply(v.subject, v.header_names)) {
+    out.push({
+      type: 'header_anomaly',
+      value: 'subject poses as a reply but the message answers nothing',
+      symbol: 'fake_reply',
+      weight: w.fake_reply,
+    });
+  }
+  if (dn && !v.list_id && unrelatedOrgName(dn, v.from.address)) {
+    out.push({
+      type: 'display_name_spoofing',
+      value: `organisation name “${dn.slice(0, 60)}” on an address that is not its own (${v.from.address})`,
+      symbol: 'unrelated_org_name',
+      weight: w.unrelated_org_name,
+    });
+  }
+  if (v.from.address && !v.list_id && generatedLocalPart(v.from.address)) {
+    out.push({
+      type: 'suspicious_sender',
+      value: `sender mailbox ${v.from.address.split('@')[0]} looks generated`,
+      symbol: 'generated_local_part',
+      weight: w.generated_local_part,
+    });
   }
   return out;
 }

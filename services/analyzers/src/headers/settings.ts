@@ -22,6 +22,12 @@ export const HeadersWeights = z.object({
   message_id_missing: z.number().default(0.4),
   message_id_malformed: z.number().default(0.4),
   date_future: z.number().default(0.5),
+  junk_suffix: z.number().default(1.0),
+  display_name_malformed: z.number().default(0.8),
+  broken_words: z.number().default(1.0),
+  fake_reply: z.number().default(0.6),
+  unrelated_org_name: z.number().default(0.5),
+  generated_local_part: z.number().default(0.5),
 });
 
 export const HeadersSettings = z.object({

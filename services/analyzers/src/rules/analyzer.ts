@@ -49,6 +49,7 @@ export function analyzeRules(
       matched.push(r.id);
       findings.push({
         type: r.indicator,
+        symbol: r.id,
         value: `rule ${r.id}: ${r.description || r.expression}`.slice(0, 500),
         weight: r.score,
       });

@@ -6,6 +6,11 @@ export interface Finding {
   value: string;
   /** Log-odds this finding adds to the analyzer's phishing probability. */
   weight: number;
+  /**
+   * Stable machine name of what was found (default: type), listed in analyzer_details.symbols for
+   * the scorer. A finding with weight 0 is a symbol only (no indicator, no effect on this analyzer).
+   */
+  symbol?: string;
 }
 
 export function sigmoid(x: number): number {
@@ -65,6 +70,11 @@ export function answerFrom(findings: Finding[], o: AnswerOptions): AnalyzerAnswe
       ? `${o.name}: ${isPhishing ? 'phishing' : 'not phishing'} (p=${round(p)}): ${top}`
       : `${o.name}: nothing suspicious found`,
     indicators,
-    analyzer_details: { probability: round(p), score: round(sum), ...(o.details ?? {}) },
+    analyzer_details: {
+      probability: round(p),
+      score: round(sum),
+      symbols: [...new Set(findings.map((f) => f.symbol ?? f.type))],
+      ...(o.details ?? {}),
+    },
   };
 }

@@ -83,6 +83,7 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
       add(`script:${scheme}`, {
         type: 'script_url',
         value: `${scheme}: URL in a link`,
+        symbol: 'script_url',
         weight: w.script_url,
       });
       continue;
@@ -92,12 +93,14 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
         add('form:pw', {
           type: 'credential_form',
           value: `form asking for a password posts to ${u.host || u.url.slice(0, 80)}`,
+          symbol: 'credential_form',
           weight: w.credential_form,
         });
       } else if (w.external_form > 0 && u.domain && u.domain !== fromOrg) {
         add('form:ext', {
           type: 'credential_form',
           value: `form posts to ${u.domain}`,
+          symbol: 'external_form',
           weight: w.external_form,
         });
       }
@@ -109,6 +112,7 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
       add(`ip:${u.host}`, {
         type: 'ip_url',
         value: `link to the IP address ${u.host}`,
+        symbol: 'ip_url',
         weight: w.ip_url,
       });
       continue;
@@ -117,6 +121,7 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
       add('userinfo', {
         type: 'suspicious_url',
         value: `URL hides its host behind user info: ${u.url.slice(0, 100)}`,
+        symbol: 'userinfo',
         weight: w.userinfo,
       });
     }
@@ -125,12 +130,14 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
         add(`mixed:${u.host}`, {
           type: 'homograph_domain',
           value: `mixed-script host ${toUnicode(u.host)}`,
+          symbol: 'mixed_script',
           weight: w.mixed_script,
         });
       } else {
         add(`puny:${u.host}`, {
           type: 'homograph_domain',
           value: `punycode host ${u.host}`,
+          symbol: 'punycode',
           weight: w.punycode,
         });
       }
@@ -140,6 +147,7 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
       add(`look:${u.domain}`, {
         type: look.owner === 'organisation' ? 'internal_domain_lookalike' : 'lookalike_domain',
         value: `${u.domain} looks like ${look.label} (${look.how})`,
+        symbol: 'lookalike',
         weight: w.lookalike,
       });
     }
@@ -148,6 +156,7 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
       add(`sub:${u.host}`, {
         type: 'brand_impersonation',
         value: `${sub.label} used in the subdomain of ${u.domain}`,
+        symbol: 'brand_in_subdomain',
         weight: w.brand_in_subdomain,
       });
     }
@@ -160,6 +169,7 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
       add('random', {
         type: 'suspicious_url',
         value: `link to a machine-generated domain ${u.domain}`,
+        symbol: 'random_domain',
         weight: w.random_domain,
       });
     }
@@ -167,6 +177,7 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
       add('short', {
         type: 'url_shortener',
         value: `shortened link via ${u.host}`,
+        symbol: 'shortener',
         weight: w.shortener,
       });
     }
@@ -180,6 +191,7 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
       add(`tld:${u.domain}`, {
         type: 'risky_tld',
         value: `link to ${u.domain} (.${u.tld})`,
+        symbol: 'risky_tld',
         weight: w.risky_tld,
       });
     }
@@ -187,6 +199,7 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
       add('hosting', {
         type: 'suspicious_url',
         value: `link to a page on shared hosting ${u.host}`,
+        symbol: 'free_hosting',
         weight: w.free_hosting,
       });
     }
@@ -201,7 +214,9 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
           add(strong ? 'mismatch:brand' : 'mismatch', {
             type: 'link_text_mismatch',
             value: `link text shows ${shown} but points to ${u.domain}`,
-            weight: strong ? w.brand_link_text_mismatch : w.link_text_mismatch,
+            ...(strong
+              ? { symbol: 'brand_link_text_mismatch', weight: w.brand_link_text_mismatch }
+              : { symbol: 'link_text_mismatch', weight: w.link_text_mismatch }),
           });
         }
       }
@@ -217,6 +232,7 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
         add('rcpt', {
           type: 'suspicious_url',
           value: 'link carries the recipient’s address',
+          symbol: 'recipient_in_url',
           weight: w.recipient_in_url,
         });
         break;
@@ -230,6 +246,7 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
         add('path', {
           type: 'brand_impersonation',
           value: `${label} named in the path of ${u.domain}`,
+          symbol: 'brand_in_path',
           weight: w.brand_in_path,
         });
       }
@@ -239,6 +256,7 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
     out.push({
       type: 'suspicious_url',
       value: `${hidden} hidden links`,
+      symbol: 'many_hidden_links',
       weight: w.many_hidden_links,
     });
   return out;

@@ -1,0 +1,87 @@
+/**
+ * Bulk-mail and scam techniques visible in the From and Subject headers. Pure string checks, no
+ * lists of senders: each names a trick used to defeat filters or to pose as someone else.
+ */
+
+/**
+ * A junk token appended to the subject or display name so that no two copies match ("…!.BVUM",
+ * "Collectief .BOLFR", "- vKsJR5Dcnny", "ttqmk.feqvm.slsbs.yjgkv"). Returns the token found.
+ */
+export function junkSuffix(s: string): string | undefined {
+  const t = s.trim();
+  // ".ABCD" glued to a word, punctuation or space at the very end
+  const dotCaps = /(?:[a-z!?.\s])\.+([A-Z]{3,12})$/.exec(t);
+  if (dotCaps) return `.${dotCaps[1]}`;
+  // a final token mixing lower, upper case and digits ("vKsJR5Dcnny")
+  const last = /(?:^|\s)([A-Za-z0-9]{8,24})$/.exec(t)?.[1];
+  if (last && /[a-z]/.test(last) && /[A-Z]/.test(last) && /[0-9]/.test(last)) {
+    const switches = last.match(/[a-z][A-Z]|[A-Z][a-z][a-z]*[A-Z]/g)?.length ?? 0;
+    if (switches >= 2) return last;
+  }
+  // a chain of vowel-poor dotted groups ("ttqmk.feqvm.slsbs.yjgkv")
+  const chain = /(?:^|\s)((?:[a-z]{4,6}\.){3,}[a-z]{4,6})$/.exec(t)?.[1];
+  if (chain && chain.split('.').every((g) => (g.match(/[aeiou]/g)?.length ?? 0) <= 1)) return chain;
+  return undefined;
+}
+
+/**
+ * A display name that was mangled or stuffed: quotes or an address inside it, a dangling comma or
+ * bracket at its end, runs of blanks or tabs.
+ */
+export function malformedDisplayName(dn: string): string | undefined {
+  if (/["“”]/.test(dn)) return 'quotation marks inside the name';
+  if (/<[^>]*>/.test(dn) && /,\s*$/.test(dn)) return 'an address and a dangling comma';
+  if (/[,([]\s*$/.test(dn)) return 'a dangling comma or bracket';
+  if (/\t| {3,}/.test(dn)) return 'runs of blanks';
+  return undefined;
+}
+
+/** Words cut up by spaces or dots to slip past keyword filters ("L etzte B enachrichtigung", "u..te"). */
+export function brokenWords(s: string): boolean {
+  const split = s.match(/(?:^|\s)[B-HJ-Z] [a-zäöüßéèàç]{3,}/g)?.length ?? 0;
+  if (split >= 2) return true;
+  const spelled =
+    /(?:^|\s)(?:[A-Za-z] ){3,}[A-Za-z](?:\s|$)/.test(s) && /[a-z] [a-z] [a-z]/.test(s);
+  if (spelled) return true;
+  return /[a-z]{2}\.\.[a-z]{2}/.test(s);
+}
+
+/** "Re:" / "Fwd:" on a message that answers nothing (no In-Reply-To, no References). */
+export function fakeReply(subject: string, headerNames: string[]): boolean {
+  if (!/^\s*(?:re|aw|antw|sv|rif|res|r|fwd?|wg|tr|rv)\s*(?:\[\d+\])?\s*:/i.test(subject))
+    return false;
+  return !headerNames.includes('in-reply-to') && !headerNames.includes('references');
+}
+
+const ROLE_LOCAL =
+  /^(?:info|noreply|no-reply|donotreply|do-not-reply|news|newsletters?|contact|contato|support|service|services|customerservice|renew|hello|hi|team|mail|mailer|bounce|reports?|marketing|offers?|promo|promotions?|deals|notifications?|alerts?|admin|website|members|return|message|updates?|care|account|billing|sales)(?:[._-].*)?$/;
+
+function fold(s: string): string {
+  return s
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase();
+}
+
+/**
+ * An organisation-like display name ("Endurance Auto Warranty") on a generic role address
+ * (info@, noreply@, renew@ …) whose address shares none of the name's words: a sender posing as an
+ * organisation it does not mail from. Person names on personal addresses do not qualify.
+ */
+export function unrelatedOrgName(displayName: string, address: string): boolean {
+  const [local = '', domain = ''] = fold(address).split('@');
+  if (!ROLE_LOCAL.test(local)) return false;
+  const words = fold(displayName)
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w.length >= 4);
+  if (words.length < 2) return false;
+  const addr = `${local}.${domain}`.replace(/[^a-z0-9]/g, '');
+  return !words.some((w) => addr.includes(w) || (w.length >= 6 && addr.includes(w.slice(0, 5))));
+}
+
+/** A sender mailbox name that looks generated ("new_offre_1_89227", "migo0003-----r172"). */
+export function generatedLocalPart(address: string): boolean {
+  const local = fold(address.split('@')[0] ?? '');
+  if (/-{3,}|_{3,}/.test(local)) return true;
+  return /^[a-z]+[._-]\w*[._-]?\d+[._-]\d{4,}$/.test(local);
+}

@@ -1,0 +1,119 @@
+import {
+  type AnalyzerAnswerInput,
+  type Email,
+  type Indicator,
+  StageContext,
+} from '@trawl/contracts';
+import { sigmoid } from '../rules/score.ts';
+import type { ScorerSettings } from './settings.ts';
+import { type ScorerWeights, weightsFor } from './weights.ts';
+
+/** One piece of evidence the scorer counted. */
+export interface Contribution {
+  symbol: string;
+  weight: number;
+}
+
+export interface EnsembleScore {
+  /** bias + Σ weights, capped at ±max_log_odds. */
+  logOdds: number;
+  probability: number;
+  contributions: Contribution[];
+  /** Every symbol seen (with or without a weight), `<analyzer>.<symbol>`. */
+  symbols: string[];
+  indicators: Indicator[];
+}
+
+function symbolsOf(details: Record<string, unknown> | undefined): string[] | undefined {
+  const s = details?.symbols;
+  if (!Array.isArray(s)) return undefined;
+  return s.filter((x): x is string => typeof x === 'string');
+}
+
+/**
+ * Combines the evidence of earlier stages in log-odds space (Rspamd-style symbol scores): each
+ * `<analyzer>.<symbol>` an analyzer reported adds its weight once; analyzers without symbols count
+ * their distinct indicator types through `types`. p = sigmoid(bias + Σ weights).
+ */
+export function ensembleScore(
+  ctx: Record<string, unknown> | undefined,
+  w: ScorerWeights,
+  opts: { stages: string[]; maxLogOdds: number; self?: string },
+): EnsembleScore {
+  const seen = new Set<string>();
+  const contributions: Contribution[] = [];
+  const indicators = new Map<string, Indicator>();
+  let sum = 0;
+  const count = (symbol: string, weight: number | undefined) => {
+    if (seen.has(symbol)) return;
+    seen.add(symbol);
+    if (weight === undefined || weight === 0) return;
+    sum += weight;
+    contributions.push({ symbol, weight });
+  };
+  for (const [stage, raw] of Object.entries(ctx ?? {})) {
+    if (opts.stages.length && !opts.stages.includes(stage)) continue;
+    const parsed = StageContext.safeParse(raw);
+    if (!parsed.success) continue; // not a stage of this engine's shape: nothing to count
+    const sc = parsed.data;
+    for (const [id, r] of Object.entries(sc.analyzers)) {
+      if (r.status !== 'success' || id === opts.self) continue;
+      const symbols = symbolsOf(r.analyzer_details);
+      if (symbols) {
+        for (const s of symbols) count(`${id}.${s}`, w.symbols[`${id}.${s}`]);
+      } else {
+        for (const t of new Set(r.indicators.map((i) => i.type)))
+          count(`${id}.${t}`, w.symbols[`${id}.${t}`] ?? w.types[t]);
+      }
+      for (const i of r.indicators) {
+        const key = `${i.type}\u0000${i.value}`;
+        const prev = indicators.get(key);
+        if (!prev || prev.confidence < i.confidence) indicators.set(key, i);
+      }
+    }
+  }
+  const logOdds = Math.max(-opts.maxLogOdds, Math.min(opts.maxLogOdds, w.bias + sum));
+  contributions.sort((a, b) => Math.abs(b.weight) - Math.abs(a.weight));
+  return {
+    logOdds,
+    probability: sigmoid(logOdds),
+    contributions,
+    symbols: [...seen],
+    indicators: [...indicators.values()].sort((a, b) => b.confidence - a.confidence).slice(0, 50),
+  };
+}
+
+const r3 = (n: number) => Math.round(n * 1000) / 1000;
+
+export function analyzeScore(
+  email: Email,
+  s: ScorerSettings,
+  self = 'scorer',
+): AnalyzerAnswerInput {
+  const { weights, error } = weightsFor(s.weights_file, s.reload_check_ms);
+  const e = ensembleScore(email.analysis_context, weights, {
+    stages: s.stages,
+    maxLogOdds: s.max_log_odds,
+    self,
+  });
+  const p = e.probability;
+  const isPhishing = p >= s.phishing_score_threshold;
+  const top = e.contributions
+    .filter((c) => c.weight > 0)
+    .slice(0, 4)
+    .map((c) => `${c.symbol} +${c.weight}`)
+    .join(', ');
+  return {
+    is_phishing: isPhishing,
+    confidence: r3(isPhishing ? p : 1 - p),
+    summary: `scorer: ${isPhishing ? 'phishing' : 'not phishing'} (p=${r3(p)})${top ? `: ${top}` : ''}`,
+    indicators: e.indicators,
+    analyzer_details: {
+      probability: r3(p),
+      log_odds: r3(e.logOdds),
+      bias: weights.bias,
+      contributions: e.contributions.slice(0, 30),
+      ...(error ? { weights_file_error: error } : {}),
+    },
+  };
+}
