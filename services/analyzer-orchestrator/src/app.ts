@@ -114,7 +114,9 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
   const clock = deps.clock ?? (() => new Date());
   const registry = deps.registry ?? new Registry();
   const metrics = createMetrics(registry);
-  const log = deps.logger.child({ service: SERVICE_NAME });
+  const log = deps.logger.bindings().service
+    ? deps.logger
+    : deps.logger.child({ service: SERVICE_NAME });
   const analyzerCache = cache ? createAnalyzerCache(cache) : undefined;
 
   const running = new Set<Running>();
