@@ -11,6 +11,7 @@ import type { Broker, Consumer, Delivery } from '@trawl/platform';
 import type { Logger } from 'pino';
 import { type BackoffOptions, backoffDelay } from './backoff.ts';
 import type { DedupStore, JobOrigin } from './dedup-store.ts';
+import { RetrieverError } from './errors.ts';
 import type { MailMetrics } from './metrics.ts';
 import type { RetrieverClient } from './retriever-client.ts';
 
@@ -120,6 +121,14 @@ export function createVerdictRelay(d: {
         return true;
       } catch (err) {
         d.metrics.failures.inc({ retriever: origin.retriever, stage: 'verdict' });
+        if (err instanceof RetrieverError && (err.httpStatus === 404 || err.httpStatus === 422)) {
+          // The retriever no longer has the message (or refuses the verdict): retrying cannot help.
+          d.logger.warn(
+            { retriever: origin.retriever, id: req.id, job_id: req.job_id, status: err.httpStatus },
+            'retriever cannot apply the verdict; dropped',
+          );
+          return true;
+        }
         d.logger.warn(
           { retriever: origin.retriever, job_id: req.job_id, attempt, err: (err as Error).message },
           'verdict callback failed',

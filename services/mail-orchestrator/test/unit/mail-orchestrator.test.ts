@@ -1,4 +1,4 @@
-import { type AnalysisEvent, topology } from '@trawl/contracts';
+import { type AnalysisEvent, type AnalysisResult, topology } from '@trawl/contracts';
 import { createMemoryBroker, createMemoryCache, declareTopology } from '@trawl/platform';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -228,14 +228,14 @@ describe('mail orchestrator', () => {
     await o.start();
     const [j2, j1] = gateway.jobs;
     a.failVerdict = 2;
-    const result = {
+    const result: AnalysisResult = {
       is_phishing: true,
       threat_level: 'high',
       confidence: 0.8,
       summary: 'phishing',
       recommended_action: 'quarantine',
       indicators: [],
-    } as const;
+    };
     const completed: AnalysisEvent = {
       event: 'analysis.completed',
       job_id: j1!.job_id,

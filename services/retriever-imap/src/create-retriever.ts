@@ -1,0 +1,75 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { Registry } from 'prom-client';
+import { buildRetrieverApp } from './app.ts';
+import { ImapRetriever } from './imap-retriever.ts';
+import { ImapSession, type SessionOptions } from './imap-session.ts';
+import { createImapMetrics } from './metrics.ts';
+import type { ImapSettings } from './settings.ts';
+
+export interface ImapRetrieverService {
+  app: FastifyInstance;
+  session: ImapSession;
+  retriever: ImapRetriever;
+  registry: Registry;
+  /** Connects in the background (the HTTP endpoints answer 503 until connected). */
+  start(): void;
+  /** Connects and waits for the first connection (rejects if it fails; retries go on). */
+  startAndWait(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Wires the session, the mailbox logic and the HTTP app of one IMAP retriever. */
+export function createImapRetriever(
+  settings: ImapSettings,
+  deps: {
+    logger: Logger;
+    internalApiKey?: string | undefined;
+    registry?: Registry;
+    session?: SessionOptions;
+    version?: string;
+  },
+): ImapRetrieverService {
+  const registry = deps.registry ?? new Registry();
+  const metrics = createImapMetrics(registry);
+  const logger = deps.logger.child({ service: 'retriever-imap' });
+  let wasConnected = false;
+  const session = new ImapSession(settings, logger, {
+    ...deps.session,
+    onState: (connected) => {
+      metrics.connected.set(connected ? 1 : 0);
+      if (connected && wasConnected) metrics.reconnects.inc();
+      if (connected) wasConnected = true;
+      deps.session?.onState?.(connected);
+    },
+  });
+  const retriever = new ImapRetriever(session, logger, settings.clean_keyword);
+  const app = buildRetrieverApp({
+    session,
+    retriever,
+    internalApiKey: deps.internalApiKey,
+    logger,
+    registry,
+    metrics,
+    ...(deps.version ? { version: deps.version } : {}),
+  });
+  return {
+    app,
+    session,
+    retriever,
+    registry,
+    start: () => session.startInBackground(),
+    async startAndWait() {
+      try {
+        await session.start();
+      } catch (err) {
+        session.startInBackground();
+        throw err;
+      }
+    },
+    async stop() {
+      await app.close();
+      await session.close();
+    },
+  };
+}

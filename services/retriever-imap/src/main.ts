@@ -1,0 +1,75 @@
+import { readFileSync } from 'node:fs';
+import { ConfigError, exitWithProblems, loadConfigOrExit } from '@trawl/config';
+import { pino } from 'pino';
+import { createImapRetriever } from './create-retriever.ts';
+import { imapSettingsFromEnv } from './settings.ts';
+
+function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version?: string;
+    };
+    return pkg.version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+async function main(): Promise<void> {
+  const cfg = loadConfigOrExit({ needs: {} });
+  // TRAWL_IMAP_* belong to this service only: read here (docs/mail-ingestion.md lists them).
+  const settings = imapSettingsFromEnv(process.env);
+  if (!settings.ok) {
+    exitWithProblems(
+      new ConfigError(
+        settings.problems.map((p) => {
+          const [path, ...rest] = p.split(': ');
+          return { path: path ?? '', message: rest.join(': ') };
+        }),
+      ),
+    );
+  }
+  const portText = process.env.TRAWL_RETRIEVER_IMAP_PORT ?? '8010';
+  const port = Number.parseInt(portText, 10);
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) {
+    exitWithProblems(
+      new ConfigError([{ path: 'TRAWL_RETRIEVER_IMAP_PORT', message: 'must be a port number' }]),
+    );
+  }
+  const host = process.env.TRAWL_RETRIEVER_IMAP_HOST ?? '0.0.0.0';
+  const logger = pino({
+    level: cfg.pinoLevel,
+    base: { service: 'retriever-imap' },
+    redact: ['password', '*.password', 'auth.pass'],
+  });
+  if (!cfg.internalApiKey)
+    logger.warn('INTERNAL_API_KEY is not set: /internal/* is open to anyone who can reach it');
+  const service = createImapRetriever(settings.value, {
+    logger,
+    internalApiKey: cfg.internalApiKey,
+    version: packageVersion(),
+  });
+  service.start();
+  await service.app.listen({ host, port });
+  logger.info({ port, imap: `${settings.value.host}:${settings.value.port}` }, 'listening');
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    await service
+      .stop()
+      .catch((err: unknown) => logger.error({ err: String(err) }, 'shutdown error'));
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(
+    `retriever-imap failed to start: ${err instanceof Error ? err.message : String(err)}\n`,
+  );
+  process.exit(1);
+});

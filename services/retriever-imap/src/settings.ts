@@ -1,0 +1,62 @@
+import { z } from 'zod';
+
+const bool = z
+  .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])])
+  .transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
+
+/** Settings of one IMAP retriever (TRAWL_IMAP_* variables; see docs/mail-ingestion.md). */
+export const ImapSettings = z
+  .object({
+    host: z.string().min(1),
+    port: z.coerce.number().int().min(1).max(65_535).optional(),
+    /** Implicit TLS (993). false: plain connection, upgraded with STARTTLS when the server offers it. */
+    secure: bool.default(true),
+    /** Verify the server's certificate (default true). */
+    tls_reject_unauthorized: bool.default(true),
+    user: z.string().min(1),
+    password: z.string().min(1),
+    mailbox: z.string().min(1).default('INBOX'),
+    /** Folder paths use '/' between levels whatever the server's delimiter. */
+    processed_folder: z.string().min(1).default('Trawl/Processed'),
+    quarantine_folder: z.string().min(1).default('Trawl/Quarantine'),
+    /** Keyword set on messages the verdict says to allow (empty: none). */
+    clean_keyword: z.string().default('$TrawlClean'),
+  })
+  .transform((s) => ({ ...s, port: s.port ?? (s.secure ? 993 : 143) }));
+export type ImapSettings = z.output<typeof ImapSettings>;
+export type ImapSettingsInput = z.input<typeof ImapSettings>;
+
+/** The variables main.ts reads, and the settings they fill. */
+export const IMAP_ENV = {
+  TRAWL_IMAP_HOST: 'host',
+  TRAWL_IMAP_PORT: 'port',
+  TRAWL_IMAP_SECURE: 'secure',
+  TRAWL_IMAP_TLS_REJECT_UNAUTHORIZED: 'tls_reject_unauthorized',
+  TRAWL_IMAP_USER: 'user',
+  TRAWL_IMAP_PASSWORD: 'password',
+  TRAWL_IMAP_MAILBOX: 'mailbox',
+  TRAWL_IMAP_PROCESSED_FOLDER: 'processed_folder',
+  TRAWL_IMAP_QUARANTINE_FOLDER: 'quarantine_folder',
+  TRAWL_IMAP_CLEAN_KEYWORD: 'clean_keyword',
+} as const;
+
+/** Settings from environment variables; problems name the variable. */
+export function imapSettingsFromEnv(
+  env: Record<string, string | undefined>,
+): { ok: true; value: ImapSettings } | { ok: false; problems: string[] } {
+  const input: Record<string, string> = {};
+  for (const [name, key] of Object.entries(IMAP_ENV)) {
+    const v = env[name];
+    if (v !== undefined && v !== '') input[key] = v;
+  }
+  const r = ImapSettings.safeParse(input);
+  if (r.success) return { ok: true, value: r.data };
+  const byKey = Object.fromEntries(Object.entries(IMAP_ENV).map(([n, k]) => [k, n]));
+  return {
+    ok: false,
+    problems: r.error.issues.map((i) => {
+      const key = String(i.path[0] ?? '');
+      return `${byKey[key] ?? key}: ${i.message}`;
+    }),
+  };
+}

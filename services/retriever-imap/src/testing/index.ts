@@ -1,0 +1,1 @@
+export { DOVECOT_BIN, dovecotAvailable, startTestDovecot, type TestDovecot } from './dovecot.ts';
