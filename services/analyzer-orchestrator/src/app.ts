@@ -42,7 +42,7 @@ export interface OrchestratorOptions {
 
 export interface OrchestratorDeps {
   broker: Broker;
-  store: Pick<Store, 'jobs'>;
+  store: Pick<Store, 'jobs'> & Partial<Pick<Store, 'senders'>>;
   /** Job status cache (`job:<id>`) and analyzer result cache. Optional. */
   cache?: Cache | undefined;
   /** Calls analyzers and providers: the HTTP plugin client or an in-process invoker. */
@@ -360,6 +360,17 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
     }
     metrics.jobs.inc({ status: outcome.status });
     metrics.jobDuration.observe({ status: outcome.status }, seconds);
+    // Sender history feeds the sender-history context provider (first-time senders, past verdicts).
+    // Best effort: the verdict is already stored; a failure here must not requeue the job.
+    try {
+      await store.senders?.record(
+        msg.email.headers.sender,
+        clock(),
+        outcome.status === 'completed' ? outcome.result.is_phishing : null,
+      );
+    } catch (e) {
+      jlog.warn({ err: errText(e) }, 'could not record the sender history');
+    }
     if (outcome.status === 'completed') {
       jlog.info(
         {
