@@ -40,7 +40,7 @@ export function fitWeights(outcomes: MessageOutcome[], o: FitOptions = {}): FitR
   const train = outcomes.filter(
     (x) => !x.parse_failed && (o.train ?? ((y) => y.index % 2 === 0))(x),
   );
-  const l2 = o.l2 ?? 0.02;
+  const l2 = o.l2 ?? 0.001;
   const step = o.step ?? 0.1;
   const stats: Record<string, SymbolStat> = {};
   for (const x of train)
@@ -61,7 +61,7 @@ export function fitWeights(outcomes: MessageOutcome[], o: FitOptions = {}): FitR
   let b = -2;
   const n = rows.length;
   // projected gradient descent with a decaying step (small problem: a few hundred symbols)
-  const iters = o.iterations ?? 3000;
+  const iters = o.iterations ?? 4000;
   for (let it = 0; it < iters; it++) {
     const g = new Float64Array(names.length);
     let gb = 0;

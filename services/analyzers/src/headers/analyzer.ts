@@ -6,9 +6,11 @@ import { type MailView, orgDomain, viewOf } from '../rules/view.ts';
 import { findLookalike, mainLabel, protectedNames } from '../urls/lookalike.ts';
 import { looksRandom } from '../urls/random-domain.ts';
 import {
+  addressInSubject,
   brokenWords,
   fakeReply,
   generatedLocalPart,
+  generatedSubdomain,
   junkSuffix,
   malformedDisplayName,
   unrelatedOrgName,
@@ -289,6 +291,32 @@ export function headerFindings(email: Email, settings: HeadersSettings, lex: Lex
       symbol: 'unrelated_org_name',
       weight: w.unrelated_org_name,
     });
+  }
+  if (
+    !out.some((f) => f.symbol === 'recipient_in_subject') &&
+    addressInSubject(subj, v.from.address)
+  ) {
+    out.push({
+      type: 'header_anomaly',
+      value: 'the subject shows an e-mail address',
+      symbol: 'address_in_subject',
+      weight: w.address_in_subject,
+    });
+  }
+  for (const [host, org] of [
+    [v.from.domain, fromOrg],
+    [rp?.domain ?? '', rp?.org_domain ?? ''],
+  ] as const) {
+    const label = generatedSubdomain(host, org);
+    if (label) {
+      out.push({
+        type: 'suspicious_sender',
+        value: `sender host ${host} has a generated label (${label})`,
+        symbol: 'generated_subdomain',
+        weight: w.generated_subdomain,
+      });
+      break;
+    }
   }
   if (v.from.address && !v.list_id && generatedLocalPart(v.from.address)) {
     out.push({

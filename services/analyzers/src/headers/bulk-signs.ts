@@ -33,6 +33,8 @@ export function malformedDisplayName(dn: string): string | undefined {
   if (/<[^>]*>/.test(dn) && /,\s*$/.test(dn)) return 'an address and a dangling comma';
   if (/[,([]\s*$/.test(dn)) return 'a dangling comma or bracket';
   if (/\t| {3,}/.test(dn)) return 'runs of blanks';
+  if (/\(\d{1,3}\)\s*$/.test(dn)) return 'a message counter';
+  if (/\d{7,}/.test(dn)) return 'a long number';
   return undefined;
 }
 
@@ -84,4 +86,30 @@ export function generatedLocalPart(address: string): boolean {
   const local = fold(address.split('@')[0] ?? '');
   if (/-{3,}|_{3,}/.test(local)) return true;
   return /^[a-z]+[._-]\w*[._-]?\d+[._-]\d{4,}$/.test(local);
+}
+
+/** The subject shows an e-mail address other than the sender's (bulk mail greeting its target). */
+export function addressInSubject(subject: string, from: string): boolean {
+  const m = subject.toLowerCase().match(/[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*/g) ?? [];
+  return m.some((a) => a !== from.toLowerCase());
+}
+
+/**
+ * A host label below the registrable domain that looks generated ("gnrpm.8inkdjmmst.edu.info",
+ * "qfskkp.domsmooth81.com"): letters and digits interleaved, or a long label almost without vowels.
+ */
+export function generatedSubdomain(host: string, orgDomain: string): string | undefined {
+  if (!orgDomain || !host.endsWith(orgDomain) || host === orgDomain) return undefined;
+  const labels = host.slice(0, -orgDomain.length - 1).split('.');
+  return labels.find((l) => {
+    if (l.length < 5) return false;
+    if (
+      /[a-z]{2,}[0-9]+[a-z]{2,}/.test(l) &&
+      !/^(?:mail|smtp|mx|out|bounce|em|e|m|mta|send)/.test(l)
+    )
+      return true;
+    const letters = l.replace(/[^a-z]/g, '');
+    const vowels = letters.replace(/[^aeiouy]/g, '').length;
+    return letters.length >= 6 && vowels === 0;
+  });
 }

@@ -28,6 +28,8 @@ export const HeadersWeights = z.object({
   fake_reply: z.number().default(0.6),
   unrelated_org_name: z.number().default(0.5),
   generated_local_part: z.number().default(0.5),
+  address_in_subject: z.number().default(1.0),
+  generated_subdomain: z.number().default(0.6),
 });
 
 export const HeadersSettings = z.object({
