@@ -81,13 +81,26 @@ export interface Proc {
 export function startProc(
   cmd: string,
   args: string[],
-  o: { cwd: string; env: Record<string, string | undefined> },
+  o: { cwd: string; env: Record<string, string | undefined>; detached?: boolean },
 ): Proc {
   const child = spawn(cmd, args, {
     cwd: o.cwd,
     env: o.env as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: o.detached ?? false,
   });
+  // A detached child leads its own process group: signals go to the whole tree (pnpm → tsx → node).
+  const signal = (s: NodeJS.Signals) => {
+    if (o.detached && child.pid) {
+      try {
+        process.kill(-child.pid, s);
+        return;
+      } catch {
+        // the group is gone
+      }
+    }
+    child.kill(s);
+  };
   let buf = '';
   child.stdout?.on('data', (d: Buffer) => {
     buf += d.toString();
@@ -95,7 +108,14 @@ export function startProc(
   child.stderr?.on('data', (d: Buffer) => {
     buf += d.toString();
   });
-  const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+  // 'close': every process holding the output pipes has exited (pnpm's children included).
+  let isClosed = false;
+  const closed = new Promise<number | null>((r) =>
+    child.once('close', (c) => {
+      isClosed = true;
+      r(c);
+    }),
+  );
   return {
     child,
     out: () => buf,
@@ -105,7 +125,7 @@ export function startProc(
         const tick = () => {
           const m = buf.match(re);
           if (m) return ok(m);
-          if (child.exitCode !== null)
+          if (child.exitCode !== null || child.signalCode !== null)
             return fail(
               new Error(`process exited (${child.exitCode}) before ${re}:\n${buf.slice(-4000)}`),
             );
@@ -116,11 +136,11 @@ export function startProc(
         tick();
       });
     },
-    async stop(signal = 'SIGTERM', timeoutMs = 30_000) {
-      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-      child.kill(signal);
-      const t = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-      const code = await exited;
+    async stop(sig = 'SIGTERM', timeoutMs = 30_000) {
+      if (child.pid === undefined || isClosed) return child.exitCode;
+      signal(sig);
+      const t = setTimeout(() => signal('SIGKILL'), timeoutMs);
+      const code = await closed;
       clearTimeout(t);
       return code;
     },
@@ -157,4 +177,54 @@ export function runCmd(
     });
     child.stdin.end(o.input ?? '');
   });
+}
+
+/**
+ * Clones the committed HEAD of this repository into `dir` and installs its dependencies offline from
+ * the store. With TRAWL_E2E_WORKTREE=1 the uncommitted changes and untracked files of the working
+ * tree are laid over the clone (for developers whose neighbours have not committed yet).
+ */
+export async function cloneAndInstall(dir: string, env: Record<string, string | undefined>) {
+  const git = await runCmd('git', ['clone', '--quiet', '--no-hardlinks', ROOT, dir], {
+    cwd: ROOT,
+    env,
+  });
+  if (git.code !== 0) throw new Error(`git clone failed: ${git.stderr}`);
+  if (env.TRAWL_E2E_WORKTREE === '1') {
+    const diff = await runCmd('git', ['diff', 'HEAD', '--binary'], { cwd: ROOT, env });
+    if (diff.stdout.trim() !== '') {
+      const apply = await runCmd('git', ['apply', '--whitespace=nowarn', '-'], {
+        cwd: dir,
+        env,
+        input: diff.stdout,
+      });
+      if (apply.code !== 0) throw new Error(`git apply failed: ${apply.stderr}`);
+    }
+    const others = await runCmd('git', ['ls-files', '--others', '--exclude-standard', '-z'], {
+      cwd: ROOT,
+      env,
+    });
+    const { cpSync, mkdirSync } = await import('node:fs');
+    for (const f of others.stdout.split('\0').filter(Boolean)) {
+      mkdirSync(dirname(join(dir, f)), { recursive: true });
+      cpSync(join(ROOT, f), join(dir, f));
+    }
+  }
+  // The store of this machine (a fresh HOME would point pnpm at an empty one).
+  const store = (
+    await runCmd('pnpm', ['store', 'path'], { cwd: ROOT, env: process.env })
+  ).stdout.trim();
+  const install = await runCmd(
+    'pnpm',
+    ['install', '--offline', '--frozen-lockfile', ...(store ? ['--store-dir', store] : [])],
+    {
+      cwd: dir,
+      env,
+      timeoutMs: 240_000,
+    },
+  );
+  if (install.code !== 0)
+    throw new Error(
+      `pnpm install failed:\n${install.stdout.slice(-3000)}\n${install.stderr.slice(-3000)}`,
+    );
 }

@@ -50,6 +50,7 @@ async function main(): Promise<void> {
     hard.unref();
     try {
       await embedded.close();
+      process.stdout.write('Trawl stopped.\n');
       process.exit(0);
     } catch (err) {
       process.stderr.write(`error while stopping: ${(err as Error).message}\n`);
