@@ -1,0 +1,94 @@
+import type { CorpusMessage } from './corpus.ts';
+
+export interface Submission {
+  jobId: string;
+  sentAt: number;
+}
+
+export interface SubmitStats {
+  accepted: Map<string, Submission>;
+  /** HTTP status (or 'error' for no answer) -> count of submissions not accepted. */
+  rejected: Record<string, number>;
+  /** performance.now() of the first send and of the last answer. */
+  startedAt: number;
+  endedAt: number;
+}
+
+export interface SubmitOptions {
+  gatewayUrl: string;
+  headers: Record<string, string>;
+  /** Offered rate in msgs/s; undefined: as fast as the gateway accepts (closed loop). */
+  rate?: number;
+  /** Requests in flight at most. */
+  concurrency: number;
+  /** Stop sending at this performance.now() time (bounded runs). */
+  deadline?: number;
+  workflowId?: string;
+  /** Called with every answer (chaos tests count them while a fault is on). */
+  onAnswer?: (status: number | 'error') => void;
+  /** Stop early when it answers true (checked before each send). */
+  stop?: () => boolean;
+}
+
+/** Posts every message to /api/v1/analyze/raw (keep-alive fetch), at a fixed rate or closed-loop. */
+export async function submitAll(
+  messages: CorpusMessage[],
+  opts: SubmitOptions,
+): Promise<SubmitStats> {
+  const q = opts.workflowId ? `?workflow_id=${encodeURIComponent(opts.workflowId)}` : '';
+  const url = `${opts.gatewayUrl}/api/v1/analyze/raw${q}`;
+  const accepted = new Map<string, Submission>();
+  const rejected: Record<string, number> = {};
+  const startedAt = performance.now();
+  let next = 0;
+  let sent = 0;
+
+  async function one(m: CorpusMessage): Promise<void> {
+    const sentAt = performance.now();
+    let status: number | 'error' = 'error';
+    try {
+      const r = await fetch(url, {
+        method: 'POST',
+        headers: { ...opts.headers, 'content-type': 'message/rfc822' },
+        body: m.raw,
+        signal: AbortSignal.timeout(30_000),
+      });
+      status = r.status;
+      const body = (await r.json().catch(() => ({}))) as { job_id?: string };
+      if (r.ok && body.job_id) {
+        accepted.set(body.job_id, { jobId: body.job_id, sentAt });
+      }
+    } catch {
+      status = 'error';
+    }
+    if (!(typeof status === 'number' && status < 300)) {
+      rejected[String(status)] = (rejected[String(status)] ?? 0) + 1;
+    }
+    opts.onAnswer?.(status);
+  }
+
+  async function worker(): Promise<void> {
+    for (;;) {
+      if (opts.stop?.()) return;
+      if (opts.deadline !== undefined && performance.now() > opts.deadline) return;
+      const i = next++;
+      if (i >= messages.length) return;
+      if (opts.rate !== undefined) {
+        const due = startedAt + (i * 1000) / opts.rate;
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      }
+      sent += 1;
+      await one(messages[i] as CorpusMessage);
+    }
+  }
+  await Promise.all(Array.from({ length: opts.concurrency }, () => worker()));
+  void sent;
+  return { accepted, rejected, startedAt, endedAt: performance.now() };
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const idx = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[idx] as number;
+}

@@ -1,0 +1,204 @@
+/**
+ * `pnpm bench:e2e`: Trawl end to end on the local PostgreSQL, Redis and RabbitMQ. For each
+ * configuration (scale-out with 1 and 2 orchestrators, each service its own process; embedded mode,
+ * the all-in-one process on the same servers) it submits the corpus as raw mail to
+ * POST /api/v1/analyze/raw at a fixed offered rate, then as fast as the gateway accepts them, waits
+ * for every verdict on trawl.results, and prints msgs/s, submit-to-verdict latency, CPU seconds per
+ * message and peak RSS per service. Every phase is bounded in time.
+ *
+ * Options: --rate=100 (offered msgs/s) --concurrency=64 (closed loop) --limit=N (first N of each
+ * half of the corpus) --configs=scale-out-1,scale-out-2,embedded --profile (node --cpu-prof into
+ * bench/e2e/profiles) --log-level=info
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Cluster, ROOT, type ServiceKind, startCluster } from './cluster.ts';
+import { type CorpusMessage, loadCorpus } from './corpus.ts';
+import { percentile, submitAll } from './load.ts';
+import { sampleProc } from './proc-stats.ts';
+import { type ResultWatcher, watchResults } from './watcher.ts';
+
+const args = new Map(
+  process.argv.slice(2).map((a) => {
+    const [k, v] = a.replace(/^--/, '').split('=');
+    return [k as string, v ?? 'true'];
+  }),
+);
+const RATE = Number(args.get('rate') ?? 100);
+const CONCURRENCY = Number(args.get('concurrency') ?? 64);
+const LIMIT = args.has('limit') ? Number(args.get('limit')) : undefined;
+const CONFIGS = (args.get('configs') ?? 'scale-out-1,scale-out-2,embedded').split(',');
+const PROFILE = args.has('profile');
+const LOG_LEVEL = (args.get('log-level') ?? 'info') as 'info';
+const PHASE_MS = 180_000;
+const WARMUP = 40;
+
+interface PhaseResult {
+  config: string;
+  phase: string;
+  submitted: number;
+  rejected: Record<string, number>;
+  completed: number;
+  failed: number;
+  missing: number;
+  msgsPerSec: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  cpuPerMsgMs: number;
+  cpu: Record<string, number>;
+}
+
+function cpuOf(c: Cluster): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const s of c.services) out[s.name] = sampleProc(s.pid)?.cpuSeconds ?? 0;
+  return out;
+}
+
+async function phase(
+  config: string,
+  name: string,
+  c: Cluster,
+  w: ResultWatcher,
+  msgs: CorpusMessage[],
+  rate: number | undefined,
+): Promise<PhaseResult> {
+  const cpu0 = cpuOf(c);
+  const deadline = performance.now() + PHASE_MS;
+  const s = await submitAll(msgs, {
+    gatewayUrl: c.gatewayUrl,
+    headers: c.headers(),
+    concurrency: rate === undefined ? CONCURRENCY : 256,
+    deadline,
+    ...(rate === undefined ? {} : { rate }),
+  });
+  await w.waitFor(s.accepted.keys(), deadline);
+  const cpu1 = cpuOf(c);
+  const lat: number[] = [];
+  let completed = 0;
+  let failed = 0;
+  let last = s.startedAt;
+  for (const [id, sub] of s.accepted) {
+    const v = w.verdicts.get(id);
+    if (!v) continue;
+    if (v.event === 'analysis.completed') completed += 1;
+    else failed += 1;
+    lat.push(v.at - sub.sentAt);
+    if (v.at > last) last = v.at;
+  }
+  lat.sort((a, b) => a - b);
+  const cpu: Record<string, number> = {};
+  let total = 0;
+  for (const k of Object.keys(cpu1)) {
+    cpu[k] = (cpu1[k] ?? 0) - (cpu0[k] ?? 0);
+    total += cpu[k] as number;
+  }
+  const done = completed + failed;
+  return {
+    config,
+    phase: name,
+    submitted: s.accepted.size,
+    rejected: s.rejected,
+    completed,
+    failed,
+    missing: s.accepted.size - done,
+    msgsPerSec: done / ((last - s.startedAt) / 1000),
+    p50: percentile(lat, 50),
+    p95: percentile(lat, 95),
+    p99: percentile(lat, 99),
+    cpuPerMsgMs: done > 0 ? (total / done) * 1000 : Number.NaN,
+    cpu,
+  };
+}
+
+const f = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
+
+function print(r: PhaseResult): void {
+  const rej = Object.entries(r.rejected)
+    .map(([k, v]) => `${k}:${v}`)
+    .join(',');
+  process.stdout.write(
+    `  ${r.phase.padEnd(22)} msgs/s=${f(r.msgsPerSec, 1).padStart(6)}  p50=${f(r.p50)}ms p95=${f(r.p95)}ms p99=${f(r.p99)}ms  cpu/msg=${f(r.cpuPerMsgMs, 2)}ms  submitted=${r.submitted} completed=${r.completed} failed=${r.failed} missing=${r.missing}${rej ? ` rejected=${rej}` : ''}\n`,
+  );
+  process.stdout.write(
+    `    cpu s by service: ${Object.entries(r.cpu)
+      .map(([k, v]) => `${k}=${v.toFixed(1)}`)
+      .join(' ')}\n`,
+  );
+}
+
+async function runConfig(config: string, msgs: CorpusMessage[]): Promise<PhaseResult[]> {
+  const embedded = config === 'embedded';
+  const n = embedded ? 0 : Number(config.split('-').pop());
+  const profDir = join(ROOT, 'bench', 'e2e', 'profiles', config);
+  if (PROFILE) mkdirSync(profDir, { recursive: true });
+  const flags = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
+  const nodeFlags: Partial<Record<ServiceKind, string[]>> = {
+    gateway: flags,
+    analyzers: flags,
+    orchestrator: flags,
+    embedded: flags,
+  };
+  const t0 = performance.now();
+  const c = await startCluster({
+    mode: embedded ? 'embedded' : 'scale-out',
+    orchestrators: n,
+    logLevel: LOG_LEVEL,
+    nodeFlags,
+  });
+  const w = await watchResults(c.rabbitmqUrl, c.prefix);
+  process.stdout.write(
+    `${config}: ${c.services.map((s) => s.name).join(', ')} up in ${f(performance.now() - t0)} ms\n`,
+  );
+  try {
+    // warm-up (JIT, connection pools, analyzer settings): not measured
+    await phase(config, 'warm-up', c, w, msgs.slice(0, WARMUP), undefined);
+    const fixed = await phase(config, `offered ${RATE} msgs/s`, c, w, msgs, RATE);
+    print(fixed);
+    const max = await phase(config, `as fast as accepted`, c, w, msgs, undefined);
+    print(max);
+    const rss = c.services
+      .map((s) => `${s.name}=${f(sampleProc(s.pid)?.peakRssMiB ?? Number.NaN)}MiB`)
+      .join(' ');
+    process.stdout.write(`  peak RSS: ${rss}\n`);
+    return [fixed, max];
+  } finally {
+    await w.close();
+    await c.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const corpus = loadCorpus(LIMIT);
+  if (!corpus) {
+    process.stdout.write('bench:e2e: the corpus (../shared/corpus) is absent; nothing to measure\n');
+    return;
+  }
+  // interleave phishing and ham so every slice has both
+  const half = corpus.length / 2;
+  const msgs: CorpusMessage[] = [];
+  for (let i = 0; i < half; i++) msgs.push(corpus[i] as CorpusMessage, corpus[half + i] as CorpusMessage);
+  const bytes = msgs.reduce((a, m) => a + m.raw.length, 0);
+  process.stdout.write(
+    `bench:e2e ${new Date().toISOString()} ${msgs.length} messages (${(bytes / 1e6).toFixed(1)} MB), offered rate ${RATE} msgs/s, closed loop ${CONCURRENCY} in flight, log level ${LOG_LEVEL}\n`,
+  );
+  const results: PhaseResult[] = [];
+  for (const config of CONFIGS) results.push(...(await runConfig(config, msgs)));
+  const def = CONFIGS[0] as string;
+  const max = results.find((r) => r.config === def && r.phase === 'as fast as accepted');
+  const fixed = results.find((r) => r.config === def && r.phase !== 'as fast as accepted');
+  process.stdout.write(
+    `default configuration: ${def}; msgs/s as fast as accepted, latency at the offered ${RATE} msgs/s\n`,
+  );
+  process.stdout.write(
+    `msgs/s=${f(max?.msgsPerSec ?? Number.NaN, 1)} p50_ms=${f(fixed?.p50 ?? Number.NaN)} p99_ms=${f(fixed?.p99 ?? Number.NaN)}\n`,
+  );
+}
+
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    process.stderr.write(`bench:e2e failed: ${(e as Error).stack ?? String(e)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,70 @@
+import { AnalysisEvent, topology } from '@trawl/contracts';
+import { createRabbitBroker } from '@trawl/platform';
+
+export interface Verdict {
+  at: number;
+  event: AnalysisEvent['event'];
+  count: number;
+}
+
+export interface ResultWatcher {
+  /** job_id -> first terminal event seen (performance.now() time) and how many were seen. */
+  verdicts: Map<string, Verdict>;
+  /** Resolves when every id of `ids` has a verdict, or at `deadline` (performance.now()). */
+  waitFor(ids: Iterable<string>, deadline: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/**
+ * Subscribes to trawl.results of a prefix with a durable queue of its own (so that a RabbitMQ
+ * restart loses no event) and records every analysis.completed / analysis.failed per job.
+ */
+export async function watchResults(url: string, prefix: string): Promise<ResultWatcher> {
+  const t = topology(prefix);
+  const broker = createRabbitBroker({ url, connectionName: `${prefix}-watch` });
+  const queue = `${prefix}.e2e.watch`;
+  await broker.assertExchange(t.exchanges.results, 'topic');
+  await broker.assertQueue(queue, { type: 'classic', durable: true });
+  await broker.bindQueue(queue, t.exchanges.results, '#');
+  const verdicts = new Map<string, Verdict>();
+  let wake: (() => void) | null = null;
+  const consumer = await broker.consume(
+    queue,
+    async (d) => {
+      const ev = AnalysisEvent.safeParse(d.body);
+      if (ev.success) {
+        const v = verdicts.get(ev.data.job_id);
+        if (v) v.count += 1;
+        else verdicts.set(ev.data.job_id, { at: performance.now(), event: ev.data.event, count: 1 });
+        wake?.();
+      }
+      await d.ack();
+    },
+    { prefetch: 500 },
+  );
+  return {
+    verdicts,
+    async waitFor(ids, deadline) {
+      const pending = new Set(ids);
+      for (;;) {
+        for (const id of pending) if (verdicts.has(id)) pending.delete(id);
+        if (pending.size === 0) return true;
+        const left = deadline - performance.now();
+        if (left <= 0) return false;
+        await new Promise<void>((r) => {
+          const timer = setTimeout(r, Math.min(left, 500));
+          wake = () => {
+            clearTimeout(timer);
+            wake = null;
+            r();
+          };
+        });
+      }
+    },
+    async close() {
+      await consumer.cancel().catch(() => {});
+      await broker.deleteQueue(queue).catch(() => {});
+      await broker.close().catch(() => {});
+    },
+  };
+}
