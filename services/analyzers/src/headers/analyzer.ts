@@ -3,7 +3,7 @@ import { type Lexicons, loadLexicons } from '../content/lexicons.ts';
 import { normalizeForMatch } from '../content/normalize.ts';
 import { answerFrom, type Finding } from '../rules/score.ts';
 import { type MailView, orgDomain, viewOf } from '../rules/view.ts';
-import { findLookalike, mainLabel, protectedNames } from '../urls/lookalike.ts';
+import { findLookalike, mainLabel, type ProtectedName, protectedNames } from '../urls/lookalike.ts';
 import { looksRandom } from '../urls/random-domain.ts';
 import {
   addressInSubject,
@@ -30,6 +30,23 @@ function relayDomains(v: MailView): Set<string> {
   if (lid) s.add(orgDomain(lid.split('.').slice(-3).join('.')));
   if (v.sender_header) s.add(v.sender_header.org_domain);
   return s;
+}
+
+const namesCache = new WeakMap<Lexicons, Map<string, ProtectedName[]>>();
+/** protectedNames of the lexicon's brands and the organisation, computed once per lexicon. */
+function cachedNames(lex: Lexicons, organisationDomains: string[]): ProtectedName[] {
+  let m = namesCache.get(lex);
+  if (!m) {
+    m = new Map();
+    namesCache.set(lex, m);
+  }
+  const key = organisationDomains.join(',');
+  let names = m.get(key);
+  if (!names) {
+    names = protectedNames(lex.brands, organisationDomains);
+    m.set(key, names);
+  }
+  return names;
 }
 
 /** Pure header checks of one message. */
@@ -139,7 +156,7 @@ export function headerFindings(email: Email, settings: HeadersSettings, lex: Lex
   }
 
   // 5. sender domain is a look-alike of a brand or of the organisation
-  const names = protectedNames(lex.brands, settings.organisation_domains);
+  const names = cachedNames(lex, settings.organisation_domains);
   const look = findLookalike(fromOrg, names);
   if (look) {
     out.push({

@@ -45,7 +45,7 @@ export function brokenWords(s: string): boolean {
   const spelled =
     /(?:^|\s)(?:[A-Za-z] ){3,}[A-Za-z](?:\s|$)/.test(s) && /[a-z] [a-z] [a-z]/.test(s);
   if (spelled) return true;
-  return /[a-z]{2}\.\.[a-z]{2}/.test(s);
+  return /(?:^|\s)[a-z]{1,12}\.\.[a-z]{2,}/.test(s);
 }
 
 /** "Re:" / "Fwd:" on a message that answers nothing (no In-Reply-To, no References). */
@@ -103,13 +103,12 @@ export function generatedSubdomain(host: string, orgDomain: string): string | un
   const labels = host.slice(0, -orgDomain.length - 1).split('.');
   return labels.find((l) => {
     if (l.length < 5) return false;
-    if (
-      /[a-z]{2,}[0-9]+[a-z]{2,}/.test(l) &&
-      !/^(?:mail|smtp|mx|out|bounce|em|e|m|mta|send)/.test(l)
-    )
-      return true;
+    if (/^(?:mail|smtp|mx|out|bounce|em|mta|send|relay|host|srv|server|web|node)/.test(l))
+      return false;
+    if (/[a-z]{2,}[0-9]+[a-z]{2,}/.test(l)) return true;
     const letters = l.replace(/[^a-z]/g, '');
     const vowels = letters.replace(/[^aeiouy]/g, '').length;
-    return letters.length >= 6 && vowels === 0;
+    if (letters.length >= 6 && vowels === 0) return true;
+    return /[0-9]/.test(l) && letters.length >= 6 && vowels / letters.length < 0.2;
   });
 }

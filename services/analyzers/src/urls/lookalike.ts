@@ -150,6 +150,23 @@ export interface LookalikeHit {
  */
 export function findLookalike(domain: string, names: ProtectedName[]): LookalikeHit | undefined {
   if (!domain) return undefined;
+  let memo = lookalikeMemo.get(names);
+  if (!memo) {
+    memo = new Map();
+    lookalikeMemo.set(names, memo);
+  }
+  const known = memo.get(domain);
+  if (known !== undefined) return known ?? undefined;
+  if (memo.size >= 10_000) memo.clear();
+  const hit = computeLookalike(domain, names);
+  memo.set(domain, hit ?? null);
+  return hit;
+}
+
+/** findLookalike answers per name list, by domain (bounded). */
+const lookalikeMemo = new WeakMap<ProtectedName[], Map<string, LookalikeHit | null>>();
+
+function computeLookalike(domain: string, names: ProtectedName[]): LookalikeHit | undefined {
   const label = mainLabel(domain);
   if (label.length < 4) return undefined;
   const sk = skeleton(label);

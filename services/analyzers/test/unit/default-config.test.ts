@@ -16,7 +16,7 @@ describe('config/defaults', () => {
   });
 
   it('configures every built-in offline analyzer with settings its schema accepts', () => {
-    for (const id of ['headers', 'urls', 'content', 'attachments', 'rules']) {
+    for (const id of ['headers', 'urls', 'content', 'attachments', 'rules', 'scorer']) {
       const entry = cfg.service.analyzers[id];
       expect(entry?.enabled).toBe(true);
       expect(() => builtinAnalyzers[id]!.settings.parse(entry?.settings ?? {})).not.toThrow();

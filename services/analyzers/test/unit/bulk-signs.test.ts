@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import {
+  addressInSubject,
+  brokenWords,
+  fakeReply,
+  generatedLocalPart,
+  generatedSubdomain,
+  junkSuffix,
+  malformedDisplayName,
+  unrelatedOrgName,
+} from '../../src/headers/bulk-signs.ts';
+import { analyzeHeaders, HeadersSettings } from '../../src/headers/index.ts';
+import { makeEmail } from '../fixtures/emails.ts';
+
+const settings = HeadersSettings.parse({});
+const symbols = (e: ReturnType<typeof makeEmail>) =>
+  (analyzeHeaders(e, settings).analyzer_details?.symbols as string[]) ?? [];
+
+describe('bulk-mail signs in From and Subject', () => {
+  it('junkSuffix finds tokens appended to defeat matching', () => {
+    expect(junkSuffix('Profiteer van subsidies voor isolatie!.BVUM')).toBe('.BVUM');
+    expect(junkSuffix('Nationaal Energie Collectief .BOLFR')).toBe('.BOLFR');
+    expect(junkSuffix('Beneficio Liberado - vKsJR5Dcnny')).toBe('vKsJR5Dcnny');
+    expect(junkSuffix('Reminder: 14 dec  ttqmk.feqvm.slsbs.yjgkv')).toBe('ttqmk.feqvm.slsbs.yjgkv');
+  });
+  it('junkSuffix leaves ordinary subjects alone', () => {
+    for (const s of [
+      'Re: Build fails on ASP.NET',
+      'Minutes of Tuesday',
+      'Visit www.example.com today',
+      'Ticket #12345 updated',
+      'NYTimes.com Article: Why We Are Nice',
+      'Release 2.4.1 of SpamAssassin',
+      'iPhone15Pro review',
+    ])
+      expect(junkSuffix(s)).toBeUndefined();
+  });
+
+  it('malformedDisplayName finds stuffed names, not ordinary ones', () => {
+    expect(malformedDisplayName('"Gemeentelijk*Energieadvies"      AI')).toBeDefined();
+    expect(malformedDisplayName('Temu, <laredoute@fr.redoute.com.>,')).toBeDefined();
+    expect(malformedDisplayName('Dating-Experte,(')).toBeDefined();
+    expect(malformedDisplayName('NEW MESSAGE (1)')).toBeDefined();
+    expect(malformedDisplayName('Itaucard - Voce tem pontos 8787425581733')).toBeDefined();
+    for (const n of [
+      'Alice Example',
+      'Smith, John',
+      "O'Brien (IT)",
+      'CNET News.com Daily Dispatch',
+    ])
+      expect(malformedDisplayName(n)).toBeUndefined();
+  });
+
+  it('brokenWords finds words cut up by spaces or dots', () => {
+    expect(brokenWords('L etzte B enachrichtigung – Z ustellung Ihres P a kets')).toBe(true);
+    expect(brokenWords('Wij hebben geprobeerd u..te bereiken')).toBe(true);
+    expect(brokenWords('A quick note: I have the minutes of Tuesday')).toBe(false);
+    expect(brokenWords('Re: the A B C of RPM... packaging')).toBe(false);
+  });
+
+  it('fakeReply needs a reply prefix without In-Reply-To or References', () => {
+    expect(fakeReply('RE: 2nd attempt for you', ['from', 'to', 'subject'])).toBe(true);
+    expect(fakeReply('Re: minutes', ['from', 'in-reply-to'])).toBe(false);
+    expect(fakeReply('Re: minutes', ['from', 'references'])).toBe(false);
+    expect(fakeReply('Report for May', ['from'])).toBe(false);
+  });
+
+  it('unrelatedOrgName: an organisation name on a role address that is not its own', () => {
+    expect(unrelatedOrgName('Endurance Auto Warranty', 'njifv.info@zhishangmingzhan.com')).toBe(
+      false, // not a role mailbox
+    );
+    expect(unrelatedOrgName('National Solar Incentives', 'renew@zhishangmingzhan.com')).toBe(true);
+    expect(unrelatedOrgName('The Motley Fool', 'fool@motleyfool.com')).toBe(false);
+    expect(unrelatedOrgName('Lockergnome Windows Daily', 'subscriptions@lockergnome.com')).toBe(
+      false,
+    );
+    expect(unrelatedOrgName('Alice Example', 'alice@example.org')).toBe(false);
+    expect(unrelatedOrgName('Support', 'info@unrelated.test')).toBe(false); // one word
+  });
+
+  it('generatedLocalPart and generatedSubdomain', () => {
+    expect(generatedLocalPart('new_offre_1_89227@x.test')).toBe(true);
+    expect(generatedLocalPart('migo0003-----r172@x.test')).toBe(true);
+    expect(generatedLocalPart('john.smith@x.test')).toBe(false);
+    expect(generatedLocalPart('fork-admin@xent.com')).toBe(false);
+    expect(generatedSubdomain('gnrpm.8inkdjmmst.edu.info', 'edu.info')).toBe('8inkdjmmst');
+    expect(generatedSubdomain('qfskkp.domsmooth81.com', 'domsmooth81.com')).toBe('qfskkp');
+    expect(generatedSubdomain('mail98.atl231.mcsv.net', 'mcsv.net')).toBeUndefined();
+    expect(generatedSubdomain('lists.sourceforge.net', 'sourceforge.net')).toBeUndefined();
+    expect(generatedSubdomain('em6262.example.com', 'example.com')).toBeUndefined();
+  });
+
+  it('addressInSubject ignores the sender’s own address', () => {
+    expect(addressInSubject('bob@example.net, zero-cost solar panels', 'x@y.test')).toBe(true);
+    expect(addressInSubject('mail from alice@example.org', 'alice@example.org')).toBe(false);
+    expect(addressInSubject('Minutes of Tuesday', 'alice@example.org')).toBe(false);
+  });
+
+  it('the headers analyzer reports them as symbols and indicators', () => {
+    const e = makeEmail({
+      from: '"Nationaal Energie"   AI <renew@zhishangmingzhan.test>',
+      subject: 'RE: carol@example.com, bespaar nu!.BVUM',
+    });
+    const s = symbols(e);
+    for (const x of [
+      'junk_suffix',
+      'display_name_malformed',
+      'fake_reply',
+      'address_in_subject',
+      'unrelated_org_name',
+    ])
+      expect(s).toContain(x);
+  });
+
+  it('an ordinary message raises none of them', () => {
+    const e = makeEmail({
+      from: 'Alice Example <alice@example.org>',
+      subject: 'Re: Minutes of Tuesday',
+      headers: { 'in-reply-to': '<x@example.org>' },
+    });
+    expect(symbols(e)).toEqual([]);
+  });
+
+  it('mailing-list mail is exempt from fake_reply and unrelated_org_name', () => {
+    const e = makeEmail({
+      from: 'Tech News Weekly <news@lists.example.com>',
+      subject: 'Re: Tech news',
+      headers: { 'list-id': '<talk.example.net>' },
+    });
+    expect(symbols(e)).not.toContain('fake_reply');
+    expect(symbols(e)).not.toContain('unrelated_org_name');
+  });
+});
