@@ -197,8 +197,9 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
 
   async function addOrchestrator(): Promise<ServiceProcess> {
     orchCount += 1;
+    const name = `orchestrator-${orchCount}`;
     const port = await freePort();
-    const sp = launch('orchestrator', `orchestrator-${orchCount}`, port, {
+    const sp = launch('orchestrator', name, port, {
       TRAWL_ORCHESTRATOR_PORT: String(port),
     });
     try {

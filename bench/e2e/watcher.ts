@@ -4,7 +4,18 @@ import { createRabbitBroker } from '@trawl/platform';
 export interface Verdict {
   at: number;
   event: AnalysisEvent['event'];
+  /** Terminal events seen for the job (more than 1: the event was delivered again). */
   count: number;
+  /**
+   * Distinct outcomes (event, verdict, confidence) among those events: more than 1 means two runs
+   * of the job both finished and published different verdicts.
+   */
+  outcomes: Set<string>;
+}
+
+function outcomeOf(e: AnalysisEvent): string {
+  const r = e.result;
+  return r ? `${e.event}:${r.is_phishing}:${r.threat_level}:${r.confidence}` : `${e.event}:${e.error?.code}`;
 }
 
 export interface ResultWatcher {
@@ -34,8 +45,17 @@ export async function watchResults(url: string, prefix: string): Promise<ResultW
       const ev = AnalysisEvent.safeParse(d.body);
       if (ev.success) {
         const v = verdicts.get(ev.data.job_id);
-        if (v) v.count += 1;
-        else verdicts.set(ev.data.job_id, { at: performance.now(), event: ev.data.event, count: 1 });
+        if (v) {
+          v.count += 1;
+          v.outcomes.add(outcomeOf(ev.data));
+        } else {
+          verdicts.set(ev.data.job_id, {
+            at: performance.now(),
+            event: ev.data.event,
+            count: 1,
+            outcomes: new Set([outcomeOf(ev.data)]),
+          });
+        }
         wake?.();
       }
       await d.ack();
