@@ -138,47 +138,14 @@ export class ImapRetriever {
     this.moved.set(id, loc);
   }
 
-  /** Where the message of `id` is now, checking each candidate exists (and is the same message). */
-  private async locate(id: string): Promise<Location | null> {
-    const { folders } = this.session.client();
-    const ref = parseRef(id);
-    const matches = async (loc: Location): Promise<boolean> =>
-      this.inFolder(loc.folder, 'locate', async (c) => {
-        const query = ref?.messageId
-          ? { uid: String(loc.uid), header: { 'message-id': ref.messageId } }
-          : { uid: String(loc.uid) };
-        const r = (await c.search(query, { uid: true })) || [];
-        return r.includes(loc.uid);
-      });
-    const remembered = this.moved.get(id);
-    if (remembered && (await matches(remembered))) return remembered;
-    if (ref) {
-      const inMailbox = await this.inFolder(folders.mailbox, 'locate', async (c) => {
-        if (this.uidValidityOf(c) !== ref.uidValidity) return false;
-        const q = ref.messageId
-          ? { uid: String(ref.uid), header: { 'message-id': ref.messageId } }
-          : { uid: String(ref.uid) };
-        return ((await c.search(q, { uid: true })) || []).includes(ref.uid);
-      });
-      if (inMailbox) return { folder: folders.mailbox, uid: ref.uid };
-    }
-    if (ref?.messageId) {
-      const mid = ref.messageId;
-      for (const folder of [folders.processed, folders.quarantine]) {
-        const uids = await this.inFolder(folder, 'locate', async (c) => {
-          return (await c.search({ header: { 'message-id': mid } }, { uid: true })) || [];
-        });
-        const newest = uids.length ? Math.max(...uids) : undefined;
-        if (newest !== undefined) return { folder, uid: newest };
-      }
-    }
-    return null;
-  }
-
+  /**
+   * Applies a verdict where the message is now. Each place is checked and acted on under one lock
+   * of its folder, so an ack moving the message meanwhile cannot make the verdict miss it: the
+   * places are tried in the order the message travels (mailbox → processed → quarantine).
+   */
   async verdict(req: VerdictRequest): Promise<VerdictOutcome> {
     const { folders } = this.session.client();
-    const loc = await this.locate(req.id);
-    if (!loc) throw new MessageNotFoundError(req.id);
+    const ref = parseRef(req.id);
     const action = req.result.recommended_action;
     const keywords =
       action === 'quarantine' || action === 'flag'
@@ -188,16 +155,48 @@ export class ImapRetriever {
           : this.cleanKeyword
             ? [this.cleanKeyword]
             : [];
-    let folder = loc.folder;
-    await this.inFolder(loc.folder, 'verdict', async (c) => {
-      if (keywords.length) await c.messageFlagsAdd(String(loc.uid), keywords, { uid: true });
-      if (action === 'quarantine' && loc.folder !== folders.quarantine) {
-        const res = await c.messageMove(String(loc.uid), folders.quarantine, { uid: true });
-        const dst = res ? res.uidMap?.get(loc.uid) : undefined;
-        if (dst !== undefined) this.remember(req.id, { folder: folders.quarantine, uid: dst });
-        folder = folders.quarantine;
+
+    /** Acts on `uid` in `folder` if it is there (and is the same message); answers the folder. */
+    const actAt = (folder: string, find: (c: ImapFlow) => Promise<number | undefined>) =>
+      this.inFolder(folder, 'verdict', async (c): Promise<string | null> => {
+        const uid = await find(c);
+        if (uid === undefined) return null;
+        if (keywords.length) await c.messageFlagsAdd(String(uid), keywords, { uid: true });
+        if (action === 'quarantine' && folder !== folders.quarantine) {
+          const res = await c.messageMove(String(uid), folders.quarantine, { uid: true });
+          if (!res) return null; // gone in between
+          const dst = res.uidMap?.get(uid);
+          if (dst !== undefined) this.remember(req.id, { folder: folders.quarantine, uid: dst });
+          return folders.quarantine;
+        }
+        return folder;
+      });
+    // A UID is never reused within one UIDVALIDITY: it is enough to tell the message.
+    const byUid = (uid: number) => async (c: ImapFlow) =>
+      ((await c.search({ uid: String(uid) }, { uid: true })) || []).includes(uid) ? uid : undefined;
+    const byMessageId = (mid: string) => async (c: ImapFlow) => {
+      const uids = (await c.search({ header: { 'message-id': mid } }, { uid: true })) || [];
+      return uids.length ? Math.max(...uids) : undefined;
+    };
+
+    let folder: string | null = null;
+    if (ref) {
+      folder = await this.inFolder(folders.mailbox, 'verdict', async (c) =>
+        this.uidValidityOf(c) === ref.uidValidity ? folders.mailbox : null,
+      );
+      if (folder) folder = await actAt(folders.mailbox, byUid(ref.uid));
+    }
+    if (!folder) {
+      const remembered = this.moved.get(req.id);
+      if (remembered) folder = await actAt(remembered.folder, byUid(remembered.uid));
+    }
+    if (!folder && ref?.messageId) {
+      for (const f of [folders.processed, folders.quarantine]) {
+        folder = await actAt(f, byMessageId(ref.messageId));
+        if (folder) break;
       }
-    });
+    }
+    if (!folder) throw new MessageNotFoundError(req.id);
     this.logger.info({ id: req.id, job_id: req.job_id, action, folder }, 'verdict applied');
     return { action, folder, keywords };
   }
