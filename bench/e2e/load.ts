@@ -26,6 +26,8 @@ export interface SubmitOptions {
   workflowId?: string;
   /** Called with every answer (chaos tests count them while a fault is on). */
   onAnswer?: (status: number | 'error') => void;
+  /** Called with every accepted job id as soon as it is answered. */
+  onAccepted?: (jobId: string) => void;
   /** Stop early when it answers true (checked before each send). */
   stop?: () => boolean;
 }
@@ -57,6 +59,7 @@ export async function submitAll(
       const body = (await r.json().catch(() => ({}))) as { job_id?: string };
       if (r.ok && body.job_id) {
         accepted.set(body.job_id, { jobId: body.job_id, sentAt });
+        opts.onAccepted?.(body.job_id);
       }
     } catch {
       status = 'error';

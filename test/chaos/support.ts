@@ -206,6 +206,7 @@ export async function loadWithFault(
     concurrency: 32,
     workflowId: o.workflowId,
     deadline: performance.now() + (o.deadlineMs ?? 60_000),
+    onAccepted: (id) => env.accepted.add(id),
     onAnswer: (status) => {
       answered += 1;
       if (faultOn) duringFault[String(status)] = (duringFault[String(status)] ?? 0) + 1;
@@ -304,11 +305,23 @@ export async function account(
         if (v.outcomes.size > 1) c.analyzedTwice += 1;
       }
     }
+    const codes: Record<string, number> = {};
+    try {
+      const f = await sql.query<{ job_id: string; code: string | null }>(
+        "SELECT job_id::text, error->>'code' AS code FROM jobs WHERE status = 'failed'",
+      );
+      const mine = new Set(ids);
+      for (const x of f.rows) {
+        if (mine.has(x.job_id)) codes[x.code ?? '?'] = (codes[x.code ?? '?'] ?? 0) + 1;
+      }
+    } catch {
+      // reported without the codes
+    }
     const fault = Object.entries(r.duringFault)
       .map(([k, v]) => `${k}:${v}`)
       .join(',');
     process.stdout.write(
-      `chaos ${name}: submitted=${c.submitted} completed=${c.completed} failed=${c.failed} lost=${c.lost} analyzed_twice=${c.analyzedTwice} no_event=${c.noEvent} event_again=${c.eventAgain} restarted=${c.restarted} half_written=${c.halfWritten} rejected=${c.rejected} answers_during_fault={${fault}}\n`,
+      `chaos ${name}: submitted=${c.submitted} completed=${c.completed} failed=${c.failed} lost=${c.lost} analyzed_twice=${c.analyzedTwice} no_event=${c.noEvent} event_again=${c.eventAgain} restarted=${c.restarted} half_written=${c.halfWritten} rejected=${c.rejected} answers_during_fault={${fault}}${c.failed ? ` failed_codes=${JSON.stringify(codes)}` : ''}\n`,
     );
     return c;
   } finally {

@@ -1,0 +1,151 @@
+/**
+ * Faults of the servers Trawl depends on, while a load runs: Redis stopped, PostgreSQL restarted,
+ * RabbitMQ restarted. These disturb everyone using the machine's servers: each outage is a few
+ * seconds, and every server is started again in `finally` and checked in afterAll even when a test
+ * fails. Each test ends with the counts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  account,
+  type ChaosEnv,
+  invariants,
+  loadWithFault,
+  run,
+  startChaos,
+  ZERO,
+} from './support.ts';
+
+const OUTAGE_MS = 3000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(check: () => Promise<boolean>, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check().catch(() => false)) return true;
+    await sleep(300);
+  }
+  return false;
+}
+
+const redisUp = async () =>
+  (await run('redis-cli', ['-h', '127.0.0.1', '-p', '6379', 'ping'])).stdout.includes('PONG');
+const pgUp = async () => {
+  await run('pg_isready', ['-h', '127.0.0.1', '-p', '5432', '-q']);
+  return true;
+};
+const rabbitUp = async () => {
+  await run('rabbitmqctl', ['-q', 'await_startup'], { timeout: 60_000 });
+  return true;
+};
+const pgVersion = async () => (await run('ls', ['/etc/postgresql'])).stdout.split('\n')[0] as string;
+
+async function startRedis(): Promise<void> {
+  if (await redisUp().catch(() => false)) return;
+  // the command of scripts/services.sh
+  await run('redis-server', [
+    '--daemonize', 'yes', '--bind', '127.0.0.1', '-::1', '--port', '6379', '--save', '',
+    '--appendonly', 'no', '--dir', '/var/lib/redis', '--logfile', '/var/log/redis/ci.log',
+  ]);
+  await until(redisUp, 30_000);
+}
+async function startPg(): Promise<void> {
+  if (await pgUp().catch(() => false)) return;
+  await run('pg_ctlcluster', ['--skip-systemctl-redirect', await pgVersion(), 'main', 'start']);
+  await until(pgUp, 60_000);
+}
+async function startRabbit(): Promise<void> {
+  await run('rabbitmqctl', ['start_app'], { timeout: 120_000 }).catch(() => {});
+  await until(rabbitUp, 120_000);
+}
+
+describe('chaos: server faults under load', () => {
+  let env: ChaosEnv;
+  beforeAll(async () => {
+    env = await startChaos({ orchestrators: 1 });
+  }, 180_000);
+  afterAll(async () => {
+    // whatever happened: every server is back
+    await startRedis().catch(() => {});
+    await startPg().catch(() => {});
+    await startRabbit().catch(() => {});
+    await env?.close();
+  }, 240_000);
+
+  it('Redis stopped: submissions go on, status reads fall back to PostgreSQL', async () => {
+    const statusDuring: number[] = [];
+    const r = await loadWithFault(env, {
+      count: 90,
+      rate: 30,
+      workflowId: 'chaos',
+      faultAfter: 30,
+      fault: async () => {
+        try {
+          await run('redis-cli', ['-h', '127.0.0.1', '-p', '6379', 'shutdown', 'nosave']).catch(
+            () => {},
+          );
+          await sleep(500);
+          for (const id of [...env.accepted].slice(0, 5)) {
+            const res = await fetch(`${env.cluster.gatewayUrl}/api/v1/analyze/${id}`, {
+              headers: env.cluster.headers(),
+            });
+            statusDuring.push(res.status);
+            await res.arrayBuffer();
+          }
+          await sleep(OUTAGE_MS);
+        } finally {
+          await startRedis();
+        }
+      },
+    });
+    const c = await account(env, 'Redis stopped', r);
+    process.stdout.write(`chaos Redis stopped: status reads during the outage ${statusDuring}\n`);
+    expect(invariants(c)).toEqual(ZERO);
+    expect(statusDuring.length).toBeGreaterThan(0);
+    expect(statusDuring.every((s) => s === 200)).toBe(true);
+  }, 180_000);
+
+  it('PostgreSQL restarted: submissions answer 503 while it is down, nothing half-written', async () => {
+    const version = await pgVersion();
+    const r = await loadWithFault(env, {
+      count: 90,
+      rate: 30,
+      workflowId: 'chaos',
+      faultAfter: 30,
+      fault: async () => {
+        try {
+          await run('pg_ctlcluster', [
+            '--skip-systemctl-redirect', version, 'main', 'stop', '-m', 'fast',
+          ]);
+          await sleep(OUTAGE_MS);
+        } finally {
+          await startPg();
+        }
+      },
+    });
+    const c = await account(env, 'PostgreSQL restarted', r);
+    expect(invariants(c)).toEqual(ZERO);
+    const bad = Object.keys(r.duringFault).filter((k) => k !== '200' && k !== '503');
+    expect(bad).toEqual([]);
+  }, 180_000);
+
+  it('RabbitMQ restarted: submissions answer 503 while it is down; jobs resume after', async () => {
+    const r = await loadWithFault(env, {
+      count: 90,
+      rate: 30,
+      workflowId: 'chaos',
+      faultAfter: 30,
+      fault: async () => {
+        try {
+          await run('rabbitmqctl', ['stop_app'], { timeout: 120_000 });
+          await sleep(OUTAGE_MS);
+        } finally {
+          await startRabbit();
+        }
+      },
+    });
+    const c = await account(env, 'RabbitMQ restarted', r, 120_000);
+    expect(invariants(c)).toEqual(ZERO);
+    const bad = Object.keys(r.duringFault).filter((k) => k !== '200' && k !== '503');
+    expect(bad).toEqual([]);
+  }, 240_000);
+});
