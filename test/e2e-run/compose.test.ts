@@ -76,6 +76,7 @@ beforeAll(async () => {
 });
 
 describe('docker-compose.yml and docker-compose.dev.yml', () => {
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: compose syntax, not a template
   it('document every ${VAR} they use in .env.example', () => {
     const missing = [...references(prodText), ...references(devText)]
       .map((r) => r.name)
@@ -158,6 +159,7 @@ describe('docker-compose.yml and docker-compose.dev.yml', () => {
     }
     // The gateway publishes the port it listens on.
     const gw = prod.services['api-gateway'] as Service;
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: compose syntax, not a template
     expect(gw.ports).toEqual(['${API_GATEWAY_PORT:-8001}:${API_GATEWAY_PORT:-8001}']);
   });
 
@@ -181,6 +183,7 @@ describe('docker-compose.yml and docker-compose.dev.yml', () => {
       }
     }
     const pg = (prod.services.postgres as Service).ports ?? [];
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: compose syntax, not a template
     expect(pg).toEqual(['127.0.0.1:${POSTGRES_PORT:-5432}:5432']);
   });
 
