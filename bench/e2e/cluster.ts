@@ -81,7 +81,11 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function waitHttp(url: string, timeoutMs: number, child?: ChildProcess): Promise<void> {
+export async function waitHttp(
+  url: string,
+  timeoutMs: number,
+  child?: ChildProcess,
+): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     if (child && (child.exitCode !== null || child.signalCode !== null))
@@ -276,7 +280,10 @@ async function removeResources(r: {
   } finally {
     await admin.close();
   }
-  const broker = createRabbitBroker({ url: r.infra.rabbitmqUrl, connectionName: `${r.prefix}-cleanup` });
+  const broker = createRabbitBroker({
+    url: r.infra.rabbitmqUrl,
+    connectionName: `${r.prefix}-cleanup`,
+  });
   try {
     const t = topology(r.prefix);
     for (const q of Object.values(t.queues)) await broker.deleteQueue(q).catch(() => {});

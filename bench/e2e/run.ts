@@ -171,13 +171,16 @@ async function runConfig(config: string, msgs: CorpusMessage[]): Promise<PhaseRe
 async function main(): Promise<void> {
   const corpus = loadCorpus(LIMIT);
   if (!corpus) {
-    process.stdout.write('bench:e2e: the corpus (../shared/corpus) is absent; nothing to measure\n');
+    process.stdout.write(
+      'bench:e2e: the corpus (../shared/corpus) is absent; nothing to measure\n',
+    );
     return;
   }
   // interleave phishing and ham so every slice has both
   const half = corpus.length / 2;
   const msgs: CorpusMessage[] = [];
-  for (let i = 0; i < half; i++) msgs.push(corpus[i] as CorpusMessage, corpus[half + i] as CorpusMessage);
+  for (let i = 0; i < half; i++)
+    msgs.push(corpus[i] as CorpusMessage, corpus[half + i] as CorpusMessage);
   const bytes = msgs.reduce((a, m) => a + m.raw.length, 0);
   process.stdout.write(
     `bench:e2e ${new Date().toISOString()} ${msgs.length} messages (${(bytes / 1e6).toFixed(1)} MB), offered rate ${RATE} msgs/s, closed loop ${CONCURRENCY} in flight, log level ${LOG_LEVEL}\n`,

@@ -15,7 +15,9 @@ export interface Verdict {
 
 function outcomeOf(e: AnalysisEvent): string {
   const r = e.result;
-  return r ? `${e.event}:${r.is_phishing}:${r.threat_level}:${r.confidence}` : `${e.event}:${e.error?.code}`;
+  return r
+    ? `${e.event}:${r.is_phishing}:${r.threat_level}:${r.confidence}`
+    : `${e.event}:${e.error?.code}`;
 }
 
 export interface ResultWatcher {

@@ -39,7 +39,9 @@ describe('chaos: process faults under load', () => {
     const r = await loadWithFault(env, { count: 80, rate: 30, workflowId: 'chaos-flaky' });
     const c = await account(env, 'analyzer fails 1 call in 2', r);
     const calls = (await env.faults.calls()).flaky - before;
-    process.stdout.write(`chaos analyzer fails 1 call in 2: flaky calls=${calls} for ${c.submitted} jobs\n`);
+    process.stdout.write(
+      `chaos analyzer fails 1 call in 2: flaky calls=${calls} for ${c.submitted} jobs\n`,
+    );
     expect(invariants(c)).toEqual(ZERO);
     expect(c.completed).toBe(c.submitted);
     expect(calls).toBeGreaterThan(c.submitted);

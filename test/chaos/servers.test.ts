@@ -37,14 +37,28 @@ const rabbitUp = async () => {
   await run('rabbitmqctl', ['-q', 'await_startup'], { timeout: 60_000 });
   return true;
 };
-const pgVersion = async () => (await run('ls', ['/etc/postgresql'])).stdout.split('\n')[0] as string;
+const pgVersion = async () =>
+  (await run('ls', ['/etc/postgresql'])).stdout.split('\n')[0] as string;
 
 async function startRedis(): Promise<void> {
   if (await redisUp().catch(() => false)) return;
   // the command of scripts/services.sh
   await run('redis-server', [
-    '--daemonize', 'yes', '--bind', '127.0.0.1', '-::1', '--port', '6379', '--save', '',
-    '--appendonly', 'no', '--dir', '/var/lib/redis', '--logfile', '/var/log/redis/ci.log',
+    '--daemonize',
+    'yes',
+    '--bind',
+    '127.0.0.1',
+    '-::1',
+    '--port',
+    '6379',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--dir',
+    '/var/lib/redis',
+    '--logfile',
+    '/var/log/redis/ci.log',
   ]);
   await until(redisUp, 30_000);
 }
@@ -114,7 +128,12 @@ describe('chaos: server faults under load', () => {
       fault: async () => {
         try {
           await run('pg_ctlcluster', [
-            '--skip-systemctl-redirect', version, 'main', 'stop', '-m', 'fast',
+            '--skip-systemctl-redirect',
+            version,
+            'main',
+            'stop',
+            '-m',
+            'fast',
           ]);
           await sleep(OUTAGE_MS);
         } finally {

@@ -167,7 +167,11 @@ export function syntheticMessages(n: number, tag: string): CorpusMessage[] {
         : 'Hi Bob, shall we have lunch on Thursday? Alice',
       '',
     ].join('\r\n');
-    out.push({ name: `${tag}-${serial}`, label: phish ? 'phishing' : 'ham', raw: Buffer.from(raw) });
+    out.push({
+      name: `${tag}-${serial}`,
+      label: phish ? 'phishing' : 'ham',
+      raw: Buffer.from(raw),
+    });
   }
   return out;
 }
