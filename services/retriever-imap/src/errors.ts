@@ -12,8 +12,6 @@ export const IMAP_ERRORS = {
   badRequest: 'TRAWL_ERR_IMAP_BAD_REQUEST',
   /** Missing or wrong X-Internal-API-Key. */
   unauthorized: 'TRAWL_ERR_IMAP_UNAUTHORIZED',
-  /** TRAWL_IMAP_* settings missing or invalid. */
-  settings: 'TRAWL_ERR_IMAP_SETTINGS',
 } as const;
 
 export class ImapDisconnectedError extends TransientError {

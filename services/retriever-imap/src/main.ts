@@ -29,7 +29,7 @@ async function main(): Promise<void> {
       ),
     );
   }
-  const portText = process.env.TRAWL_RETRIEVER_IMAP_PORT ?? '8010';
+  const portText = process.env.TRAWL_RETRIEVER_IMAP_PORT ?? '8200';
   const port = Number.parseInt(portText, 10);
   if (!Number.isInteger(port) || port < 1 || port > 65_535) {
     exitWithProblems(
