@@ -20,7 +20,7 @@ export function junkSuffix(s: string): string | undefined {
   }
   // a chain of vowel-poor dotted groups ("ttqmk.feqvm.slsbs.yjgkv")
   const chain = /(?:^|\s)((?:[a-z]{4,6}\.){3,}[a-z]{4,6})$/.exec(t)?.[1];
-  if (chain && chain.split('.').every((g) => (g.match(/[aeiou]/g)?.length ?? 0) <= 1)) return chain;
+  if (chain?.split('.').every((g) => (g.match(/[aeiou]/g)?.length ?? 0) <= 1)) return chain;
   return undefined;
 }
 
