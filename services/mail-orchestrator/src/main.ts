@@ -23,7 +23,9 @@ function packageVersion(): string {
 
 async function main(): Promise<void> {
   // A bad TRAWL_MAIL_RETRIEVERS stops start-up here, naming the variable and the problem.
-  const cfg = loadConfigOrExit({ needs: { rabbitmq: true, redis: true } });
+  const cfg = loadConfigOrExit({
+    needs: { postgres: false, rabbitmq: true, redis: true, secretKey: false },
+  });
   if (!cfg.internalApiKey) {
     exitWithProblems(
       new ConfigError([

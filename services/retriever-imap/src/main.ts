@@ -16,7 +16,9 @@ function packageVersion(): string {
 }
 
 async function main(): Promise<void> {
-  const cfg = loadConfigOrExit({ needs: {} });
+  const cfg = loadConfigOrExit({
+    needs: { postgres: false, rabbitmq: false, redis: false, secretKey: false },
+  });
   // TRAWL_IMAP_* belong to this service only: read here (docs/mail-ingestion.md lists them).
   const settings = imapSettingsFromEnv(process.env);
   if (!settings.ok) {
