@@ -55,6 +55,9 @@ function summarizeContext(
   return { analyzers, indicatorTypes: [...types], indicators, symbols: [...symbols] };
 }
 
+/** The SMTP envelope the eval pretends every message was delivered with. */
+export const EVAL_ENVELOPE = { to: ['mailbox@eval.invalid'] } as const;
+
 export interface EvalRunner {
   run(item: EvalItem): Promise<MessageOutcome>;
 }
@@ -84,7 +87,8 @@ export function evalRunner(
       };
       let email: Email;
       try {
-        email = await parseRawEmail(readFileSync(it.path));
+        // a mailbox always knows where it delivered a message: used when no header names a recipient
+        email = await parseRawEmail(readFileSync(it.path), { envelope: EVAL_ENVELOPE });
       } catch (err) {
         const error = (err as Error).message.slice(0, 300);
         return { ...base, predicted: false, probability: 0, error, parse_failed: true };
