@@ -78,7 +78,8 @@ describe('embedded mode from a fresh clone', () => {
     if (eml.endsWith('synthetic.eml')) writeFileSync(eml, SYNTHETIC_EML);
 
     const app = start();
-    await app.waitFor(/Trawl is running at (\S+)/, 180_000);
+    const up = await app.waitFor(/Trawl is running at \S+\s+\(started in ([\d.]+) s\)/, 180_000);
+    process.stdout.write(`[e2e embedded] first start (fresh data folder): ${up[1]} s\n`);
     const m = await app.waitFor(/TRAWL_ADMIN_PASSWORD=(\S+)/, 5_000);
     password = m[1] as string;
     expect(app.out()).toMatch(/TRAWL_ADMIN_USER=admin/);
@@ -106,12 +107,13 @@ describe('embedded mode from a fresh clone', () => {
     expect(human.stdout).toMatch(/action\s+(allow|flag|review|quarantine)/);
 
     await app.stop('SIGTERM', 60_000);
-    expect(app.out()).toContain('Trawl stopped.');
+    expect(app.out(), app.out().slice(-4000)).toContain('Trawl stopped.');
   }, 300_000);
 
   it('keeps the job across a restart and does not print the credentials again', async () => {
     const app = start();
-    await app.waitFor(/Trawl is running at/, 120_000);
+    const up = await app.waitFor(/\(started in ([\d.]+) s\)/, 120_000);
+    process.stdout.write(`[e2e embedded] restart: ${up[1]} s\n`);
     expect(app.out()).not.toContain(password);
     const res = await trawl(['job', jobId, '--json']);
     expect(res.code, res.stderr).toBe(0);
@@ -145,7 +147,7 @@ describe('embedded mode from a fresh clone', () => {
     // Stop at once: whatever the single worker has not started stays queued in the store.
     const running = procs.at(-1) as Proc;
     await running.stop('SIGTERM', 60_000);
-    expect(running.out()).toContain('Trawl stopped.');
+    expect(running.out(), running.out().slice(-4000)).toContain('Trawl stopped.');
 
     const app = start();
     const banner = await app.waitFor(/Trawl is running at/, 120_000);
@@ -176,6 +178,6 @@ describe('embedded mode from a fresh clone', () => {
     }
     expect([...pending]).toEqual([]);
     await app.stop('SIGTERM', 60_000);
-    expect(app.out()).toContain('Trawl stopped.');
+    expect(app.out(), app.out().slice(-4000)).toContain('Trawl stopped.');
   }, 300_000);
 });

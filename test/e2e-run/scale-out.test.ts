@@ -58,7 +58,12 @@ async function healthy(url: string, timeoutMs: number): Promise<void> {
 }
 
 function service(name: string, main: string, extra: Record<string, string> = {}): Proc {
-  const p = startProc(tsx, [main], { cwd: ROOT, env: { ...env, ...extra }, detached: true });
+  // node --import tsx (one process): the tsx CLI would SIGKILL a busy child on SIGTERM.
+  const p = startProc(process.execPath, ['--import', 'tsx', main], {
+    cwd: ROOT,
+    env: { ...env, ...extra },
+    detached: true,
+  });
   procs.push(p);
   (p as Proc & { name?: string }).name = name;
   return p;
