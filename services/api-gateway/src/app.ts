@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createEmailSchema } from '@trawl/contracts';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { createLoginThrottle } from './auth/login-throttle.ts';
 import { createTokenService } from './auth/tokens.ts';
@@ -9,6 +9,7 @@ import type { GatewayDeps } from './deps.ts';
 import { registerEdgeHooks } from './plugins/edge.ts';
 import { registerMetrics } from './plugins/metrics.ts';
 import { registerProblemHandlers } from './plugins/problems.ts';
+import { GatewayLogController } from './request-log.ts';
 import { analyzeRoutes } from './routes/analyze.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { authRoutes } from './routes/auth.ts';
@@ -29,7 +30,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     bodyLimit: config.limits.jsonBodyBytes,
     trustProxy: config.trustProxy ?? false,
     requestIdHeader: false,
-    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    logController: new GatewayLogController(),
     genReqId: (req) => {
       const h = req.headers['x-request-id'];
       return typeof h === 'string' && REQUEST_ID_RE.test(h) ? h : randomUUID();

@@ -45,20 +45,31 @@ export function createJobRepository(sql: SqlClient): JobRepository {
   return {
     async create(j: NewJob) {
       try {
-        const r = await sql.query<JobRow>(
+        // Only created_at comes from the database; the rest of the new job is known here, so the
+        // row is not read back (the Email is a large value; see ADR 004).
+        const r = await sql.query<{ job_id: string; created_at: unknown }>(
           `INSERT INTO jobs (job_id, email_id, workflow_id, status, email, submitted_by, origin)
-           VALUES ($1, $2, $3, 'queued', $4::jsonb, $5, $6::jsonb)
-           RETURNING ${COLUMNS}`,
+           VALUES ($1, $2, $3, 'queued', $4, $5, $6::jsonb)
+           RETURNING job_id, created_at`,
           [
             j.job_id,
             j.email_id,
             j.workflow_id,
-            jsonParam(j.email),
+            j.email_json ?? jsonParam(j.email),
             j.submitted_by ?? null,
             jsonParam(j.origin),
           ],
         );
-        return toJob(r.rows[0] as JobRow);
+        const row = r.rows[0] as { job_id: string; created_at: unknown };
+        return {
+          job_id: row.job_id,
+          email_id: j.email_id,
+          status: 'queued',
+          workflow: j.workflow_id,
+          created_at: iso(row.created_at),
+          started_at: null,
+          completed_at: null,
+        };
       } catch (err) {
         if ((err as { code?: unknown }).code === '23505')
           throw storeConflict(`job ${j.job_id} exists`);

@@ -9,6 +9,12 @@ export interface NewJob {
   email_id: string;
   workflow_id: string;
   email: Email;
+  /**
+   * `JSON.stringify`-equivalent text of `email`, when the caller already has it (the gateway
+   * serialises the Email once for its id, the row and the message). Stored verbatim; the caller
+   * guarantees it is the JSON of `email`.
+   */
+  email_json?: string;
   submitted_by?: string;
   origin?: { retriever: string; message_id: string };
 }

@@ -7,11 +7,12 @@ import {
   parseWith,
   type SubmitResponse,
 } from '@trawl/contracts';
-import { emailId, parseRawEmail } from '@trawl/mail';
+import { parseRawEmail } from '@trawl/mail';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { actorOf, guard } from '../auth/access.ts';
 import type { GatewayContext } from '../context.ts';
+import { serializeEmail } from '../email-json.ts';
 import { DependencyDownError, GATEWAY_ERRORS, NotFoundError, ValidationError } from '../errors.ts';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -45,7 +46,8 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
       ]);
     }
     const jobId = randomUUID();
-    const eid = emailId(email);
+    // One serialisation: the id (same as @trawl/mail's emailId) and the row's JSON text.
+    const { id: eid, json: emailJson } = serializeEmail(email);
     const submittedBy = actorOf(request);
     try {
       await ctx.store.jobs.create({
@@ -53,6 +55,7 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
         email_id: eid,
         workflow_id: workflowId,
         email,
+        email_json: emailJson,
         ...(submittedBy ? { submitted_by: submittedBy } : {}),
       });
     } catch (err) {

@@ -10,11 +10,13 @@
  * of docs/development.md, in a throwaway schema / key prefix / broker prefix) or `--adapters=embedded`
  * (PGlite, in-process broker and cache). When the RabbitMQ adapter is not available the real mode
  * falls back to the in-process broker and says so.
- * Options: --duration=10 (seconds per target), --connections=32.
+ * The real mode's queue is drained by a child process (drain-queue.ts), as the orchestrator would.
+ * Options: --duration=10 (seconds per target), --connections=32, --pool=10 (PostgreSQL pool size,
+ * the gateway's default), --log=info|warn (gateway log level; lines go to /dev/null).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { diffFiles, findRepoRoot, testInfra } from '@trawl/config';
@@ -28,10 +30,12 @@ import pino from 'pino';
 import {
   buildApp,
   createConfigState,
+  createGatewayLogger,
   defaultGatewayOptions,
   hashPassword,
   loadSnapshot,
 } from '../../src/index.ts';
+import { type PidGroups, pidsNamed, since, snapshot } from './cpu-accounting.ts';
 
 const args = Object.fromEntries(
   process.argv.slice(2).map((a) => {
@@ -42,6 +46,8 @@ const args = Object.fromEntries(
 const DURATION = Math.min(60, Math.max(1, Number(args.duration ?? 10)));
 const CONNECTIONS = Math.min(256, Math.max(1, Number(args.connections ?? 32)));
 const MODE = args.adapters === 'embedded' ? 'embedded' : 'real';
+const POOL = Math.min(64, Math.max(1, Number(args.pool ?? 10)));
+const LOG_LEVEL = args.log === 'warn' ? 'warn' : 'info';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const fixtures = join(here, '..', 'fixtures');
@@ -69,43 +75,82 @@ interface Platform {
   cache: Cache;
   topology: ReturnType<typeof topology>;
   label: string;
+  /** Other processes doing this platform's work, for CPU accounting (see cpu-accounting.ts). */
+  pids(): Promise<PidGroups>;
   close(): Promise<void>;
 }
 
+/** Starts drain-queue.ts in a child process and waits until it consumes. */
+async function startDrain(
+  url: string,
+  queue: string,
+): Promise<{ pid: number | undefined; stop(): Promise<void> }> {
+  // node itself (not the tsx shell wrapper) so the pid is the consumer's, for CPU accounting
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(here, 'drain-queue.ts'), url, queue],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('drain process did not start')), 60_000);
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`drain process exited (${code})`)));
+    child.stdout.on('data', (c: Buffer) => {
+      if (c.toString().includes('ready')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+  return {
+    pid: child.pid,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        child.once('exit', () => {
+          clearTimeout(killer);
+          resolve();
+        });
+        child.stdin.end();
+      }),
+  };
+}
+
 async function realPlatform(): Promise<Platform> {
-  const db = await testSchema({ max: 16 });
+  const db = await testSchema({ max: POOL });
   const redis = testRedis();
   const t = topology(`bench${uniqueSuffix()}`);
-  const p = platform as unknown as Record<string, unknown>;
-  let broker: Broker;
-  let brokerLabel: string;
-  if (typeof p.createRabbitBroker === 'function') {
-    const create = p.createRabbitBroker as (o: {
-      url: string;
-      connectionName?: string;
-    }) => Promise<Broker> | Broker;
-    broker = await create({
-      url: testInfra().rabbitmqUrl,
-      connectionName: `trawl-bench-${uniqueSuffix()}`,
-    });
-    brokerLabel = 'RabbitMQ (publisher confirms)';
-  } else {
-    broker = platform.createMemoryBroker();
-    brokerLabel = 'in-process broker (RabbitMQ adapter not available yet)';
-  }
-  await platform.declareTopology(broker, t);
-  // Drain the queue as the orchestrator would, so the broker does not pile up messages.
-  const consumer = await broker.consume(t.queues.analysisRequests, (d) => d.ack(), {
-    prefetch: 256,
+  const url = testInfra().rabbitmqUrl;
+  const broker = platform.createRabbitBroker({
+    url,
+    connectionName: `trawl-bench-${uniqueSuffix()}`,
   });
+  await platform.declareTopology(broker, t);
+  // Drain the queue as the orchestrator would, in its own process, so messages do not pile up.
+  const drain = await startDrain(url, t.queues.analysisRequests);
   return {
     store: db.store,
     broker,
     cache: redis.cache,
     topology: t,
-    label: `PostgreSQL + Redis + ${brokerLabel}`,
+    label: `PostgreSQL (pool ${POOL}) + Redis + RabbitMQ (publisher confirms; queue drained by another process)`,
+    async pids() {
+      const r = await db.sql.query<{ pid: number }>(
+        'SELECT pid FROM pg_stat_activity WHERE application_name = $1',
+        [`trawl-test-${db.schema}`],
+      );
+      return {
+        PostgreSQL: r.rows.map((x) => Number(x.pid)),
+        'RabbitMQ (all users)': pidsNamed('beam.smp'),
+        'Redis (all users)': pidsNamed('redis-server'),
+        'drain process': drain.pid === undefined ? [] : [drain.pid],
+      };
+    },
     async close() {
-      await consumer.cancel();
+      await drain.stop();
       const names = platform.topologyNames(t);
       for (const q of names.queues) await broker.deleteQueue(q).catch(() => undefined);
       for (const e of names.exchanges) await broker.deleteExchange(e).catch(() => undefined);
@@ -123,7 +168,8 @@ async function embeddedPlatform(): Promise<Platform> {
   });
   return {
     ...mp,
-    label: 'embedded: PGlite + in-process broker + in-process cache',
+    label: 'embedded: PGlite + in-process broker + in-process cache (queue drained in process)',
+    pids: async () => ({}),
     async close() {
       await consumer.cancel();
       await mp.close();
@@ -231,7 +277,8 @@ export async function runGatewayBench(): Promise<void> {
         throw new Error('not used');
       },
     },
-    logger: pino({ level: 'warn' }),
+    // Production-like logging (request lines, 'job queued') written to /dev/null.
+    logger: createGatewayLogger(LOG_LEVEL, pino.destination({ dest: '/dev/null', sync: false })),
     version: 'bench',
   });
   const bare = Fastify({ bodyLimit: 10 * 1024 * 1024 });
@@ -258,18 +305,48 @@ export async function runGatewayBench(): Promise<void> {
       `gateway benchmark: ${Buffer.byteLength(body)} byte submissions, ${CONNECTIONS} connections, ${DURATION} s each`,
     );
     console.log(`adapters: ${p.label}`);
+    console.log(
+      `gateway log level: ${LOG_LEVEL} (to /dev/null); load average: ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')} on ${cpus().length} cores`,
+    );
     const json = { 'content-type': 'application/json' };
+    const self = { 'server process': [process.pid] };
+    const b0 = snapshot(self);
     const b = await autocannon(`${bareUrl}/analyze`, bodyFile, json);
+    const bCpu = since(b0, self);
+    const groups = async () => ({ ...self, ...(await p.pids()) });
+    const g0 = snapshot(await groups());
     const g = await autocannon(`${gwUrl}/api/v1/analyze`, bodyFile, {
       ...json,
       authorization: `Bearer ${access_token}`,
     });
+    const gCpu = since(g0, await groups());
     const row = (name: string, m: Measure) =>
       `${name.padEnd(26)} ${m.rps.toFixed(0).padStart(8)} req/s   p50 ${String(m.p50).padStart(4)} ms   p99 ${String(m.p99).padStart(4)} ms   (${m.total} requests, ${m.non2xx} non-2xx, ${m.errors} errors)`;
     console.log(row('bare Fastify (parse only)', b));
     console.log(row('gateway POST /analyze', g));
     const ratio = g.rps / b.rps;
     console.log(`ratio gateway/bare: ${(ratio * 100).toFixed(1)}% (aim >= 30%)`);
+    // CPU per request: what each answer costs the machine, much less sensitive to others' load.
+    const perReq = (cpu: Record<string, number>, m: Measure) =>
+      Object.entries(cpu).map(([k, v]) => [k, m.total > 0 ? v / m.total : 0] as const);
+    const fmt = (xs: ReadonlyArray<readonly [string, number]>) =>
+      xs.map(([k, v]) => `${k} ${v.toFixed(3)}`).join(', ');
+    const bPer = perReq(bCpu, b);
+    const gPer = perReq(gCpu, g);
+    const own = (xs: ReadonlyArray<readonly [string, number]>) =>
+      xs.filter(([k]) => !k.includes('all users')).reduce((a, [, v]) => a + v, 0);
+    if (bPer.length > 0) {
+      console.log(`CPU ms per request, bare:    ${fmt(bPer)}`);
+      console.log(`CPU ms per request, gateway: ${fmt(gPer)}`);
+      const gateOnly = gPer.find(([k]) => k === 'server process')?.[1] ?? 0;
+      console.log(
+        `CPU-cost ratio bare/gateway: server process only ${((own(bPer) / gateOnly) * 100).toFixed(1)}%, ` +
+          `with its own PostgreSQL backends and drain ${((own(bPer) / own(gPer)) * 100).toFixed(1)}% ` +
+          '(the throughput ratio on an otherwise idle machine would fall between these when CPU-bound)',
+      );
+    }
     if (g.non2xx > 0 || g.errors > 0)
       console.log('warning: the gateway answered errors during the run');
   } finally {

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { diffFiles } from '@trawl/config';
 import type { AnalyzerAnswer, Topology } from '@trawl/contracts';
-import type { Broker, Cache, Store } from '@trawl/platform';
+import type { Broker, Cache, SqlClient, Store } from '@trawl/platform';
 import type { CompiledWorkflow } from '@trawl/workflow-engine';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
@@ -149,6 +149,8 @@ export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 /** PostgreSQL (own schema), Redis (own prefix) and the broker, each cleaned up by `cleanup`. */
 export interface RealPlatform extends PlatformParts {
   sqlSchema: string;
+  /** The schema's SQL client, to look at rows directly. */
+  sql: SqlClient;
   redisPrefix: string;
   /** A second cache client on the same Redis prefix (another replica). */
   secondCache(): Cache;

@@ -52,6 +52,7 @@ export async function realPlatform(): Promise<RealPlatform> {
     broker: b.broker,
     topology: b.topology,
     sqlSchema: db.schema,
+    sql: db.sql,
     redisPrefix: redis.prefix,
     secondCache() {
       const c = createRedisCache({

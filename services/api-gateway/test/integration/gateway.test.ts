@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { Email } from '@trawl/contracts';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTokenService } from '../../src/auth/tokens.ts';
@@ -323,6 +324,15 @@ describe('api-gateway on PostgreSQL, Redis and RabbitMQ', () => {
         workflow: 'quick',
       });
       expect(await p.broker.queueDepth(p.topology.queues.analysisRequests)).toBe(before + 1);
+      // the row keeps the validated Email as JSON text (ADR 004)
+      const row = await p.sql.query<{ email: unknown }>(
+        'SELECT email FROM jobs WHERE job_id = $1',
+        [b.job_id],
+      );
+      expect(typeof row.rows[0]?.email).toBe('string');
+      expect(JSON.parse(row.rows[0]?.email as string)).toEqual(
+        Email.parse(sampleEmail({ subject: 'one' })),
+      );
       // the same message gets the same email_id
       const again = await app.inject({
         method: 'POST',

@@ -1,0 +1,111 @@
+/**
+ * Per-component costs of one gateway submission (profiling aid for `pnpm bench:gateway`):
+ * emailId, Email validation, JSON serialisation, and the job insert and confirmed publish at a
+ * fixed concurrency against the real test servers. Bounded: --n=2000 operations per measure.
+ * Run: pnpm exec tsx bench/gateway/components.ts [--n=2000] [--concurrency=32]
+ */
+import { randomUUID } from 'node:crypto';
+import { testInfra } from '@trawl/config';
+import { createEmailSchema, type Email, topology } from '@trawl/contracts';
+import { emailId } from '@trawl/mail';
+import * as platform from '@trawl/platform';
+import { testSchema, uniqueSuffix } from '@trawl/platform/testing';
+import { serializeEmail } from '../../services/api-gateway/src/email-json.ts';
+
+const args = Object.fromEntries(
+  process.argv.slice(2).map((a) => {
+    const [k, v] = a.replace(/^--/, '').split('=');
+    return [k, v ?? 'true'];
+  }),
+) as Record<string, string>;
+const N = Math.min(20_000, Math.max(10, Number(args.n ?? 2000)));
+const C = Math.min(128, Math.max(1, Number(args.concurrency ?? 32)));
+
+const sentence = 'Dear customer, your account has been suspended. Verify your identity at once. ';
+const email = {
+  headers: {
+    subject: 'Urgent: verify your account',
+    sender: 'security@examp1e-bank.com',
+    recipients: ['alice@example.org', 'bob@example.org'],
+    date: '2024-05-01T09:30:00Z',
+    raw_headers: { 'message-id': '<bench@examp1e-bank.com>', 'x-mailer': 'bench' },
+  },
+  body_text: sentence.repeat(128),
+  body_html: `<html><body><p>${sentence.repeat(124)}</p><a href="http://examp1e-bank.com/login">login</a></body></html>`,
+};
+
+function cpu(name: string, n: number, fn: () => unknown): void {
+  for (let i = 0; i < Math.min(200, n); i++) fn();
+  const t = performance.now();
+  for (let i = 0; i < n; i++) fn();
+  console.log(`${name.padEnd(40)} ${(((performance.now() - t) / n) * 1000).toFixed(1)} µs/op`);
+}
+
+async function concurrent(name: string, n: number, fn: (i: number) => Promise<unknown>) {
+  let next = 0;
+  const t = performance.now();
+  await Promise.all(
+    Array.from({ length: C }, async () => {
+      while (next < n) await fn(next++);
+    }),
+  );
+  const s = (performance.now() - t) / 1000;
+  console.log(`${name.padEnd(40)} ${(n / s).toFixed(0)} ops/s (${n} ops, concurrency ${C})`);
+}
+
+const schema = createEmailSchema();
+const parsed = schema.parse(email) as Email;
+cpu('emailId', 2000, () => emailId(parsed));
+cpu('emailId + JSON.stringify (before)', 2000, () => [emailId(parsed), JSON.stringify(parsed)]);
+cpu('serializeEmail (after)', 2000, () => serializeEmail(parsed));
+cpu('Email validation (zod)', 2000, () => schema.parse(email));
+cpu('JSON.stringify(email)', 2000, () => JSON.stringify(parsed));
+cpu('JSON.parse(body)', 2000, () => JSON.parse(JSON.stringify({ email })));
+
+const { id, json } = serializeEmail(parsed);
+const db = await testSchema({ max: Number(args.pool ?? 16) });
+try {
+  await concurrent('store.jobs.create', N, () =>
+    db.store.jobs.create({
+      job_id: randomUUID(),
+      email_id: id,
+      workflow_id: 'w',
+      email: parsed,
+      email_json: json,
+      submitted_by: 'bench',
+    }),
+  );
+  await concurrent('SELECT 1 (pool round trip)', N, () => db.sql.query('SELECT 1'));
+} finally {
+  await db.drop();
+}
+
+const p = platform as unknown as Record<string, unknown>;
+if (typeof p.createRabbitBroker === 'function') {
+  const broker = await (
+    p.createRabbitBroker as (o: {
+      url: string;
+      connectionName?: string;
+    }) => Promise<platform.Broker>
+  )({ url: testInfra().rabbitmqUrl, connectionName: `trawl-bench-${uniqueSuffix()}` });
+  const t = topology(`benchc${uniqueSuffix()}`);
+  await platform.declareTopology(broker, t);
+  const consumer = await broker.consume(t.queues.analysisRequests, (d) => d.ack(), {
+    prefetch: 256,
+  });
+  try {
+    await concurrent('broker.publish (confirmed)', N, (i) =>
+      broker.publish(t.exchanges.analysis, t.routingKeys.analysisRequested, {
+        job_id: String(i),
+        email: parsed,
+      }),
+    );
+  } finally {
+    await consumer.cancel();
+    const names = platform.topologyNames(t);
+    for (const q of names.queues) await broker.deleteQueue(q).catch(() => undefined);
+    for (const e of names.exchanges) await broker.deleteExchange(e).catch(() => undefined);
+    await broker.close();
+  }
+}
+process.exit(0);
