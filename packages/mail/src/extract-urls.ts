@@ -236,7 +236,8 @@ function extractHtmlUrls(htmlIn: string, c: Collector): void {
     const name = tag.name;
     const after = tag.end;
     if (tag.closing) {
-      const i = stack.map((e) => e.name).lastIndexOf(name);
+      let i = stack.length - 1;
+      while (i >= 0 && stack[i]!.name !== name) i--;
       if (i >= 0) {
         for (const e of stack.splice(i)) if (e.hidden) hiddenDepth--;
       }

@@ -17,6 +17,19 @@ export const HTML_TO_TEXT_MAX_CHARS = 1_000_000;
  * dependency; output bounded by HTML_TO_TEXT_MAX_CHARS.
  */
 export function htmlToText(html: string): string {
+  // the parser (body_text of an HTML-only message) and the analyzers' view convert the same body:
+  // remember the last conversion
+  if (html === last.html) return last.text;
+  const text = convert(html);
+  last = { html, text };
+  return text;
+}
+
+let last = { html: '', text: '' };
+
+const TAG_OPEN = /<(\/?)([a-zA-Z][a-zA-Z0-9:-]{0,62})/y;
+
+function convert(html: string): string {
   const out: string[] = [];
   let outLen = 0;
   const push = (s: string): void => {
@@ -37,7 +50,8 @@ export function htmlToText(html: string): string {
       i = end < 0 ? n : end + 3;
       continue;
     }
-    const m = /^<(\/?)([a-zA-Z][a-zA-Z0-9:-]*)/.exec(html.slice(lt, lt + 64));
+    TAG_OPEN.lastIndex = lt;
+    const m = TAG_OPEN.exec(html);
     if (m === null) {
       if (html[lt + 1] === '!' || html[lt + 1] === '?') {
         const gt = html.indexOf('>', lt);

@@ -90,6 +90,34 @@ export function viewHits(v: MailView, lex: Lexicons, allowed: string[]): Languag
   return h;
 }
 
+export interface ViewBrands {
+  subject: Map<string, number>;
+  displayName: Map<string, number>;
+  /** In the first 20 000 characters of the text. */
+  body: Map<string, number>;
+}
+
+const brandMemo = new WeakMap<object, Map<Lexicons, ViewBrands>>();
+
+/** Brands named in a view's subject, sender display name and text; computed once per view and lexicons. Read only. */
+export function viewBrands(v: MailView, lex: Lexicons): ViewBrands {
+  let m = brandMemo.get(v);
+  if (!m) {
+    m = new Map();
+    brandMemo.set(v, m);
+  }
+  let b = m.get(lex);
+  if (!b) {
+    b = {
+      subject: lex.brandMatcher.find(v.subject),
+      displayName: lex.brandMatcher.find(v.from.display_name),
+      body: lex.brandMatcher.find(v.text.slice(0, 20_000)),
+    };
+    m.set(lex, b);
+  }
+  return b;
+}
+
 export function contentFindings(
   email: Email,
   s: ContentSettings,
@@ -143,9 +171,7 @@ export function contentFindings(
   }
 
   // brands named in the text versus the sender's domain
-  const subjBrands = lex.brandMatcher.find(v.subject);
-  const dnBrands = lex.brandMatcher.find(v.from.display_name);
-  const bodyBrands = lex.brandMatcher.find(v.text.slice(0, 20_000));
+  const { subject: subjBrands, displayName: dnBrands, body: bodyBrands } = viewBrands(v, lex);
   const fromDomain = v.from.domain;
   const pressureCount = (['credential', 'payment', 'threat'] as const).reduce(
     (n, c) => n + (hits.subject[c]?.length ?? 0) + (hits.body[c]?.length ?? 0),

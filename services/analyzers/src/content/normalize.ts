@@ -44,12 +44,16 @@ export function countStyledLetters(text: string): number {
   return n;
 }
 
+const CYRILLIC_GREEK = /[\p{Script=Cyrillic}\p{Script=Greek}]/u;
+
 /**
  * Words that mix Latin letters with Cyrillic or Greek look-alikes ("Pаypal" with a Cyrillic а):
  * a classic way to defeat keyword filters.
  */
 export function countMixedScriptWords(text: string): number {
   const bounded = text.length > MAX_SCAN_CHARS ? text.slice(0, MAX_SCAN_CHARS) : text;
+  // a mixed word needs a Cyrillic or Greek letter: most texts have none
+  if (!CYRILLIC_GREEK.test(bounded)) return 0;
   let n = 0;
   for (const m of bounded.matchAll(/[\p{L}]{3,}/gu)) {
     const w = m[0];

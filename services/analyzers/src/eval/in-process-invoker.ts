@@ -1,4 +1,4 @@
-import { AnalyzerAnswer, type Email, type ServiceConfigFile } from '@trawl/contracts';
+import type { Email, ServiceConfigFile } from '@trawl/contracts';
 import type { PluginDefinition } from '@trawl/plugin-sdk';
 import type { EngineDeps } from '@trawl/workflow-engine';
 
@@ -24,12 +24,12 @@ export function inProcessDeps(
       const def = registry[id];
       if (def?.kind !== 'analyzer') throw new Error(`analyzer ${id} is not available in-process`);
       if (service.analyzers[id]?.enabled === false) throw new Error(`analyzer ${id} is disabled`);
-      const answer = await def.analyze(email, {
+      // the engine validates the answer (AnalyzerAnswer) itself: no second parse here
+      return def.analyze(email, {
         settings: settingsOf(def),
         signal: o.signal,
         log: silentLog,
       });
-      return AnalyzerAnswer.parse(answer);
     },
     async callProvider(id, req, o) {
       const def = registry[id];

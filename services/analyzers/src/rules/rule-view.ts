@@ -1,5 +1,5 @@
 import type { Email } from '@trawl/contracts';
-import { viewHits } from '../content/analyzer.ts';
+import { viewBrands, viewHits } from '../content/analyzer.ts';
 import { LANGUAGE_CATEGORIES, type Lexicons } from '../content/lexicons.ts';
 import { type PartyView, viewOf } from './view.ts';
 
@@ -27,12 +27,9 @@ export function ruleView(email: Email, lex: Lexicons): Record<string, unknown> {
     lexicon[c] = new Set([...(hits.subject[c] ?? []), ...(hits.body[c] ?? [])]).size;
     subjectLexicon[c] = hits.subject[c]?.length ?? 0;
   }
+  const named = viewBrands(v, lex);
   const brands = [
-    ...new Set([
-      ...lex.brandMatcher.find(v.subject).keys(),
-      ...lex.brandMatcher.find(v.from.display_name).keys(),
-      ...lex.brandMatcher.find(v.text.slice(0, 20_000)).keys(),
-    ]),
+    ...new Set([...named.subject.keys(), ...named.displayName.keys(), ...named.body.keys()]),
   ];
   const raw = email.headers.raw_headers ?? {};
   return {
