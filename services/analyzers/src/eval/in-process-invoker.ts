@@ -1,4 +1,4 @@
-import type { Email, ServiceConfigFile } from '@trawl/contracts';
+import type { AnalyzerAnswer, Email, ServiceConfigFile } from '@trawl/contracts';
 import type { PluginDefinition } from '@trawl/plugin-sdk';
 import type { EngineDeps } from '@trawl/workflow-engine';
 
@@ -24,12 +24,13 @@ export function inProcessDeps(
       const def = registry[id];
       if (def?.kind !== 'analyzer') throw new Error(`analyzer ${id} is not available in-process`);
       if (service.analyzers[id]?.enabled === false) throw new Error(`analyzer ${id} is disabled`);
-      // the engine validates the answer (AnalyzerAnswer) itself: no second parse here
-      return def.analyze(email, {
+      const answer = await def.analyze(email, {
         settings: settingsOf(def),
         signal: o.signal,
         log: silentLog,
       });
+      // the engine validates the answer (AnalyzerAnswer.safeParse) itself: no second parse here
+      return answer as unknown as AnalyzerAnswer;
     },
     async callProvider(id, req, o) {
       const def = registry[id];
