@@ -79,6 +79,10 @@ export interface AppConfig {
   rabbitmq: RabbitmqConfig;
   gateway: { host: string; port: number; url: string };
   analyzersPort: number;
+  /** Host the orchestrator calls the built-in analyzers service on (scale-out mode). */
+  analyzersHost: string;
+  /** Port of the orchestrator's /health and /metrics. */
+  orchestratorPort: number;
   mailOrchestratorPort: number;
   /** Absolute; embedded mode keeps PGlite data here. */
   dataDir: string;

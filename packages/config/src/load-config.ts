@@ -177,6 +177,8 @@ function readAll(
     rabbitmq,
     gateway: { host: r.str('TRAWL_HOST', D.TRAWL_HOST), port: gatewayPort, url: gatewayUrl },
     analyzersPort: r.port('TRAWL_ANALYZERS_PORT', D.TRAWL_ANALYZERS_PORT),
+    analyzersHost: r.str('TRAWL_ANALYZERS_HOST', D.TRAWL_ANALYZERS_HOST),
+    orchestratorPort: r.port('TRAWL_ORCHESTRATOR_PORT', D.TRAWL_ORCHESTRATOR_PORT),
     mailOrchestratorPort: r.port('TRAWL_MAIL_ORCHESTRATOR_PORT', D.TRAWL_MAIL_ORCHESTRATOR_PORT),
     dataDir: path('TRAWL_DATA_DIR', D.TRAWL_DATA_DIR),
     mailRetrievers,

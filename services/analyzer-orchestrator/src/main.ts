@@ -42,8 +42,8 @@ async function main(): Promise<void> {
     base: { service: 'analyzer-orchestrator' },
     redact: { paths: REDACT, censor: '[redacted]' },
   });
-  const port = Number(process.env.TRAWL_ORCHESTRATOR_PORT ?? 8091);
-  const builtinBase = `http://${process.env.TRAWL_ANALYZERS_HOST ?? '127.0.0.1'}:${cfg.analyzersPort}`;
+  const port = cfg.orchestratorPort;
+  const builtinBase = `http://${cfg.analyzersHost}:${cfg.analyzersPort}`;
 
   const load = (): { snapshot: ConfigSnapshot; files: ReturnType<typeof loadServiceFiles> } => {
     const files = loadServiceFiles(cfg, { checkCondition });
