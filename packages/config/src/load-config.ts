@@ -40,7 +40,16 @@ export function loadConfig(opts: LoadConfigOptions = {}): AppConfig {
   const problems: ConfigProblem[] = [];
 
   const fileValues: Record<string, string> = {};
-  const envFile = opts.envFile === undefined ? join(rootDir, '.env') : opts.envFile;
+  // TRAWL_ENV_FILE (process environment only) names another .env file, or `none` for no file.
+  const envFileVar = (opts.env ?? process.env).TRAWL_ENV_FILE;
+  const envFile =
+    opts.envFile !== undefined
+      ? opts.envFile
+      : envFileVar === 'none'
+        ? false
+        : envFileVar
+          ? resolve(rootDir, envFileVar)
+          : join(rootDir, '.env');
   if (envFile !== false) {
     const text = readOptional(envFile);
     if (text !== undefined) {

@@ -18,7 +18,8 @@ afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 function run(env: Record<string, string>) {
   const r = spawnSync(tsx, [entry], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? cwd, ...env },
+    // TRAWL_ENV_FILE=none: a developer's own .env at the repo root must not leak into the test.
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? cwd, TRAWL_ENV_FILE: 'none', ...env },
     encoding: 'utf8',
     timeout: 60_000,
   });
