@@ -11,6 +11,7 @@
  * bench/e2e/profiles) --log-level=info
  */
 import { mkdirSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { type Cluster, ROOT, type ServiceKind, startCluster } from './cluster.ts';
 import { type CorpusMessage, loadCorpus } from './corpus.ts';
@@ -111,6 +112,17 @@ async function phase(
   };
 }
 
+/** Messages per second the measured CPU cost allows when the machine is not shared. */
+function capacity(r: PhaseResult): number {
+  const cores = availableParallelism();
+  const done = r.completed + r.failed;
+  let byCore = Number.POSITIVE_INFINITY;
+  for (const v of Object.values(r.cpu)) {
+    if (v > 0) byCore = Math.min(byCore, done / v);
+  }
+  return Math.min((cores * 1000) / r.cpuPerMsgMs, byCore);
+}
+
 const f = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
 
 function print(r: PhaseResult): void {
@@ -119,6 +131,9 @@ function print(r: PhaseResult): void {
     .join(',');
   process.stdout.write(
     `  ${r.phase.padEnd(22)} msgs/s=${f(r.msgsPerSec, 1).padStart(6)}  p50=${f(r.p50)}ms p95=${f(r.p95)}ms p99=${f(r.p99)}ms  cpu/msg=${f(r.cpuPerMsgMs, 2)}ms  submitted=${r.submitted} completed=${r.completed} failed=${r.failed} missing=${r.missing}${rej ? ` rejected=${rej}` : ''}\n`,
+  );
+  process.stdout.write(
+    `    cpu-bound estimate on an idle machine: ${f(capacity(r), 0)} msgs/s (${availableParallelism()} cores / cpu per msg, at most one core per process); load average now ${loadavg()[0]?.toFixed(1)}\n`,
   );
   process.stdout.write(
     `    cpu s by service: ${Object.entries(r.cpu)

@@ -259,7 +259,8 @@ export async function account(
 ): Promise<Counts> {
   const ids = [...r.stats.accepted.keys()];
   const sql = createPgClient({ url: env.cluster.databaseUrl, max: 1 });
-  const until = Date.now() + waitMs;
+  const t0 = Date.now();
+  const until = t0 + waitMs;
   try {
     let rows: { job_id: string; status: string; attempts: number }[] = [];
     for (;;) {
@@ -281,6 +282,7 @@ export async function account(
       if ((unfinished.length === 0 && eventsMissing.length === 0) || Date.now() > until) break;
       await new Promise((res) => setTimeout(res, 500));
     }
+    const waited = Date.now() - t0;
     // a short grace for late duplicates
     await new Promise((res) => setTimeout(res, 1000));
     const byId = new Map(rows.map((x) => [x.job_id, x]));
@@ -325,7 +327,7 @@ export async function account(
       .map(([k, v]) => `${k}:${v}`)
       .join(',');
     process.stdout.write(
-      `chaos ${name}: submitted=${c.submitted} completed=${c.completed} failed=${c.failed} lost=${c.lost} analyzed_twice=${c.analyzedTwice} no_event=${c.noEvent} event_again=${c.eventAgain} restarted=${c.restarted} half_written=${c.halfWritten} rejected=${c.rejected} answers_during_fault={${fault}}${c.failed ? ` failed_codes=${JSON.stringify(codes)}` : ''}\n`,
+      `chaos ${name}: submitted=${c.submitted} completed=${c.completed} failed=${c.failed} lost=${c.lost} analyzed_twice=${c.analyzedTwice} no_event=${c.noEvent} event_again=${c.eventAgain} restarted=${c.restarted} half_written=${c.halfWritten} rejected=${c.rejected} answers_during_fault={${fault}} settled_after_load_ms=${waited}${c.failed ? ` failed_codes=${JSON.stringify(codes)}` : ''}\n`,
     );
     return c;
   } finally {

@@ -1,8 +1,11 @@
 /**
- * Faults of the servers Trawl depends on, while a load runs: Redis stopped, PostgreSQL restarted,
- * RabbitMQ restarted. These disturb everyone using the machine's servers: each outage is a few
- * seconds, and every server is started again in `finally` and checked in afterAll even when a test
- * fails. Each test ends with the counts.
+ * Fault tests under load, against the real servers (one file: the faults run one after the other,
+ * so that a server restart does not blur the count of a process fault). Trawl's own processes first:
+ * SIGKILL of one of two orchestrators, an analyzer failing half its calls, an analyzer that never
+ * answers; then the servers it depends on: Redis stopped, PostgreSQL restarted, RabbitMQ restarted.
+ * The server faults disturb everyone using this machine's servers: each outage lasts a few seconds,
+ * and every server is started again in `finally` and checked in afterAll even when a test fails.
+ * Each test ends by printing its counts (`chaos <fault>: submitted=... completed=... failed=...`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -72,10 +75,10 @@ async function startRabbit(): Promise<void> {
   await until(rabbitUp, 120_000);
 }
 
-describe('chaos: server faults under load', () => {
+describe('chaos: faults under load', () => {
   let env: ChaosEnv;
   beforeAll(async () => {
-    env = await startChaos({ orchestrators: 1 });
+    env = await startChaos({ orchestrators: 2 });
   }, 180_000);
   afterAll(async () => {
     // whatever happened: every server is back
@@ -85,8 +88,50 @@ describe('chaos: server faults under load', () => {
     await env?.close();
   }, 240_000);
 
+  it('SIGKILL of an orchestrator: its unacknowledged jobs go to the other replica', async () => {
+    const victim = env.cluster.services.find((s) => s.name === 'orchestrator-1');
+    if (!victim) throw new Error('no orchestrator-1');
+    const r = await loadWithFault(env, {
+      count: 120,
+      rate: 30,
+      workflowId: 'chaos',
+      faultAfter: 40,
+      fault: async () => {
+        victim.child.kill('SIGKILL');
+        await victim.exited;
+      },
+    });
+    const c = await account(env, 'orchestrator SIGKILL', r);
+    expect(invariants(c)).toEqual(ZERO);
+    expect(c.submitted).toBe(120);
+    // a replacement for the next tests
+    await env.cluster.addOrchestrator();
+  }, 180_000);
+
+  it('an analyzer failing half its calls: retried, every job completes', async () => {
+    const before = (await env.faults.calls()).flaky;
+    const r = await loadWithFault(env, { count: 80, rate: 30, workflowId: 'chaos-flaky' });
+    const c = await account(env, 'analyzer fails 1 call in 2', r);
+    const calls = (await env.faults.calls()).flaky - before;
+    process.stdout.write(
+      `chaos analyzer fails 1 call in 2: flaky calls=${calls} for ${c.submitted} jobs\n`,
+    );
+    expect(invariants(c)).toEqual(ZERO);
+    expect(c.completed).toBe(c.submitted);
+    expect(calls).toBeGreaterThan(c.submitted);
+  }, 180_000);
+
+  it('an analyzer that never answers: cut at its timeout, skipped, every job completes', async () => {
+    const r = await loadWithFault(env, { count: 60, rate: 30, workflowId: 'chaos-hang' });
+    const c = await account(env, 'analyzer never answers', r);
+    expect(invariants(c)).toEqual(ZERO);
+    expect(c.completed).toBe(c.submitted);
+    expect((await env.faults.calls()).hang).toBeGreaterThanOrEqual(c.submitted);
+  }, 180_000);
+
   it('Redis stopped: submissions go on, status reads fall back to PostgreSQL', async () => {
     const statusDuring: number[] = [];
+    const phases: Record<string, number> = {};
     const r = await loadWithFault(env, {
       count: 90,
       rate: 30,
@@ -98,6 +143,7 @@ describe('chaos: server faults under load', () => {
             () => {},
           );
           await sleep(500);
+          const t0 = performance.now();
           for (const id of [...env.accepted].slice(0, 5)) {
             const res = await fetch(`${env.cluster.gatewayUrl}/api/v1/analyze/${id}`, {
               headers: env.cluster.headers(),
@@ -105,14 +151,19 @@ describe('chaos: server faults under load', () => {
             statusDuring.push(res.status);
             await res.arrayBuffer();
           }
+          phases.status_reads_ms = Math.round(performance.now() - t0);
           await sleep(OUTAGE_MS);
         } finally {
+          const t1 = performance.now();
           await startRedis();
+          phases.redis_start_ms = Math.round(performance.now() - t1);
         }
       },
     });
     const c = await account(env, 'Redis stopped', r);
-    process.stdout.write(`chaos Redis stopped: status reads during the outage ${statusDuring}\n`);
+    process.stdout.write(
+      `chaos Redis stopped: status reads during the outage ${statusDuring} ${JSON.stringify(phases)}\n`,
+    );
     expect(invariants(c)).toEqual(ZERO);
     expect(statusDuring.length).toBeGreaterThan(0);
     expect(statusDuring.every((s) => s === 200)).toBe(true);
