@@ -94,7 +94,10 @@ async function startDrain(
     },
   );
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('drain process did not start')), 60_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error('drain process did not start'));
+    }, 60_000);
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`drain process exited (${code})`)));
     child.stdout.on('data', (c: Buffer) => {
@@ -128,9 +131,23 @@ async function realPlatform(): Promise<Platform> {
     url,
     connectionName: `trawl-bench-${uniqueSuffix()}`,
   });
-  await platform.declareTopology(broker, t);
-  // Drain the queue as the orchestrator would, in its own process, so messages do not pile up.
-  const drain = await startDrain(url, t.queues.analysisRequests);
+  const dropBroker = async () => {
+    const names = platform.topologyNames(t);
+    for (const q of names.queues) await broker.deleteQueue(q).catch(() => undefined);
+    for (const e of names.exchanges) await broker.deleteExchange(e).catch(() => undefined);
+    await broker.close();
+  };
+  let drain: Awaited<ReturnType<typeof startDrain>>;
+  try {
+    await platform.declareTopology(broker, t);
+    // Drain the queue as the orchestrator would, in its own process, so messages do not pile up.
+    drain = await startDrain(url, t.queues.analysisRequests);
+  } catch (err) {
+    await dropBroker().catch(() => undefined);
+    await redis.cleanup().catch(() => undefined);
+    await db.drop().catch(() => undefined);
+    throw err;
+  }
   return {
     store: db.store,
     broker,
@@ -151,10 +168,7 @@ async function realPlatform(): Promise<Platform> {
     },
     async close() {
       await drain.stop();
-      const names = platform.topologyNames(t);
-      for (const q of names.queues) await broker.deleteQueue(q).catch(() => undefined);
-      for (const e of names.exchanges) await broker.deleteExchange(e).catch(() => undefined);
-      await broker.close();
+      await dropBroker();
       await redis.cleanup();
       await db.drop();
     },
