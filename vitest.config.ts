@@ -22,11 +22,24 @@ export default defineConfig({
             'services/*/test/integration/**/*.test.ts',
             'test/**/*.test.ts',
           ],
+          exclude: ['test/chaos/**', '**/node_modules/**'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
           maxWorkers: 2,
           // Runs after the unit project: a different worker count needs its own group.
           sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        // Restarts the shared PostgreSQL, Redis and RabbitMQ: runs alone, after everything else.
+        test: {
+          name: 'chaos',
+          include: ['test/chaos/**/*.test.ts'],
+          testTimeout: 240_000,
+          hookTimeout: 120_000,
+          maxWorkers: 1,
+          fileParallelism: false,
+          sequence: { groupOrder: 2 },
         },
       },
     ],
