@@ -34,6 +34,12 @@ export interface OrchestratorOptions {
   jobCacheTtlSeconds?: number;
   /** Pause before a message is returned to the queue after a store failure (default 500). */
   requeueDelayMs?: number;
+  /**
+   * How long a store write of a running job is retried in-process, with backoff, before the message
+   * goes back to the queue (default 30000). A short database outage then costs neither a delivery
+   * (the queue's delivery limit) nor a re-run of the workflow.
+   */
+  storeRetryMs?: number;
   /** Names this replica's control queue (default: a random id). */
   instanceId?: string;
   /** Reported by /health. */
@@ -110,6 +116,7 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
   const jobGraceMs = opts.jobGraceMs ?? 30_000;
   const jobCacheTtl = opts.jobCacheTtlSeconds ?? 3600;
   const requeueDelayMs = opts.requeueDelayMs ?? 500;
+  const storeRetryMs = opts.storeRetryMs ?? 30_000;
   const instanceId = opts.instanceId ?? randomUUID().slice(0, 8);
   const clock = deps.clock ?? (() => new Date());
   const registry = deps.registry ?? new Registry();
@@ -157,6 +164,25 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
       await cache.del(`job:${jobId}`).catch(() => undefined);
     }
     return job;
+  }
+
+  /**
+   * Runs a store operation, retrying with capped exponential backoff while the store is down, for up
+   * to storeRetryMs and never past stop(). Throws the last error when it gives up.
+   */
+  async function retryStore<T>(what: string, jlog: Logger, fn: () => Promise<T>): Promise<T> {
+    const started = Date.now();
+    let wait = 100;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await fn();
+      } catch (e) {
+        if (stopping || Date.now() - started + wait > storeRetryMs) throw e;
+        if (attempt === 1) jlog.warn({ err: errText(e) }, `store unavailable (${what}): retrying`);
+        await delay(wait);
+        wait = Math.min(wait * 2, 2000);
+      }
+    }
   }
 
   async function publishEvent(e: AnalysisEvent): Promise<void> {
@@ -268,10 +294,12 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
 
     let started: boolean;
     try {
-      started = await store.jobs.markProcessing(
-        msg.job_id,
-        new Date(clock().getTime() + wf.timeoutMs),
-        snapshot.version,
+      started = await retryStore('mark processing', jlog, () =>
+        store.jobs.markProcessing(
+          msg.job_id,
+          new Date(clock().getTime() + wf.timeoutMs),
+          snapshot.version,
+        ),
       );
     } catch (e) {
       jlog.error({ err: errText(e) }, 'could not mark the job processing: returned to the queue');
@@ -342,10 +370,11 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
 
     let stored: boolean;
     try {
-      stored =
+      stored = await retryStore('store the result', jlog, () =>
         outcome.status === 'completed'
-          ? await store.jobs.complete(msg.job_id, outcome.result, outcome.trace)
-          : await store.jobs.fail(msg.job_id, outcome.error, outcome.trace);
+          ? store.jobs.complete(msg.job_id, outcome.result, outcome.trace)
+          : store.jobs.fail(msg.job_id, outcome.error, outcome.trace),
+      );
     } catch (e) {
       jlog.error({ err: errText(e) }, 'could not store the result: returned to the queue');
       await delay(requeueDelayMs);
