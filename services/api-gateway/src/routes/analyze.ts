@@ -37,6 +37,7 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
     email: Email,
     workflowIdIn: string | undefined,
     source: 'json' | 'raw',
+    origin?: { retriever: string; message_id: string },
   ): Promise<SubmitResponse> {
     const snapshot = ctx.configState.current();
     const workflowId = workflowIdIn ?? snapshot.files.service.workflow.default_workflow_id;
@@ -57,6 +58,7 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
         email,
         email_json: emailJson,
         ...(submittedBy ? { submitted_by: submittedBy } : {}),
+        ...(origin ? { origin } : {}),
       });
     } catch (err) {
       request.log.warn({ err }, 'job row could not be stored');
@@ -72,6 +74,7 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
       workflow_id: workflowId,
       email,
       submitted_at: ctx.now().toISOString(),
+      ...(origin ? { origin } : {}),
     };
     try {
       await ctx.broker.publish(
@@ -148,7 +151,7 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
             limits: ctx.config.limits,
             maxBytes: ctx.config.limits.rawMessageBytes,
           });
-          return submit(request, email, q.value.workflow_id, 'raw');
+          return submit(request, email, q.value.workflow_id, 'raw', originOf(request));
         },
       );
     });
@@ -210,4 +213,22 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
       },
     );
   };
+}
+
+const RETRIEVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+
+/**
+ * Where a raw message came from, so its verdict can go back to the mailbox: the mail orchestrator
+ * sends `X-Trawl-Retriever` and `X-Trawl-Message-Id`. Honoured only from Trawl services (internal
+ * key); a user cannot make Trawl act on a mailbox.
+ */
+function originOf(request: FastifyRequest): { retriever: string; message_id: string } | undefined {
+  if (request.principal?.kind !== 'service') return undefined;
+  const retriever = request.headers['x-trawl-retriever'];
+  const messageId = request.headers['x-trawl-message-id'];
+  if (typeof retriever !== 'string' || typeof messageId !== 'string') return undefined;
+  if (!RETRIEVER_NAME.test(retriever) || messageId.length === 0 || messageId.length > 1024) {
+    return undefined;
+  }
+  return { retriever, message_id: messageId };
 }

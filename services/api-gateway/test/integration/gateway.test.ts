@@ -408,6 +408,41 @@ describe('api-gateway on PostgreSQL, Redis and RabbitMQ', () => {
       expectProblem(wrongType, 415);
     });
 
+    it('keeps the origin of raw mail sent by a Trawl service (verdicts go back to the mailbox); ignores it from users', async () => {
+      const originOf = async (jobId: string) =>
+        (
+          await p.store.sql.query<{ origin: unknown }>(
+            'SELECT origin FROM jobs WHERE job_id = $1',
+            [jobId],
+          )
+        ).rows[0]?.origin;
+      const origin = { 'x-trawl-retriever': 'imap', 'x-trawl-message-id': '42:7' };
+      const bySvc = await app.inject({
+        method: 'POST',
+        url: '/api/v1/analyze/raw',
+        headers: {
+          'x-internal-api-key': INTERNAL_KEY,
+          'content-type': 'message/rfc822',
+          ...origin,
+        },
+        payload: RAW_MESSAGE,
+      });
+      expect(bySvc.statusCode, bySvc.body).toBe(200);
+      const stored = await originOf(bySvc.json().job_id);
+      expect(typeof stored === 'string' ? JSON.parse(stored) : stored).toEqual({
+        retriever: 'imap',
+        message_id: '42:7',
+      });
+      const byUser = await app.inject({
+        method: 'POST',
+        url: '/api/v1/analyze/raw',
+        headers: { ...bearer(tok.analyst!), 'content-type': 'message/rfc822', ...origin },
+        payload: RAW_MESSAGE,
+      });
+      expect(byUser.statusCode, byUser.body).toBe(200);
+      expect(await originOf(byUser.json().job_id)).toBeNull();
+    });
+
     it('reads a job from the cache first, then the database; 404 for unknown and non-UUID ids', async () => {
       const r = await app.inject({
         method: 'POST',
