@@ -8,7 +8,14 @@ import { join } from 'node:path';
 const root = new URL('..', import.meta.url).pathname;
 const report = join(root, '.vitest-report.json');
 rmSync(report, { force: true });
-const args = ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)];
+const args = [
+  'vitest',
+  'run',
+  '--reporter=default',
+  '--reporter=json',
+  `--outputFile.json=${report}`,
+  ...process.argv.slice(2),
+];
 const run = spawnSync('pnpm', ['exec', ...args], { stdio: 'inherit', cwd: root });
 
 let passed = 0;

@@ -19,7 +19,12 @@ function run(env: Record<string, string>) {
   const r = spawnSync(tsx, [entry], {
     cwd,
     // TRAWL_ENV_FILE=none: a developer's own .env at the repo root must not leak into the test.
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? cwd, TRAWL_ENV_FILE: 'none', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? cwd,
+      TRAWL_ENV_FILE: 'none',
+      ...env,
+    },
     encoding: 'utf8',
     timeout: 60_000,
   });

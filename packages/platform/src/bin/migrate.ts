@@ -9,7 +9,8 @@ import { createPgClient } from '../store/pg-client.ts';
 async function main(): Promise<void> {
   const url =
     process.argv[2] ??
-    loadConfigOrExit({ needs: { postgres: true, rabbitmq: false, redis: false, secretKey: false } }).database.url;
+    loadConfigOrExit({ needs: { postgres: true, rabbitmq: false, redis: false, secretKey: false } })
+      .database.url;
   const sql = createPgClient({ url, max: 2, applicationName: 'trawl-migrate' });
   try {
     const applied = await migrate(sql);
