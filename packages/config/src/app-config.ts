@@ -83,6 +83,11 @@ export interface AppConfig {
   analyzersHost: string;
   /** Port of the orchestrator's /health and /metrics. */
   orchestratorPort: number;
+  /**
+   * Scale-out orchestrators run the built-in analyzers and providers in their own process (no HTTP
+   * hop; ADR 002). False: they call the analyzers service at analyzersHost:analyzersPort.
+   */
+  builtinsInProcess: boolean;
   mailOrchestratorPort: number;
   /** Absolute; embedded mode keeps PGlite data here. */
   dataDir: string;

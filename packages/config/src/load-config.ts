@@ -188,6 +188,7 @@ function readAll(
     analyzersPort: r.port('TRAWL_ANALYZERS_PORT', D.TRAWL_ANALYZERS_PORT),
     analyzersHost: r.str('TRAWL_ANALYZERS_HOST', D.TRAWL_ANALYZERS_HOST),
     orchestratorPort: r.port('TRAWL_ORCHESTRATOR_PORT', D.TRAWL_ORCHESTRATOR_PORT),
+    builtinsInProcess: r.bool('TRAWL_BUILTINS_IN_PROCESS', D.TRAWL_BUILTINS_IN_PROCESS),
     mailOrchestratorPort: r.port('TRAWL_MAIL_ORCHESTRATOR_PORT', D.TRAWL_MAIL_ORCHESTRATOR_PORT),
     dataDir: path('TRAWL_DATA_DIR', D.TRAWL_DATA_DIR),
     mailRetrievers,

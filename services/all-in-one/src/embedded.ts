@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildOrchestrator, type Orchestrator } from '@trawl/analyzer-orchestrator';
-import { builtinPlugins } from '@trawl/analyzers';
+import { builtinPlugins, createEmbeddedInvoker } from '@trawl/analyzers';
 import {
   bootstrapAdmin,
   buildApp,
@@ -32,7 +32,6 @@ import type { CompiledWorkflow } from '@trawl/workflow-engine';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { configSourceFrom } from './config-source.ts';
-import { createEmbeddedInvoker } from './embedded-invoker.ts';
 import { requeueUnfinished } from './requeue.ts';
 
 export interface EmbeddedOptions {

@@ -3,9 +3,12 @@
  * PostgreSQL and Redis, consumes analysis requests, serves /health and /metrics, and stops cleanly on
  * SIGTERM / SIGINT (stop consuming, finish in-flight jobs within the grace period, return the rest).
  *
- * Variables read here besides @trawl/config: TRAWL_ORCHESTRATOR_PORT (default 8091),
- * TRAWL_ANALYZERS_HOST (host of the built-in analyzers service, default 127.0.0.1).
+ * Built-in analyzers and providers run in this process (TRAWL_BUILTINS_IN_PROCESS, the default; ADR
+ * 002) or are called over HTTP at TRAWL_ANALYZERS_HOST:TRAWL_ANALYZERS_PORT; plugins registered with a
+ * url always go over HTTP.
  */
+
+import { builtinPlugins, createEmbeddedInvoker } from '@trawl/analyzers';
 import { ConfigError, exitWithProblems, loadConfigOrExit, loadServiceFiles } from '@trawl/config';
 import { topology } from '@trawl/contracts';
 import {
@@ -17,7 +20,7 @@ import {
   declareTopology,
   migrate,
 } from '@trawl/platform';
-import { createPluginClient } from '@trawl/plugin-client';
+import { createPluginClient, type PluginInvoker } from '@trawl/plugin-client';
 import { checkCondition } from '@trawl/workflow-engine';
 import { pino } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
@@ -65,23 +68,39 @@ async function main(): Promise<void> {
     exitWithProblems(new ConfigError([{ path: '', message: (e as Error).message }]));
   }
 
-  const invoker = createPluginClient({
-    ...pluginTargets(initial.files.service, builtinBase),
-    internalApiKey: cfg.internalApiKey,
-    defaultTimeoutMs: initial.files.service.analyzer.timeout_ms,
-  });
-  const config = createConfigSource(initial.snapshot, () => {
-    const next = load();
-    invoker.setTargets(pluginTargets(next.files.service, builtinBase));
-    return next.snapshot;
-  });
-
   const sql = createPgClient({
     url: cfg.database.url,
     applicationName: 'trawl-analyzer-orchestrator',
   });
   await migrate(sql);
   const store = createStore(sql);
+
+  let service = initial.files.service;
+  let invoker: PluginInvoker & { close(): Promise<void> };
+  let retarget: () => void;
+  if (cfg.builtinsInProcess) {
+    const local = createEmbeddedInvoker({
+      builtins: builtinPlugins({ senders: store.senders }),
+      service: () => service,
+      internalApiKey: cfg.internalApiKey,
+    });
+    invoker = local;
+    retarget = () => local.setService(service);
+  } else {
+    const http = createPluginClient({
+      ...pluginTargets(service, builtinBase),
+      internalApiKey: cfg.internalApiKey,
+      defaultTimeoutMs: service.analyzer.timeout_ms,
+    });
+    invoker = http;
+    retarget = () => http.setTargets(pluginTargets(service, builtinBase));
+  }
+  const config = createConfigSource(initial.snapshot, () => {
+    const next = load();
+    service = next.files.service;
+    retarget();
+    return next.snapshot;
+  });
   const broker = await createRabbitBroker({
     url: cfg.rabbitmq.url,
     connectionName: 'trawl-analyzer-orchestrator',

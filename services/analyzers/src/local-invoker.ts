@@ -46,7 +46,7 @@ export interface EmbeddedInvoker extends PluginInvoker {
 }
 
 /**
- * Embedded mode's invoker: built-in analyzers and providers run as functions in this process (no
+ * The local invoker (embedded mode, and scale-out orchestrators with TRAWL_BUILTINS_IN_PROCESS): built-in analyzers and providers run as functions in this process (no
  * HTTP hop) with the settings of the current service.yaml; a plugin registered with a url (form B,
  * or form A with `url`) is called over HTTP, even when it has a built-in's id.
  */
