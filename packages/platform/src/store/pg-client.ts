@@ -97,7 +97,7 @@ export function createPgClient(opts: {
     async transaction(fn) {
       let client: pg.PoolClient;
       try {
-        client = await pool.connect();
+        client = await checkout(pool);
       } catch (err) {
         throw wrap(err);
       }
@@ -115,13 +115,13 @@ export function createPgClient(opts: {
         }
         throw wrap(err);
       } finally {
-        client.release(broken);
+        release(client, broken);
       }
     },
     async withAdvisoryLock(key, fn) {
       let client: pg.PoolClient;
       try {
-        client = await pool.connect();
+        client = await checkout(pool);
       } catch (err) {
         throw wrap(err);
       }
@@ -140,7 +140,7 @@ export function createPgClient(opts: {
       } catch (err) {
         throw wrap(err);
       } finally {
-        client.release(broken);
+        release(client, broken);
       }
     },
     async ping() {
@@ -152,4 +152,22 @@ export function createPgClient(opts: {
       await pool.end();
     },
   };
+}
+
+/**
+ * A checked-out client whose session dies (server restart, pg_terminate_backend) emits 'error' on
+ * itself, not on the pool: without a listener that would crash the process. The listener marks the
+ * client broken; the query in flight rejects on its own and the caller sees that error.
+ */
+const onCheckedOutError = (): void => {};
+
+async function checkout(pool: pg.Pool): Promise<pg.PoolClient> {
+  const client = await pool.connect();
+  client.on('error', onCheckedOutError);
+  return client;
+}
+
+function release(client: pg.PoolClient, broken: boolean): void {
+  client.removeListener('error', onCheckedOutError);
+  client.release(broken);
 }
