@@ -20,3 +20,4 @@ export {
   type PluginTarget,
   type PluginTargets,
 } from './plugin-client.ts';
+export { pluginTargets } from './plugin-targets.ts';

@@ -20,13 +20,12 @@ import {
   declareTopology,
   migrate,
 } from '@trawl/platform';
-import { createPluginClient, type PluginInvoker } from '@trawl/plugin-client';
+import { createPluginClient, type PluginInvoker, pluginTargets } from '@trawl/plugin-client';
 import { checkCondition } from '@trawl/workflow-engine';
 import { pino } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { buildOrchestrator } from './app.ts';
 import { type ConfigSnapshot, createConfigSource, snapshotFromFiles } from './config-snapshot.ts';
-import { pluginTargets } from './plugin-targets.ts';
 
 const REDACT = [
   'internalApiKey',

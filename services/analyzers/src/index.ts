@@ -1,2 +1,3 @@
-export { createEmbeddedInvoker, type EmbeddedInvoker, pluginTargets } from './local-invoker.ts';
+export { pluginTargets } from '@trawl/plugin-client';
+export { createEmbeddedInvoker, type EmbeddedInvoker } from './local-invoker.ts';
 export { type AnalyzersAppDeps, buildAnalyzersApp, builtinPlugins } from './server.ts';

@@ -5,22 +5,9 @@ import {
   PluginCallError,
   type PluginClient,
   type PluginInvoker,
+  pluginTargets,
 } from '@trawl/plugin-client';
 import { invokeAnalyzer, invokeProvider, type PluginDefinition } from '@trawl/plugin-sdk';
-
-/** Plugin addresses of service.yaml: form B entries, and form A entries that carry a url. */
-export function pluginTargets(svc: ServiceConfigFile): {
-  analyzers: Record<string, { url: string }>;
-  providers: Record<string, { url: string }>;
-} {
-  const analyzers: Record<string, { url: string }> = {};
-  for (const [id, a] of Object.entries(svc.analyzers)) if (a.url) analyzers[id] = { url: a.url };
-  for (const [id, p] of Object.entries(svc.plugins.analyzers)) analyzers[id] = { url: p.url };
-  const providers: Record<string, { url: string }> = {};
-  for (const [id, p] of Object.entries(svc.plugins.context_providers))
-    providers[id] = { url: p.url };
-  return { analyzers, providers };
-}
 
 /** Settings of a built-in: form A settings, overridden by a form B entry's settings. */
 function settingsOf(svc: ServiceConfigFile, id: string): unknown {

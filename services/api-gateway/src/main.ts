@@ -10,7 +10,7 @@ import {
   declareTopology,
   migrate,
 } from '@trawl/platform';
-import { createPluginClient } from '@trawl/plugin-client';
+import { createPluginClient, pluginTargets } from '@trawl/plugin-client';
 import type { CompiledWorkflow } from '@trawl/workflow-engine';
 import { buildApp } from './app.ts';
 import { bootstrapAdmin } from './bootstrap.ts';
@@ -19,7 +19,6 @@ import { loadSnapshot } from './config-loader.ts';
 import { createConfigState } from './config-state.ts';
 import { createGatewayLogger } from './logger.ts';
 import { gatewayOptionsFrom } from './options.ts';
-import { pluginTargets } from './plugin-targets.ts';
 
 function packageVersion(): string {
   try {

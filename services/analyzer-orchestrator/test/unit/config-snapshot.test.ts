@@ -1,8 +1,8 @@
 import { ServiceConfigFile } from '@trawl/contracts';
+import { pluginTargets } from '@trawl/plugin-client';
 import { describe, expect, it } from 'vitest';
 import { analyzerCacheKey, emailHash } from '../../src/analyzer-cache.ts';
 import { snapshotFromFiles } from '../../src/index.ts';
-import { pluginTargets } from '../../src/plugin-targets.ts';
 import { email } from './helpers.ts';
 
 const service = ServiceConfigFile.parse({

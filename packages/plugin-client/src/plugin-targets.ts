@@ -1,12 +1,15 @@
 import type { ServiceConfigFile } from '@trawl/contracts';
-import type { PluginTargets } from '@trawl/plugin-client';
+import type { PluginTargets } from './plugin-client.ts';
 
 /**
  * Plugin addresses from service.yaml: form B entries (their url), form A entries with a url, and
  * enabled form A entries without one at `<builtinBaseUrl>/<id>` (the built-in analyzers service).
  * Disabled entries are left out (a workflow naming one fails that analyzer's call).
  */
-export function pluginTargets(svc: ServiceConfigFile, builtinBaseUrl?: string): PluginTargets {
+export function pluginTargets(
+  svc: ServiceConfigFile,
+  builtinBaseUrl?: string,
+): Required<PluginTargets> {
   const analyzers: Record<string, { url: string }> = {};
   for (const [id, a] of Object.entries(svc.analyzers)) {
     if (!a.enabled) continue;
