@@ -37,7 +37,9 @@ if (existsSync(report)) {
 // vitest also fails a run for errors outside any test (an unhandled rejection, a crashed worker):
 // count such a run as one failure so the closing line never reads "0 failed" on a red run.
 if (run.status !== 0 && failed === 0) {
-  console.log('vitest failed outside any test (see "Unhandled Errors" above): counted as 1 failure');
+  console.log(
+    'vitest failed outside any test (see "Unhandled Errors" above): counted as 1 failure',
+  );
   failed = 1;
 }
 const code = run.status === 0 && failed === 0 ? 0 : 1;

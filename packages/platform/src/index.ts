@@ -12,6 +12,12 @@ export { createRedisCache, createRedisClient } from './cache/redis-cache.ts';
 export type * from './cache/types.ts';
 export { PLATFORM_ERRORS } from './errors.ts';
 export { type PlatformLogger, silentLogger } from './logger.ts';
+export {
+  createServiceLogger,
+  packageVersion,
+  REDACT_PATHS,
+  serviceLoggerOptions,
+} from './service-logger.ts';
 export { createStore } from './store/create-store.ts';
 export {
   loadMigrations,

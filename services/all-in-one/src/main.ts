@@ -3,22 +3,13 @@
  * First start without a `.env`: writes one with fresh secrets and an admin, and prints the admin
  * credentials once. DATABASE_URL / RABBITMQ_URL / REDIS_URL point it at real servers.
  */
-import { readFileSync } from 'node:fs';
 import { findRepoRoot, loadConfigOrExit } from '@trawl/config';
+import { packageVersion } from '@trawl/platform';
 import { formatBanner } from './banner.ts';
 import { startEmbedded } from './embedded.ts';
 import { writeFirstStartEnv } from './env-file.ts';
 
-function packageVersion(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-      version?: string;
-    };
-    return pkg.version ?? '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
-}
+const version = (): string => packageVersion(new URL('../package.json', import.meta.url));
 
 async function main(): Promise<void> {
   const t0 = performance.now();
@@ -28,7 +19,7 @@ async function main(): Promise<void> {
     rootDir: root,
     needs: { postgres: false, rabbitmq: false, redis: false, secretKey: true },
   });
-  const embedded = await startEmbedded(cfg, { version: packageVersion() });
+  const embedded = await startEmbedded(cfg, { version: version() });
   process.stdout.write(
     `${formatBanner({
       embedded,

@@ -16,34 +16,20 @@ import {
   createRabbitBroker,
   createRedisCache,
   createRedisClient,
+  createServiceLogger,
   createStore,
   declareTopology,
   migrate,
 } from '@trawl/platform';
 import { createPluginClient, type PluginInvoker, pluginTargets } from '@trawl/plugin-client';
 import { checkCondition } from '@trawl/workflow-engine';
-import { pino } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { buildOrchestrator } from './app.ts';
 import { type ConfigSnapshot, createConfigSource, snapshotFromFiles } from './config-snapshot.ts';
 
-const REDACT = [
-  'internalApiKey',
-  '*.internalApiKey',
-  'headers["x-internal-api-key"]',
-  'password',
-  '*.password',
-  'url',
-  '*.url',
-];
-
 async function main(): Promise<void> {
   const cfg = loadConfigOrExit({ needs: { postgres: true, rabbitmq: true, redis: true } });
-  const logger = pino({
-    level: cfg.pinoLevel,
-    base: { service: 'analyzer-orchestrator' },
-    redact: { paths: REDACT, censor: '[redacted]' },
-  });
+  const logger = createServiceLogger('analyzer-orchestrator', cfg.pinoLevel);
   const port = cfg.orchestratorPort;
   const builtinBase = `http://${cfg.analyzersHost}:${cfg.analyzersPort}`;
 

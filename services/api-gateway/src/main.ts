@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { ConfigError, diffFiles, exitWithProblems, loadConfigOrExit } from '@trawl/config';
 import { topology } from '@trawl/contracts';
 import {
@@ -9,6 +8,7 @@ import {
   createStore,
   declareTopology,
   migrate,
+  packageVersion,
 } from '@trawl/platform';
 import { createPluginClient, pluginTargets } from '@trawl/plugin-client';
 import type { CompiledWorkflow } from '@trawl/workflow-engine';
@@ -20,23 +20,14 @@ import { createConfigState } from './config-state.ts';
 import { createGatewayLogger } from './logger.ts';
 import { gatewayOptionsFrom } from './options.ts';
 
-function packageVersion(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-      version?: string;
-    };
-    return pkg.version ?? '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
-}
+const version = (): string => packageVersion(new URL('../package.json', import.meta.url));
 
 async function main(): Promise<void> {
   const cfg = loadConfigOrExit({
     needs: { postgres: true, rabbitmq: true, redis: true, secretKey: true },
   });
   const logger = createGatewayLogger(cfg.pinoLevel);
-  const version = packageVersion();
+  const serviceVersion = version();
 
   let initial: ReturnType<typeof loadSnapshot>;
   try {
@@ -92,7 +83,7 @@ async function main(): Promise<void> {
     configState,
     invoker,
     logger,
-    version,
+    version: serviceVersion,
   });
   const follower = await followConfigReloads({ broker, topology: topo, configState, logger });
   await app.listen({ host: cfg.gateway.host, port: cfg.gateway.port });

@@ -1,25 +1,16 @@
-import { readFileSync } from 'node:fs';
 import { ConfigError, exitWithProblems, loadConfigOrExit } from '@trawl/config';
 import { topology } from '@trawl/contracts';
 import {
   createRabbitBroker,
   createRedisCache,
   createRedisClient,
+  createServiceLogger,
   declareTopology,
+  packageVersion,
 } from '@trawl/platform';
-import { pino } from 'pino';
 import { buildMailOrchestrator } from './app.ts';
 
-function packageVersion(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-      version?: string;
-    };
-    return pkg.version ?? '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
-}
+const version = (): string => packageVersion(new URL('../package.json', import.meta.url));
 
 async function main(): Promise<void> {
   // A bad TRAWL_MAIL_RETRIEVERS stops start-up here, naming the variable and the problem.
@@ -33,11 +24,7 @@ async function main(): Promise<void> {
       ]),
     );
   }
-  const logger = pino({
-    level: cfg.pinoLevel,
-    base: { service: 'mail-orchestrator' },
-    redact: ['*.internalApiKey', '*.password', 'headers["x-internal-api-key"]'],
-  });
+  const logger = createServiceLogger('mail-orchestrator', cfg.pinoLevel);
   const broker = await createRabbitBroker({
     url: cfg.rabbitmq.url,
     connectionName: 'trawl-mail-orchestrator',
@@ -56,7 +43,7 @@ async function main(): Promise<void> {
     topology: topo,
     cache,
     logger,
-    options: { serviceVersion: packageVersion() },
+    options: { serviceVersion: version() },
   });
   await orchestrator.start();
   await orchestrator.app.listen({ host: '0.0.0.0', port: cfg.mailOrchestratorPort });

@@ -1,19 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { ConfigError, exitWithProblems, loadConfigOrExit } from '@trawl/config';
-import { pino } from 'pino';
+import { createServiceLogger, packageVersion } from '@trawl/platform';
 import { createImapRetriever } from './create-retriever.ts';
 import { imapSettingsFromEnv } from './settings.ts';
 
-function packageVersion(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-      version?: string;
-    };
-    return pkg.version ?? '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
-}
+const version = (): string => packageVersion(new URL('../package.json', import.meta.url));
 
 async function main(): Promise<void> {
   const cfg = loadConfigOrExit({
@@ -39,17 +29,13 @@ async function main(): Promise<void> {
     );
   }
   const host = process.env.TRAWL_RETRIEVER_IMAP_HOST ?? '0.0.0.0';
-  const logger = pino({
-    level: cfg.pinoLevel,
-    base: { service: 'retriever-imap' },
-    redact: ['password', '*.password', 'auth.pass'],
-  });
+  const logger = createServiceLogger('retriever-imap', cfg.pinoLevel);
   if (!cfg.internalApiKey)
     logger.warn('INTERNAL_API_KEY is not set: /internal/* is open to anyone who can reach it');
   const service = createImapRetriever(settings.value, {
     logger,
     internalApiKey: cfg.internalApiKey,
-    version: packageVersion(),
+    version: version(),
   });
   service.start();
   await service.app.listen({ host, port });
