@@ -255,32 +255,29 @@ export function createPluginApp(opts: PluginAppOptions): FastifyInstance {
         warn: (obj: object, msg?: string) => child.warn(obj, msg),
       };
     };
-    if (def.kind === 'analyzer') {
+    /** POST <prefix>/internal/<verb>: validate the body, invoke the plugin with a deadline, answer. */
+    const internalRoute = <T>(
+      verb: 'analyze' | 'enrich',
+      schema: z.ZodType<T>,
+      what: string,
+      invoke: (input: T, signal: AbortSignal, request: FastifyRequest) => Promise<unknown>,
+    ) =>
       app.post(
-        `${prefix}/internal/analyze`,
+        `${prefix}/internal/${verb}`,
         { preHandler: requireKey, onResponse },
         async (request, reply) => {
-          const parsed = parseWith(Email, request.body);
+          const parsed = parseWith(schema, request.body);
           if (!parsed.ok) {
             return sendProblem(request, reply, {
               status: 422,
               code: ERROR_CODES.validation,
-              detail: 'the body is not a valid Email',
+              detail: `the body is not a valid ${what}`,
               errors: parsed.problems,
             });
           }
           const call = callSignal(def.id, request, reply);
           try {
-            const answer = await invokeAnalyzer(
-              def,
-              parsed.value,
-              settingsFor(def.id),
-              call.signal,
-              {
-                log: log(request),
-              },
-            );
-            return reply.code(200).send(answer);
+            return reply.code(200).send(await invoke(parsed.value, call.signal, request));
           } catch (e) {
             return sendError(e, def, request, reply);
           } finally {
@@ -288,38 +285,17 @@ export function createPluginApp(opts: PluginAppOptions): FastifyInstance {
           }
         },
       );
+    if (def.kind === 'analyzer') {
+      internalRoute('analyze', Email, 'Email', (email, signal, request) =>
+        invokeAnalyzer(def, email, settingsFor(def.id), signal, { log: log(request) }),
+      );
     } else {
-      app.post(
-        `${prefix}/internal/enrich`,
-        { preHandler: requireKey, onResponse },
-        async (request, reply) => {
-          const parsed = parseWith(EnrichRequest, request.body);
-          if (!parsed.ok) {
-            return sendProblem(request, reply, {
-              status: 422,
-              code: ERROR_CODES.validation,
-              detail: 'the body is not a valid enrich request {email, stage, workflow_id}',
-              errors: parsed.problems,
-            });
-          }
-          const call = callSignal(def.id, request, reply);
-          try {
-            const answer = await invokeProvider(
-              def,
-              parsed.value,
-              settingsFor(def.id),
-              call.signal,
-              {
-                log: log(request),
-              },
-            );
-            return reply.code(200).send(answer);
-          } catch (e) {
-            return sendError(e, def, request, reply);
-          } finally {
-            call.dispose();
-          }
-        },
+      internalRoute(
+        'enrich',
+        EnrichRequest,
+        'enrich request {email, stage, workflow_id}',
+        (req, signal, request) =>
+          invokeProvider(def, req, settingsFor(def.id), signal, { log: log(request) }),
       );
     }
   };
