@@ -12,7 +12,8 @@
  * falls back to the in-process broker and says so.
  * The real mode's queue is drained by a child process (drain-queue.ts), as the orchestrator would.
  * Options: --duration=10 (seconds per target), --connections=32, --pool=10 (PostgreSQL pool size,
- * the gateway's default), --log=info|warn (gateway log level; lines go to /dev/null).
+ * the gateway's default), --log=info|warn (gateway log level; lines go to /dev/null),
+ * --only=gateway (skip the bare route, e.g. to profile the gateway with --cpu-prof).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -327,7 +328,11 @@ export async function runGatewayBench(): Promise<void> {
     const json = { 'content-type': 'application/json' };
     const self = { 'server process': [process.pid] };
     const b0 = snapshot(self);
-    const b = await autocannon(`${bareUrl}/analyze`, bodyFile, json);
+    // --only=gateway skips the bare route (for profiling the gateway alone; no ratio then)
+    const b: Measure =
+      args.only === 'gateway'
+        ? { rps: Number.NaN, p50: 0, p99: 0, total: 0, non2xx: 0, errors: 0 }
+        : await autocannon(`${bareUrl}/analyze`, bodyFile, json);
     const bCpu = since(b0, self);
     const groups = async () => ({ ...self, ...(await p.pids()) });
     const g0 = snapshot(await groups());
