@@ -1,5 +1,6 @@
 import { createAuditRepository } from './audit-repository.ts';
 import { createConfigVersionRepository } from './config-version-repository.ts';
+import type { JobInsertBatchOptions } from './job-insert-batch.ts';
 import { createJobRepository } from './job-repository.ts';
 import { createRefreshTokenRepository } from './refresh-token-repository.ts';
 import type { Store } from './repositories.ts';
@@ -7,11 +8,19 @@ import { createSenderHistoryRepository } from './sender-history-repository.ts';
 import type { SqlClient } from './types.ts';
 import { createUserRepository } from './user-repository.ts';
 
+export interface StoreOptions {
+  /** Group commit of job inserts (ADR 005); defaults: 64 rows, 8 MiB of Email text. */
+  jobInsertBatch?: JobInsertBatchOptions;
+}
+
 /** Every repository over one SQL client (PostgreSQL or PGlite; migrated beforehand). */
-export function createStore(sql: SqlClient): Store {
+export function createStore(sql: SqlClient, opts: StoreOptions = {}): Store {
   return {
     sql,
-    jobs: createJobRepository(sql),
+    jobs: createJobRepository(
+      sql,
+      opts.jobInsertBatch === undefined ? {} : { insertBatch: opts.jobInsertBatch },
+    ),
     users: createUserRepository(sql),
     refreshTokens: createRefreshTokenRepository(sql),
     audit: createAuditRepository(sql),

@@ -1,8 +1,9 @@
 import type { AnalysisResult, Job, JobError, JobStatus, Trace } from '@trawl/contracts';
 import { JOB_STATUSES } from '@trawl/contracts';
-import { badCursor, storeConflict } from '../errors.ts';
+import { badCursor } from '../errors.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
-import type { JobPage, JobRepository, NewJob } from './repositories.ts';
+import { createJobInsertBatcher, type JobInsertBatchOptions } from './job-insert-batch.ts';
+import type { JobPage, JobRepository } from './repositories.ts';
 import { CURSOR_TS, iso, isoOrNull, json, jsonParam } from './rows.ts';
 import type { SqlClient } from './types.ts';
 
@@ -41,41 +42,13 @@ function toJob(r: JobRow): Job {
 
 const UNFINISHED = `status IN ('queued', 'processing')`;
 
-export function createJobRepository(sql: SqlClient): JobRepository {
+export function createJobRepository(
+  sql: SqlClient,
+  opts: { insertBatch?: JobInsertBatchOptions } = {},
+): JobRepository {
   return {
-    async create(j: NewJob) {
-      try {
-        // Only created_at comes from the database; the rest of the new job is known here, so the
-        // row is not read back (the Email is a large value; see ADR 004).
-        const r = await sql.query<{ job_id: string; created_at: unknown }>(
-          `INSERT INTO jobs (job_id, email_id, workflow_id, status, email, submitted_by, origin)
-           VALUES ($1, $2, $3, 'queued', $4, $5, $6::jsonb)
-           RETURNING job_id, created_at`,
-          [
-            j.job_id,
-            j.email_id,
-            j.workflow_id,
-            j.email_json ?? jsonParam(j.email),
-            j.submitted_by ?? null,
-            jsonParam(j.origin),
-          ],
-        );
-        const row = r.rows[0] as { job_id: string; created_at: unknown };
-        return {
-          job_id: row.job_id,
-          email_id: j.email_id,
-          status: 'queued',
-          workflow: j.workflow_id,
-          created_at: iso(row.created_at),
-          started_at: null,
-          completed_at: null,
-        };
-      } catch (err) {
-        if ((err as { code?: unknown }).code === '23505')
-          throw storeConflict(`job ${j.job_id} exists`);
-        throw err;
-      }
-    },
+    // Group commit (ADR 005): creates of one event-loop turn share one INSERT statement.
+    create: createJobInsertBatcher(sql, opts.insertBatch),
 
     async remove(jobId) {
       await sql.query('DELETE FROM jobs WHERE job_id = $1', [jobId]);
@@ -129,6 +102,17 @@ export function createJobRepository(sql: SqlClient): JobRepository {
         [jobId, deadlineAt, configVersion ?? null],
       );
       return r.rowCount === 1;
+    },
+
+    async claim(jobId, deadlineAt, configVersion) {
+      const r = await sql.query<{ email: unknown }>(
+        `UPDATE jobs SET status = 'processing', started_at = now(), deadline_at = $2,
+           attempts = attempts + 1, config_version = COALESCE($3, config_version)
+         WHERE job_id = $1 AND ${UNFINISHED} RETURNING email`,
+        [jobId, deadlineAt, configVersion ?? null],
+      );
+      const row = r.rows[0];
+      return row ? { email: row.email } : null;
     },
 
     async complete(jobId, result: AnalysisResult, trace: Trace) {

@@ -24,7 +24,22 @@ export interface JobPage {
   next_cursor: string | null;
 }
 
+/** What `jobs.claim` answers: the job's stored Email, not validated (see claim). */
+export interface ClaimedJob {
+  /**
+   * The Email as stored: its JSON text (a parsed value where a driver parses the column). The
+   * caller parses and validates it; a row from elsewhere may not hold a valid Email.
+   */
+  email: unknown;
+}
+
 export interface JobRepository {
+  /**
+   * Stores a new `queued` job. Creates made in the same event-loop turn are written together by
+   * one multi-row INSERT (group commit, ADR 005); each call still answers its own job or error
+   * (TRAWL_ERR_STORE_CONFLICT for an existing job id, TRAWL_ERR_STORE_UNAVAILABLE when the
+   * database is down).
+   */
   create(job: NewJob): Promise<Job>;
   /** Removes a job that was never published (compensation when the broker refused it). */
   remove(jobId: string): Promise<void>;
@@ -36,6 +51,12 @@ export interface JobRepository {
    * or failed (a redelivered message for a finished job is not run again) or unknown.
    */
   markProcessing(jobId: string, deadlineAt: Date, configVersion?: string): Promise<boolean>;
+  /**
+   * markProcessing that also answers the job's stored Email in the same statement (claim check,
+   * ADR 005: the analysis request message does not carry the Email). Null when the job is already
+   * completed or failed, or unknown.
+   */
+  claim(jobId: string, deadlineAt: Date, configVersion?: string): Promise<ClaimedJob | null>;
   /** processing|queued → completed; false when already finished (exactly one stored result). */
   complete(jobId: string, result: AnalysisResult, trace: Trace): Promise<boolean>;
   /** any unfinished → failed; false when already finished. */
