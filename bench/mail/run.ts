@@ -1,0 +1,123 @@
+/**
+ * Mail parsing benchmark (`pnpm bench:mail`): @trawl/mail's parseRawEmail over every message of the
+ * corpus (`<repo>/../shared/corpus/{phishing,ham}/*.eml`, read in place), against mailparser's own
+ * `simpleParser` on the same bytes with the same skip* options, measured in the same run. The
+ * difference is what Trawl's layer (bounds, header decoding, address and date rules, attachment
+ * hashing, body clean-up, language guess, Email validation) costs over the library.
+ *
+ * Prints, for each side: the first (cold) pass, then the median of BENCH_PASSES steady passes
+ * (default 5) in ms/msg of wall time and of CPU time, and msgs/s. The two sides alternate which one
+ * runs first in each pass so that a noisy neighbour hurts both alike.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseRawEmail } from '@trawl/mail';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const corpus = join(here, '../../../shared/corpus');
+const PASSES = Math.max(1, Number(process.env.BENCH_PASSES ?? 5));
+const ENVELOPE = { to: ['mailbox@bench.invalid'] };
+
+if (!existsSync(join(corpus, 'phishing')) && !existsSync(join(corpus, 'ham'))) {
+  console.log(`bench:mail skipped: no corpus at ${corpus} (expects phishing/ and ham/ of .eml)`);
+  process.exit(0);
+}
+
+/** mailparser as @trawl/mail resolves it (same version, same install). */
+const requireFromMail = createRequire(join(here, '../../packages/mail/package.json'));
+const { simpleParser } = requireFromMail('mailparser') as {
+  simpleParser: (input: Buffer, options: Record<string, unknown>) => Promise<unknown>;
+};
+// the options parseRawEmail gives its MailParser
+const SIMPLE_OPTIONS = {
+  skipHtmlToText: true,
+  skipTextToHtml: true,
+  skipTextLinks: true,
+  skipImageLinks: true,
+  maxHeadSize: 1024 * 1024 + 64 * 1024,
+  maxChildNodes: 500,
+};
+
+const messages: Buffer[] = [];
+for (const label of ['phishing', 'ham']) {
+  const dir = join(corpus, label);
+  if (!existsSync(dir)) continue;
+  for (const f of readdirSync(dir).sort()) {
+    if (f.endsWith('.eml')) messages.push(readFileSync(join(dir, f)));
+  }
+}
+if (messages.length === 0) {
+  console.log(`bench:mail skipped: no .eml files under ${corpus}`);
+  process.exit(0);
+}
+const bytes = messages.reduce((n, m) => n + m.length, 0);
+
+interface Pass {
+  wallMs: number;
+  cpuMs: number;
+  failed: number;
+}
+
+type Side = 'trawl' | 'simpleParser';
+const run: Record<Side, (m: Buffer) => Promise<unknown>> = {
+  trawl: (m) => parseRawEmail(m, { envelope: ENVELOPE }),
+  simpleParser: (m) => simpleParser(m, SIMPLE_OPTIONS),
+};
+
+async function pass(side: Side): Promise<Pass> {
+  let failed = 0;
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  for (const m of messages) {
+    try {
+      await run[side](m);
+    } catch {
+      failed++;
+    }
+  }
+  const wallMs = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  return { wallMs, cpuMs: (cpu.user + cpu.system) / 1000, failed };
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 === 1
+    ? (s[mid] as number)
+    : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+};
+
+const sides: Side[] = ['trawl', 'simpleParser'];
+const cold = new Map<Side, Pass>();
+const steady = new Map<Side, Pass[]>(sides.map((s) => [s, []]));
+for (const side of sides) cold.set(side, await pass(side));
+for (let i = 0; i < PASSES; i++) {
+  const order = i % 2 === 0 ? sides : [...sides].reverse();
+  for (const side of order) steady.get(side)?.push(await pass(side));
+}
+
+const n = messages.length;
+const fmt = (ms: number): string => (ms / n).toFixed(3).padStart(7);
+console.log(
+  `bench:mail: ${n} messages, ${(bytes / 1024 / 1024).toFixed(1)} MiB, ${PASSES} steady passes (median)`,
+);
+console.log('                cold ms/msg   steady ms/msg   cpu ms/msg     msgs/s  failed');
+const figures = new Map<Side, number>();
+for (const side of sides) {
+  const c = cold.get(side) as Pass;
+  const list = steady.get(side) as Pass[];
+  const wall = median(list.map((p) => p.wallMs));
+  const cpu = median(list.map((p) => p.cpuMs));
+  figures.set(side, cpu);
+  console.log(
+    `${side.padEnd(14)} ${fmt(c.wallMs)}        ${fmt(wall)}         ${fmt(cpu)}   ${((n * 1000) / wall).toFixed(0).padStart(8)}  ${String(list[0]?.failed ?? 0).padStart(6)}`,
+  );
+}
+const ours = figures.get('trawl') as number;
+const base = figures.get('simpleParser') as number;
+console.log(
+  `trawl layer over simpleParser: +${((ours - base) / n).toFixed(3)} ms/msg CPU (${(ours / base).toFixed(2)}x)`,
+);
