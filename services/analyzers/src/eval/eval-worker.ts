@@ -24,9 +24,10 @@ export type WorkerMessage =
 
 const post = (m: WorkerMessage) => parentPort?.postMessage(m);
 
-function main(): void {
+async function main(): Promise<void> {
   const input = workerData as WorkerInput;
   const runner = evalRunner(input.workflow, input.service, builtinAnalyzers);
+  await runner.warmUp();
   let queue: Promise<void> = Promise.resolve();
   parentPort?.on('message', (m: MainMessage) => {
     if (m.kind === 'end') {
@@ -44,8 +45,4 @@ function main(): void {
   post({ kind: 'ready' });
 }
 
-try {
-  main();
-} catch (err) {
-  post({ kind: 'error', message: (err as Error).message });
-}
+main().catch((err: unknown) => post({ kind: 'error', message: (err as Error).message }));

@@ -123,6 +123,7 @@ async function runInThread(
   onReady: () => void,
 ): Promise<void> {
   const runner = evalRunner(wf, o.service, o.registry);
+  await runner.warmUp();
   onReady();
   let next = 0;
   const lane = async () => {
