@@ -40,12 +40,17 @@ export function topology(prefix = '') {
 }
 export type Topology = ReturnType<typeof topology>;
 
-/** Message on trawl.analysis / analysis.requested. */
+/**
+ * Message on trawl.analysis / analysis.requested. A claim check (ADR 005): the job row, stored
+ * before the message is published, holds the Email; the orchestrator reads it back when it claims
+ * the job. `email` is only carried by messages of gateways older than ADR 005 (still accepted, and
+ * validated when present).
+ */
 export const AnalysisRequestMessage = z.object({
   job_id: z.uuid(),
   email_id: z.string(),
   workflow_id: z.string(),
-  email: Email,
+  email: Email.optional(),
   submitted_at: z.string(),
   /** Retriever that brought the message in, if any (for verdict callbacks). */
   origin: z.object({ retriever: z.string(), message_id: z.string() }).optional(),

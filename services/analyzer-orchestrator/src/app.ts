@@ -3,6 +3,7 @@ import {
   AnalysisEvent,
   AnalysisRequestMessage,
   ConfigReloadedEvent,
+  Email,
   type Job,
   type JobError,
   type Topology,
@@ -86,6 +87,28 @@ const JobIdOnly = z.object({ job_id: z.uuid() });
 function jobIdOf(body: unknown): string | undefined {
   const r = JobIdOnly.safeParse(body);
   return r.success ? r.data.job_id : undefined;
+}
+
+/**
+ * The Email a claimed job row holds (claim check, ADR 005): JSON text written by the gateway,
+ * parsed and validated here, at the boundary. A row that does not hold a valid Email answers why.
+ */
+function storedEmail(raw: unknown): { ok: true; email: Email } | { ok: false; detail: string } {
+  let value: unknown;
+  try {
+    value = typeof raw === 'string' ? JSON.parse(raw) : raw;
+  } catch {
+    return { ok: false, detail: 'it is not JSON' };
+  }
+  const r = Email.safeParse(value);
+  if (r.success) return { ok: true, email: r.data };
+  return {
+    ok: false,
+    detail: toProblems(r.error)
+      .slice(0, 5)
+      .map((p) => `${p.path || '/'}: ${p.message}`)
+      .join('; '),
+  };
 }
 
 function errText(e: unknown): string {
@@ -292,14 +315,12 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
       return;
     }
 
-    let started: boolean;
+    // One statement marks the job processing and reads its Email back (the message does not carry
+    // it; a message of an older gateway may, and then that copy is used).
+    let claimed: { email: unknown } | null;
     try {
-      started = await retryStore('mark processing', jlog, () =>
-        store.jobs.markProcessing(
-          msg.job_id,
-          new Date(clock().getTime() + wf.timeoutMs),
-          snapshot.version,
-        ),
+      claimed = await retryStore('claim the job', jlog, () =>
+        store.jobs.claim(msg.job_id, new Date(clock().getTime() + wf.timeoutMs), snapshot.version),
       );
     } catch (e) {
       jlog.error({ err: errText(e) }, 'could not mark the job processing: returned to the queue');
@@ -307,7 +328,7 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
       await d.nack({ requeue: true });
       return;
     }
-    if (!started) {
+    if (!claimed) {
       // Already finished (a redelivery after the result was stored) or unknown: not run again.
       // Its event may not have gone out before the crash: publish it again (at least once).
       if (d.redelivered) {
@@ -325,6 +346,33 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
     }
     if (cache) await cache.del(`job:${msg.job_id}`).catch(() => undefined);
 
+    let email: Email;
+    if (msg.email) email = msg.email;
+    else {
+      const stored = storedEmail(claimed.email);
+      if (!stored.ok) {
+        try {
+          await failOutsideRun(
+            msg.job_id,
+            {
+              code: ORCHESTRATOR_ERROR_CODES.invalidStoredEmail,
+              message: `the job's stored Email is not a valid Email: ${stored.detail}`,
+            },
+            jlog,
+            msg.origin,
+          );
+        } catch (e) {
+          jlog.error({ err: errText(e) }, 'could not fail a job whose stored Email is invalid');
+          await delay(requeueDelayMs);
+          await d.nack({ requeue: true });
+          return;
+        }
+        await d.ack();
+        return;
+      }
+      email = stored.email;
+    }
+
     const ac = new AbortController();
     if (forceCancelled) ac.abort();
     runControllers.add(ac);
@@ -334,11 +382,11 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
     try {
       outcome = await runWorkflow(
         wf,
-        msg.email,
+        email,
         createEngineDeps({
           invoker,
           config: snapshot,
-          email: msg.email,
+          email,
           cache: analyzerCache,
           metrics,
         }),
@@ -393,7 +441,7 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
     // Best effort: the verdict is already stored; a failure here must not requeue the job.
     try {
       await store.senders?.record(
-        msg.email.headers.sender,
+        email.headers.sender,
         clock(),
         outcome.status === 'completed' ? outcome.result.is_phishing : null,
       );

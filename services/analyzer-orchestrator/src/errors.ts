@@ -8,6 +8,8 @@ export const ORCHESTRATOR_ERROR_CODES = {
   deliveryLimit: 'TRAWL_ERR_DELIVERY_LIMIT',
   /** The request message did not match AnalysisRequestMessage. */
   invalidMessage: 'TRAWL_ERR_ORCH_INVALID_MESSAGE',
+  /** The job row's stored Email (claim check, ADR 005) is not JSON or not a valid Email. */
+  invalidStoredEmail: 'TRAWL_ERR_ORCH_INVALID_STORED_EMAIL',
   /** The job names a workflow the running configuration does not hold. */
   unknownWorkflow: 'TRAWL_ERR_ORCH_UNKNOWN_WORKFLOW',
   /** An unexpected error while running a job (a bug); details are in the log. */

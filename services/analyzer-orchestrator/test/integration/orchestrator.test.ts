@@ -100,11 +100,11 @@ async function submit(workflowId: string, subject: string): Promise<string> {
   await broker.publish(
     t.exchanges.analysis,
     t.routingKeys.analysisRequested,
+    // as the gateway publishes it: the job row holds the Email (claim check, ADR 005)
     {
       job_id,
       email_id: `em-${subject}`,
       workflow_id: workflowId,
-      email,
       submitted_at: new Date().toISOString(),
     },
     { messageId: job_id },

@@ -54,22 +54,33 @@ export function snapshot(
   });
 }
 
-/** Creates the job row and publishes its request, as the gateway does. */
+/**
+ * Creates the job row and publishes its request, as the gateway does: the message without the
+ * Email (claim check, ADR 005), or with it as older gateways sent it (`carryEmail`). `emailJson`
+ * is stored as the row's Email text instead of `e`'s JSON.
+ */
 export async function submit(
   store: Pick<Store, 'jobs'>,
   broker: Broker,
   t: Topology,
   workflowId: string,
   e: Email = email,
+  opts: { carryEmail?: boolean; emailJson?: string } = {},
 ): Promise<string> {
   const job_id = randomUUID();
   const email_id = `em-${job_id.slice(0, 8)}`;
-  await store.jobs.create({ job_id, email_id, workflow_id: workflowId, email: e });
-  const msg: AnalysisRequestMessage = {
+  await store.jobs.create({
     job_id,
     email_id,
     workflow_id: workflowId,
     email: e,
+    ...(opts.emailJson === undefined ? {} : { email_json: opts.emailJson }),
+  });
+  const msg: AnalysisRequestMessage = {
+    job_id,
+    email_id,
+    workflow_id: workflowId,
+    ...(opts.carryEmail ? { email: e } : {}),
     submitted_at: new Date().toISOString(),
   };
   await broker.publish(t.exchanges.analysis, t.routingKeys.analysisRequested, msg, {

@@ -144,6 +144,62 @@ describe('analyzer orchestrator (memory platform)', () => {
     expect(calls.a).toBeUndefined();
   });
 
+  it('runs the Email the job row holds: the message does not carry it (claim check)', async () => {
+    const seen: string[] = [];
+    behaviour.a = async (e) => {
+      seen.push(e.headers.subject);
+      return { is_phishing: true, confidence: 0.8, indicators: [] };
+    };
+    const o = build();
+    await o.start();
+    const stored = { ...email, headers: { ...email.headers, subject: 'from the row' } };
+    const id = await submit(p.store, p.broker, p.topology, 'simple', stored);
+    await waitFor(async () => (await p.store.jobs.get(id))?.status === 'completed', 'completion');
+    expect(seen).toEqual(['from the row']);
+  });
+
+  it('a message of an older gateway still carrying the Email runs that Email', async () => {
+    const seen: string[] = [];
+    behaviour.a = async (e) => {
+      seen.push(e.headers.subject);
+      return { is_phishing: true, confidence: 0.8, indicators: [] };
+    };
+    const o = build();
+    const ev = await collectEvents(p.broker, p.topology);
+    await o.start();
+    const id = await submit(p.store, p.broker, p.topology, 'simple', email, { carryEmail: true });
+    const e = await waitFor(() => ev.events.find((x) => x.job_id === id), 'event');
+    expect(e.event).toBe('analysis.completed');
+    expect(seen).toEqual(['Your invoice']);
+  });
+
+  it('a job whose stored Email is not a valid Email fails with a clear code, without a run', async () => {
+    const o = build();
+    const ev = await collectEvents(p.broker, p.topology);
+    await o.start();
+    const notJson = await submit(p.store, p.broker, p.topology, 'simple', email, {
+      emailJson: '{"headers":',
+    });
+    const invalid = await submit(p.store, p.broker, p.topology, 'simple', email, {
+      emailJson: JSON.stringify({ headers: { subject: 'x' }, body_text: 'y' }),
+    });
+    for (const id of [notJson, invalid]) {
+      const e = await waitFor(() => ev.events.find((x) => x.job_id === id), 'event');
+      expect(e.event).toBe('analysis.failed');
+      const job = await p.store.jobs.get(id);
+      expect(job?.status).toBe('failed');
+      expect(job?.error?.code).toBe('TRAWL_ERR_ORCH_INVALID_STORED_EMAIL');
+    }
+    expect((await p.store.jobs.get(notJson))?.error?.message).toContain('not JSON');
+    expect((await p.store.jobs.get(invalid))?.error?.message).toContain('/headers/sender');
+    await waitFor(
+      async () =>
+        (await p.broker.queueDepth(p.topology.queues.analysisRequests)) === 0 && o.inFlight() === 0,
+      'drain',
+    );
+    expect(calls.a).toBeUndefined();
+  });
+
   it('a job naming an unknown workflow fails with a clear reason', async () => {
     const o = build();
     await o.start();
