@@ -9,7 +9,7 @@ import type { GatewayDeps } from './deps.ts';
 import { registerEdgeHooks } from './plugins/edge.ts';
 import { registerMetrics } from './plugins/metrics.ts';
 import { registerProblemHandlers } from './plugins/problems.ts';
-import { GatewayLogController } from './request-log.ts';
+import { GatewayLogController, registerRequestLogFields } from './request-log.ts';
 import { analyzeRoutes } from './routes/analyze.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { authRoutes } from './routes/auth.ts';
@@ -53,6 +53,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   });
 
   registerProblemHandlers(app);
+  registerRequestLogFields(app);
   const metrics = registerMetrics(app, { enabled: config.metrics ?? true });
   registerEdgeHooks(app, { config, tokens, cache: deps.cache });
 

@@ -68,11 +68,11 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
         err,
       );
     }
+    // A claim check (ADR 005): the row just stored holds the Email; the message only names the job.
     const message: AnalysisRequestMessage = {
       job_id: jobId,
       email_id: eid,
       workflow_id: workflowId,
-      email,
       submitted_at: ctx.now().toISOString(),
       ...(origin ? { origin } : {}),
     };
@@ -103,7 +103,8 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
       );
     }
     ctx.metrics.jobsSubmitted.inc({ workflow: workflowId, source });
-    request.log.info({ job_id: jobId, email_id: eid, workflow: workflowId }, 'job queued');
+    // One info line per submission: the request-completed line carries these (request-log.ts).
+    request.logFields = { job_id: jobId, email_id: eid, workflow: workflowId };
     return {
       job_id: jobId,
       email_id: eid,

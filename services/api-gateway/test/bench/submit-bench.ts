@@ -292,7 +292,7 @@ export async function runGatewayBench(): Promise<void> {
         throw new Error('not used');
       },
     },
-    // Production-like logging (request lines, 'job queued') written to /dev/null.
+    // Production-like logging (one request line per submission, with its job_id) to /dev/null.
     logger: createGatewayLogger(LOG_LEVEL, pino.destination({ dest: '/dev/null', sync: false })),
     version: 'bench',
   });

@@ -7,6 +7,7 @@ import type { AnalyzerAnswer, Topology } from '@trawl/contracts';
 import type { Broker, Cache, SqlClient, Store } from '@trawl/platform';
 import type { CompiledWorkflow } from '@trawl/workflow-engine';
 import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 import { buildApp } from '../../src/app.ts';
 import { hashPassword } from '../../src/auth/passwords.ts';
 import { loadSnapshot } from '../../src/config-loader.ts';
@@ -76,6 +77,7 @@ export async function startGateway(
     config?: Partial<GatewayOptions>;
     cfg?: ReturnType<typeof configDir>;
     invoker?: PluginInvoker;
+    logger?: Logger;
   } = {},
 ): Promise<Gateway> {
   const cfg = opts.cfg ?? configDir();
@@ -102,6 +104,7 @@ export async function startGateway(
     topology: p.topology,
     configState,
     invoker: opts.invoker ?? fakeInvoker,
+    ...(opts.logger ? { logger: opts.logger } : {}),
     version: '0.1.0-test',
   });
   await app.ready();

@@ -343,6 +343,83 @@ describe('api-gateway on PostgreSQL, Redis and RabbitMQ', () => {
       expect(again.json().email_id).toBe(b.email_id);
     });
 
+    it('publishes a claim check: the message names the job, the stored row holds the Email', async () => {
+      const peek = `${p.topology.exchanges.analysis}.peek-${randomUUID().slice(0, 8)}`;
+      await p.broker.assertQueue(peek, { type: 'classic', exclusive: true, autoDelete: true });
+      await p.broker.bindQueue(
+        peek,
+        p.topology.exchanges.analysis,
+        p.topology.routingKeys.analysisRequested,
+      );
+      const bodies: Record<string, unknown>[] = [];
+      const consumer = await p.broker.consume(
+        peek,
+        async (d) => {
+          bodies.push(d.body as Record<string, unknown>);
+          await d.ack();
+        },
+        { prefetch: 10 },
+      );
+      try {
+        const r = await app.inject({
+          method: 'POST',
+          url: '/api/v1/analyze',
+          headers: bearer(tok.analyst!),
+          payload: { email: sampleEmail({ subject: 'claim check' }), workflow_id: 'quick' },
+        });
+        expect(r.statusCode).toBe(200);
+        const b = r.json();
+        const until = Date.now() + 10_000;
+        while (!bodies.some((x) => x.job_id === b.job_id) && Date.now() < until)
+          await new Promise((res) => setTimeout(res, 20));
+        const msg = bodies.find((x) => x.job_id === b.job_id);
+        expect(msg).toEqual({
+          job_id: b.job_id,
+          email_id: b.email_id,
+          workflow_id: 'quick',
+          submitted_at: expect.any(String),
+        });
+        const row = await p.sql.query<{ email: string }>(
+          'SELECT email FROM jobs WHERE job_id = $1',
+          [b.job_id],
+        );
+        expect(Email.parse(JSON.parse(row.rows[0]?.email as string))).toEqual(
+          Email.parse(sampleEmail({ subject: 'claim check' })),
+        );
+      } finally {
+        await consumer.cancel();
+        await p.broker.deleteQueue(peek).catch(() => undefined);
+      }
+    });
+
+    it('concurrent submissions (stored by one batched insert) each get their own job', async () => {
+      const before = await p.broker.queueDepth(p.topology.queues.analysisRequests);
+      const rs = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          app.inject({
+            method: 'POST',
+            url: '/api/v1/analyze',
+            headers: bearer(tok.analyst!),
+            payload: { email: sampleEmail({ subject: `batch ${i}` }) },
+          }),
+        ),
+      );
+      const ids = new Set<string>();
+      for (const [i, r] of rs.entries()) {
+        expect(r.statusCode, r.body).toBe(200);
+        const b = r.json();
+        ids.add(b.job_id);
+        const row = await p.sql.query<{ email: string; submitted_by: string }>(
+          'SELECT email, submitted_by FROM jobs WHERE job_id = $1',
+          [b.job_id],
+        );
+        expect(JSON.parse(row.rows[0]?.email as string).headers.subject).toBe(`batch ${i}`);
+        expect(row.rows[0]?.submitted_by).toBe('analyst');
+      }
+      expect(ids.size).toBe(12);
+      expect(await p.broker.queueDepth(p.topology.queues.analysisRequests)).toBe(before + 12);
+    });
+
     it('answers 422 with JSON pointers for an invalid Email and an unknown workflow', async () => {
       const email = sampleEmail() as any;
       email.headers.sender = 'not-an-address';

@@ -1,5 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import type { Broker } from '@trawl/platform';
+import { type Broker, createPgClient, createStore } from '@trawl/platform';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { followConfigReloads } from '../../src/config-events.ts';
@@ -137,6 +137,73 @@ describe('api-gateway limits and failures (PostgreSQL, Redis, RabbitMQ)', () => 
       components: { broker: { status: 'down' }, database: { status: 'ok' } },
     });
     await broker.close().catch(() => undefined);
+  });
+
+  it('database down: concurrent submissions (one batched insert) each answer 503 and nothing is published', async () => {
+    // nothing listens on port 1: the job insert's connection is refused, as with PostgreSQL stopped
+    const downSql = createPgClient({ url: 'postgres://postgres@127.0.0.1:1/trawl_test', max: 2 });
+    try {
+      const store = { ...p.store, jobs: createStore(downSql).jobs };
+      const g = await start({ ...p, store });
+      const token = (await login(g.app, 'analyst')).access_token;
+      const depth = await p.broker.queueDepth(p.topology.queues.analysisRequests);
+      const rs = await Promise.all(
+        Array.from({ length: 5 }, (_, i) =>
+          g.app.inject({
+            method: 'POST',
+            url: '/api/v1/analyze',
+            headers: bearer(token),
+            payload: { email: sampleEmail({ subject: `down ${i}` }) },
+          }),
+        ),
+      );
+      for (const r of rs) {
+        expect(r.statusCode).toBe(503);
+        expect(r.json().code).toBe('TRAWL_ERR_DATABASE_UNAVAILABLE');
+        expect(Number(r.headers['retry-after'])).toBeGreaterThan(0);
+      }
+      expect(await p.broker.queueDepth(p.topology.queues.analysisRequests)).toBe(depth);
+    } finally {
+      await downSql.close();
+    }
+  });
+
+  it('a submission logs one info line: the request-completed line, carrying its job_id', async () => {
+    const lines: string[] = [];
+    const { createGatewayLogger } = await import('../../src/logger.ts');
+    const logger = createGatewayLogger('info', { write: (s: string) => lines.push(s) });
+    const g = await start(p, { logger });
+    const token = (await login(g.app, 'analyst')).access_token;
+    lines.length = 0;
+    const r = await g.app.inject({
+      method: 'POST',
+      url: '/api/v1/analyze',
+      headers: { ...bearer(token), 'x-request-id': 'req-one-line' },
+      payload: { email: sampleEmail() },
+    });
+    expect(r.statusCode).toBe(200);
+    const mine = lines.map((l) => JSON.parse(l)).filter((l) => l.request_id === 'req-one-line');
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toMatchObject({
+      level: 30,
+      msg: 'request completed',
+      method: 'POST',
+      url: '/api/v1/analyze',
+      status: 200,
+      job_id: r.json().job_id,
+      email_id: r.json().email_id,
+      workflow: r.json().workflow,
+    });
+    // other requests' lines do not carry a job
+    const other = await g.app.inject({
+      method: 'GET',
+      url: `/api/v1/analyze/${r.json().job_id}`,
+      headers: { ...bearer(token), 'x-request-id': 'req-read' },
+    });
+    expect(other.statusCode).toBe(200);
+    const read = lines.map((l) => JSON.parse(l)).filter((l) => l.request_id === 'req-read');
+    expect(read).toHaveLength(1);
+    expect(read[0].job_id).toBeUndefined();
   });
 
   it('answers 413 for bodies over the JSON and raw limits', async () => {
