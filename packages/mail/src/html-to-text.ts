@@ -27,63 +27,92 @@ export function htmlToText(html: string): string {
 
 let last = { html: '', text: '' };
 
-const TAG_OPEN = /<(\/?)([a-zA-Z][a-zA-Z0-9:-]{0,62})/y;
+const TAG_NAME = /[a-zA-Z][a-zA-Z0-9:-]{0,62}/y;
+/** Longest element name this conversion tells apart (`blockquote`, `figcaption`). */
+const MAX_KNOWN_NAME = 10;
+
+/** `</name\s*>` for each SKIP_CONTENT element, compiled once. */
+const SKIP_END = new Map([...SKIP_CONTENT].map((n) => [n, new RegExp(`</${n}\\s*>`, 'gi')]));
+
+function isLetter(c: number): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
+}
 
 function convert(html: string): string {
   const out: string[] = [];
   let outLen = 0;
-  const push = (s: string): void => {
-    out.push(s);
-    outLen += s.length;
-  };
   const n = html.length;
   let i = 0;
   while (i < n && outLen < HTML_TO_TEXT_MAX_CHARS * 2) {
     const lt = html.indexOf('<', i);
     if (lt < 0) {
-      push(decodeEntities(html.slice(i)));
+      const s = decodeEntities(html.slice(i));
+      out.push(s);
+      outLen += s.length;
       break;
     }
-    if (lt > i) push(decodeEntities(html.slice(i, lt)));
-    if (html.startsWith('<!--', lt)) {
+    if (lt > i) {
+      const s = decodeEntities(html.slice(i, lt));
+      out.push(s);
+      outLen += s.length;
+    }
+    const c = html.charCodeAt(lt + 1);
+    if (c === 0x21 /* ! */ && html.startsWith('<!--', lt)) {
       const end = html.indexOf('-->', lt + 4);
       i = end < 0 ? n : end + 3;
       continue;
     }
-    TAG_OPEN.lastIndex = lt;
-    const m = TAG_OPEN.exec(html);
-    if (m === null) {
-      if (html[lt + 1] === '!' || html[lt + 1] === '?') {
+    const closing = c === 0x2f; /* / */
+    const nameStart = closing ? lt + 2 : lt + 1;
+    if (!isLetter(html.charCodeAt(nameStart))) {
+      if (c === 0x21 || c === 0x3f /* ? */) {
         const gt = html.indexOf('>', lt);
         i = gt < 0 ? n : gt + 1;
         continue;
       }
-      push('<');
+      out.push('<');
+      outLen += 1;
       i = lt + 1;
       continue;
     }
     const gt = html.indexOf('>', lt);
     if (gt < 0) break;
-    const name = (m[2] as string).toLowerCase();
-    const closing = m[1] === '/';
+    TAG_NAME.lastIndex = nameStart;
+    TAG_NAME.test(html);
+    const nameEnd = TAG_NAME.lastIndex;
+    // names longer than any known element need no look-up
+    const name =
+      nameEnd - nameStart <= MAX_KNOWN_NAME ? html.slice(nameStart, nameEnd).toLowerCase() : '';
     i = gt + 1;
-    if (!closing && SKIP_CONTENT.has(name) && html[gt - 1] !== '/') {
-      const re = new RegExp(`</${name}\\s*>`, 'gi');
-      re.lastIndex = i;
-      const end = re.exec(html);
-      i = end === null ? n : end.index + end[0].length;
-      continue;
+    if (!closing && html.charCodeAt(gt - 1) !== 0x2f) {
+      const skipEnd = SKIP_END.get(name);
+      if (skipEnd !== undefined) {
+        skipEnd.lastIndex = i;
+        const end = skipEnd.exec(html);
+        i = end === null ? n : end.index + end[0].length;
+        continue;
+      }
     }
-    if (name === 'li' && !closing) push('\n- ');
-    else if (name === 'td' || name === 'th') push(' ');
-    else if (BLOCK.has(name)) push('\n');
+    if (name === 'li') {
+      if (!closing) {
+        out.push('\n- ');
+        outLen += 3;
+      }
+    } else if (name === 'td' || name === 'th') {
+      out.push(' ');
+      outLen += 1;
+    } else if (BLOCK.has(name)) {
+      out.push('\n');
+      outLen += 1;
+    }
   }
-  let text = out.join('');
-  text = text
+  // white space: a run with a line break becomes one line break, any other run one space (only
+  // the runs that change are matched)
+  const text = out
+    .join('')
     .replace(/[\u200b-\u200d\u2060\ufeff\u00ad]/g, '')
-    .replace(/[ \t\f\v\u00a0\u2002\u2003\u2009\r]+/g, ' ')
-    .replace(/ ?\n ?/g, '\n')
-    .replace(/\n{2,}/g, '\n')
+    .replace(/[ \t\f\v\u00a0\u2002\u2003\u2009\r]{2,}|[\t\f\v\u00a0\u2002\u2003\u2009\r]/g, ' ')
+    .replace(/ ?\n[ \n]+| \n/g, '\n')
     .trim();
   return text.length > HTML_TO_TEXT_MAX_CHARS ? text.slice(0, HTML_TO_TEXT_MAX_CHARS) : text;
 }
