@@ -2,7 +2,7 @@ import { domainToUnicode } from 'node:url';
 import type { Email } from '@trawl/contracts';
 import { parse as parseHost } from 'tldts';
 import { decodeEntities } from './html-entities.ts';
-import { scanTags } from './html-tags.ts';
+import { TagCursor } from './html-tags.ts';
 import { htmlToText } from './html-to-text.ts';
 
 export type UrlSource = 'text' | 'href' | 'src' | 'form' | 'css' | 'meta' | 'area';
@@ -72,29 +72,153 @@ const SRC_TAGS = new Set([
   'input',
 ]);
 
-const ATTR_RE = /([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g;
-
-function parseAttrs(s: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const m of s.matchAll(ATTR_RE)) {
-    const name = (m[1] as string).toLowerCase();
-    if (!out.has(name)) out.set(name, decodeEntities(m[2] ?? m[3] ?? m[4] ?? ''));
-  }
-  return out;
+/** JavaScript's white space (`\s`, what trim() removes), by char code. */
+function isSpaceCode(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0xa0) return false;
+  return (
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }
+
+/** `[^\s"'<>/=]`: a character of an attribute name. */
+function isNameCode(c: number): boolean {
+  return (
+    c !== 0x22 &&
+    c !== 0x27 &&
+    c !== 0x3c &&
+    c !== 0x3e &&
+    c !== 0x2f &&
+    c !== 0x3d &&
+    !isSpaceCode(c)
+  );
+}
+
+/** `[^\s"'=<>`]`: a character of an unquoted attribute value. */
+function isBareValueCode(c: number): boolean {
+  return (
+    c !== 0x22 &&
+    c !== 0x27 &&
+    c !== 0x3d &&
+    c !== 0x3c &&
+    c !== 0x3e &&
+    c !== 0x60 &&
+    !isSpaceCode(c)
+  );
+}
+
+/** The attributes the extraction reads; the others are skipped unread. */
+const WANTED_ATTRS = new Set([
+  'style',
+  'hidden',
+  'width',
+  'height',
+  'type',
+  'background',
+  'href',
+  'alt',
+  'http-equiv',
+  'content',
+  'action',
+  'method',
+  'data',
+  'src',
+]);
+const MIN_WANTED = 3;
+const MAX_WANTED = 10;
+
+/**
+ * The attributes of one tag (reused from tag to tag). Reads the attribute text as the regular
+ * expression `([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?` would, in one pass:
+ * a name, then a value when `=` and a well-formed value follow (an unclosed quote gives an empty
+ * value, and the text after it is read as more names). Names are lower-cased, the first of a name
+ * wins, values are entity-decoded when read.
+ */
+class Attrs {
+  private readonly raw = new Map<string, string>();
+
+  parse(s: string): this {
+    const raw = this.raw;
+    raw.clear();
+    const n = s.length;
+    let p = 0;
+    while (p < n) {
+      if (!isNameCode(s.charCodeAt(p))) {
+        p++;
+        continue;
+      }
+      const nameStart = p;
+      do p++;
+      while (p < n && isNameCode(s.charCodeAt(p)));
+      const nameEnd = p;
+      let value = '';
+      let q = p;
+      while (q < n && isSpaceCode(s.charCodeAt(q))) q++;
+      if (q < n && s.charCodeAt(q) === 0x3d /* = */) {
+        q++;
+        while (q < n && isSpaceCode(s.charCodeAt(q))) q++;
+        if (q < n) {
+          const c = s.charCodeAt(q);
+          if (c === 0x22 || c === 0x27) {
+            const close = s.indexOf(c === 0x22 ? '"' : "'", q + 1);
+            if (close >= 0) {
+              value = s.slice(q + 1, close);
+              p = close + 1;
+            }
+          } else if (isBareValueCode(c)) {
+            let r = q + 1;
+            while (r < n && isBareValueCode(s.charCodeAt(r))) r++;
+            value = s.slice(q, r);
+            p = r;
+          }
+        }
+      }
+      // lower-casing never changes the length of a name that becomes a wanted (ASCII) one
+      const len = nameEnd - nameStart;
+      if (len >= MIN_WANTED && len <= MAX_WANTED) {
+        const name = s.slice(nameStart, nameEnd).toLowerCase();
+        if (WANTED_ATTRS.has(name) && !raw.has(name)) raw.set(name, value);
+      }
+    }
+    return this;
+  }
+
+  has(name: string): boolean {
+    return this.raw.has(name);
+  }
+
+  get(name: string): string | undefined {
+    const v = this.raw.get(name);
+    return v === undefined ? undefined : decodeEntities(v);
+  }
+}
+
+const HIDING_COLOR = /(?:^|;)color:(?:#fff(?:fff)?|white|rgb\(255,255,255\))/;
+const HIDING_BACKGROUND = /background(?:-color)?:(?:#fff(?:fff)?|white|rgb\(255,255,255\))/;
 
 function isHiddenStyle(style: string | undefined): boolean {
   if (!style) return false;
   const s = style.toLowerCase().replace(/\s+/g, '');
-  if (
-    /display:none|visibility:hidden|opacity:0(?:[;!]|$)|font-size:0(?:px|pt|em)?(?:[;!]|$)/.test(s)
-  )
-    return true;
-  if (/(?:^|;)(?:max-)?(?:height|width):0(?:px)?(?:[;!]|$)/.test(s) && /overflow:hidden/.test(s))
-    return true;
-  const white = /(?:^|;)color:(?:#fff(?:fff)?|white|rgb\(255,255,255\))/.test(s);
-  const whiteBg = /background(?:-color)?:(?:#fff(?:fff)?|white|rgb\(255,255,255\))/.test(s);
-  return white && whiteBg;
+  // each rule is looked for only when the text it needs is there
+  if (s.includes('display:none') || s.includes('visibility:hidden')) return true;
+  if (s.includes(':0')) {
+    if (s.includes('opacity:0') && /opacity:0(?:[;!]|$)/.test(s)) return true;
+    if (s.includes('font-size:0') && /font-size:0(?:px|pt|em)?(?:[;!]|$)/.test(s)) return true;
+    if (
+      s.includes('overflow:hidden') &&
+      /(?:^|;)(?:max-)?(?:height|width):0(?:px)?(?:[;!]|$)/.test(s)
+    )
+      return true;
+  }
+  return s.includes('background') && HIDING_BACKGROUND.test(s) && HIDING_COLOR.test(s);
 }
 
 const HOSTLIKE =
@@ -102,7 +226,9 @@ const HOSTLIKE =
 
 /** A domain shown in link text (`www.paypal.com`, `https://bank.example/login`), lower-case punycode. */
 export function domainInText(text: string): string | undefined {
-  const m = HOSTLIKE.exec(text.slice(0, 300));
+  const head = text.slice(0, 300);
+  if (!head.includes('.')) return undefined;
+  const m = HOSTLIKE.exec(head);
   if (m === null) return undefined;
   const info = parseHost((m[1] as string).toLowerCase());
   if (!info.isIcann || info.hostname === null) return undefined;
@@ -137,6 +263,8 @@ class CloseFinder {
 class Collector {
   readonly out: ExtractedUrl[] = [];
   private readonly seen = new Set<string>();
+  /** tldts answers by host: a message links to few hosts, many times. */
+  private readonly hosts = new Map<string, ReturnType<typeof parseHost>>();
   constructor(
     private readonly max: number,
     private base: URL | undefined,
@@ -168,7 +296,8 @@ class Collector {
     } catch {
       return;
     }
-    const scheme = u.protocol.replace(/:$/, '').toLowerCase();
+    // the WHATWG parser answers the scheme lower-case, followed by `:`
+    const scheme = u.protocol.slice(0, -1);
     let url = u.href;
     if (url.length > MAX_URL && scheme === 'data') url = url.slice(0, MAX_URL);
     let host = u.hostname.toLowerCase();
@@ -178,22 +307,26 @@ class Collector {
     const key = `${source}|${url}|${extra.anchorDomain ?? ''}`;
     if (this.seen.has(key)) return;
     this.seen.add(key);
-    const info = host === '' ? undefined : parseHost(host);
-    const unicode = host.includes('xn--') ? domainToUnicode(host) : '';
-    const entry: ExtractedUrl = {
-      url,
-      scheme,
-      host,
-      isIp: info?.isIp === true,
-      source,
-      ...(unicode !== '' && unicode !== host ? { unicodeHost: unicode } : {}),
-      ...(info?.domain && !info.isIp ? { registrableDomain: info.domain } : {}),
-      ...(info?.publicSuffix && !info.isIp ? { publicSuffix: info.publicSuffix } : {}),
-      ...(u.port !== '' ? { port: Number(u.port) } : {}),
-    };
-    for (const [k, v] of Object.entries(extra)) {
-      if (v !== undefined && v !== false && v !== '')
-        (entry as unknown as Record<string, unknown>)[k] = v;
+    let info: ReturnType<typeof parseHost> | undefined;
+    if (host !== '') {
+      info = this.hosts.get(host);
+      if (info === undefined) {
+        info = parseHost(host);
+        this.hosts.set(host, info);
+      }
+    }
+    const entry: ExtractedUrl = { url, scheme, host, isIp: info?.isIp === true, source };
+    if (host.includes('xn--')) {
+      const unicode = domainToUnicode(host);
+      if (unicode !== '' && unicode !== host) entry.unicodeHost = unicode;
+    }
+    if (info?.domain && !info.isIp) entry.registrableDomain = info.domain;
+    if (info?.publicSuffix && !info.isIp) entry.publicSuffix = info.publicSuffix;
+    if (u.port !== '') entry.port = Number(u.port);
+    const e = entry as unknown as Record<string, unknown>;
+    for (const k in extra) {
+      const v = extra[k as keyof UrlExtra];
+      if (v !== undefined && v !== false && v !== '') e[k] = v;
     }
     this.out.push(entry);
   }
@@ -211,12 +344,34 @@ function cssUrls(css: string, c: Collector, hidden: boolean): void {
     c.add(m[1] as string, 'css', { hidden });
 }
 
+const BACKGROUND_URL = /background(?:-image)?\s*:\s*url\(/i;
+const ZERO_WIDTH = /[\u200b-\u200d\u2060\ufeff\u00ad]/g;
+/** Runs of white space that are not a single space already. */
+const SPACES = /\s{2,}|[^\S ]/g;
+
 function anchorOf(inner: string): { text: string; isImage: boolean } {
-  const imgAlt = /<img\b[^>]*?\balt\s*=\s*(?:"([^"]*)"|'([^']*)')/i.exec(inner);
-  let text = htmlToText(inner).replace(/\s+/g, ' ').trim();
-  const isImage = /<img\b/i.test(inner) || /background(?:-image)?\s*:\s*url\(/i.test(inner);
-  if (text === '' && imgAlt !== null) text = decodeEntities(imgAlt[1] ?? imgAlt[2] ?? '').trim();
-  return { text: text.slice(0, 200), isImage };
+  let text: string;
+  let isImage: boolean;
+  if (!inner.includes('<') && !inner.includes('&')) {
+    // plain text: what htmlToText would leave of it, white space collapsed
+    text = inner.replace(ZERO_WIDTH, '').replace(SPACES, ' ').trim();
+    isImage = BACKGROUND_URL.test(inner);
+  } else {
+    text = htmlToText(inner).replace(SPACES, ' ').trim();
+    isImage = /<img\b/i.test(inner) || BACKGROUND_URL.test(inner);
+  }
+  if (text === '') {
+    const imgAlt = /<img\b[^>]*?\balt\s*=\s*(?:"([^"]*)"|'([^']*)')/i.exec(inner);
+    if (imgAlt !== null) text = decodeEntities(imgAlt[1] ?? imgAlt[2] ?? '').trim();
+  }
+  return { text: text.length > 200 ? text.slice(0, 200) : text, isImage };
+}
+
+/** The attribute text ends with `/` (a self-closed element), trailing white space aside. */
+function selfClosed(html: string, attrsStart: number, attrsEnd: number): boolean {
+  let i = attrsEnd - 1;
+  while (i >= attrsStart && isSpaceCode(html.charCodeAt(i))) i--;
+  return i >= attrsStart && html.charCodeAt(i) === 0x2f;
 }
 
 /** URLs of an HTML document (see extractUrls). */
@@ -230,7 +385,9 @@ function extractHtmlUrls(htmlIn: string, c: Collector): void {
   let hiddenDepth = 0;
   let cssBudget = 1024 * 1024;
   let skipUntil = -1;
-  for (const tag of scanTags(html)) {
+  const tag = new TagCursor(html);
+  const attrs = new Attrs();
+  while (tag.next()) {
     if (c.full()) return;
     if (tag.start < skipUntil) continue;
     const name = tag.name;
@@ -239,11 +396,13 @@ function extractHtmlUrls(htmlIn: string, c: Collector): void {
       let i = stack.length - 1;
       while (i >= 0 && stack[i]!.name !== name) i--;
       if (i >= 0) {
-        for (const e of stack.splice(i)) if (e.hidden) hiddenDepth--;
+        for (let j = i; j < stack.length; j++) if (stack[j]!.hidden) hiddenDepth--;
+        stack.length = i;
       }
       continue;
     }
-    const attrs = parseAttrs(tag.attrs);
+    attrs.parse(tag.attrs());
+    const selfClosing = selfClosed(html, tag.attrsStart, tag.attrsEnd);
     const style = attrs.get('style');
     const selfHidden =
       isHiddenStyle(style) ||
@@ -252,7 +411,7 @@ function extractHtmlUrls(htmlIn: string, c: Collector): void {
       attrs.get('height') === '0' ||
       (name === 'input' && attrs.get('type')?.toLowerCase() === 'hidden');
     const hidden = hiddenDepth > 0 || selfHidden;
-    if (!VOID.has(name) && !tag.attrs.trimEnd().endsWith('/')) {
+    if (!VOID.has(name) && !selfClosing) {
       stack.push({ name, hidden: selfHidden });
       if (selfHidden) hiddenDepth++;
       if (stack.length > 2000) {
@@ -261,10 +420,7 @@ function extractHtmlUrls(htmlIn: string, c: Collector): void {
       }
     }
     if (style?.includes('url(')) cssUrls(style, c, hidden);
-    if (
-      (name === 'script' || name === 'textarea' || name === 'xmp') &&
-      !tag.attrs.trimEnd().endsWith('/')
-    ) {
+    if ((name === 'script' || name === 'textarea' || name === 'xmp') && !selfClosing) {
       const end = closer.find(name, after);
       skipUntil = end < 0 ? html.length : end;
     }
@@ -283,7 +439,7 @@ function extractHtmlUrls(htmlIn: string, c: Collector): void {
         const { text, isImage } = anchorOf(inner);
         const innerHidden = text === '' && !isImage;
         c.add(href, 'href', {
-          ...(text !== '' ? { anchorText: text } : {}),
+          anchorText: text !== '' ? text : undefined,
           anchorDomain: text !== '' ? domainInText(text) : undefined,
           hidden: hidden || innerHidden,
           isImage,
@@ -360,9 +516,7 @@ function extractHtmlUrls(htmlIn: string, c: Collector): void {
               isImage:
                 name === 'img' ||
                 (name === 'input' && attrs.get('type')?.toLowerCase() === 'image'),
-              ...(name === 'img' && attrs.get('alt')
-                ? { anchorText: attrs.get('alt')?.slice(0, 200) }
-                : {}),
+              anchorText: name === 'img' ? attrs.get('alt')?.slice(0, 200) : undefined,
             });
           }
         }

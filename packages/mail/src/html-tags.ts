@@ -13,6 +13,114 @@ export interface HtmlTag {
 /** Longest tag looked at (a `<img src="data:...">` longer than this is skipped). */
 const MAX_TAG = 16 * 1024;
 
+const GT = 0x3e;
+
+/**
+ * A cursor over the tags of an HTML text, in order: what scanTags yields, without allocating an
+ * object (or the attribute text) per tag. `next()` moves to the next tag and answers false at the
+ * end; the fields describe the current tag (attribute text is `html.slice(attrsStart, attrsEnd)`).
+ */
+export class TagCursor {
+  /** Lower-case element name. */
+  name = '';
+  closing = false;
+  attrsStart = 0;
+  /** Index of the `>` that ends the tag. */
+  attrsEnd = 0;
+  /** Index of `<`. */
+  start = 0;
+  /** Index just after `>`. */
+  end = 0;
+  private i = 0;
+  private work = 0;
+  private readonly budget: number;
+  private readonly nameRe = /[a-zA-Z][a-zA-Z0-9:-]{0,63}/y;
+  private readonly stopRe = /[>"']/g;
+
+  constructor(readonly html: string) {
+    this.budget = 16 * html.length + 1_000_000;
+  }
+
+  /** The raw attribute text of the current tag. */
+  attrs(): string {
+    return this.html.slice(this.attrsStart, this.attrsEnd);
+  }
+
+  next(): boolean {
+    const html = this.html;
+    const n = html.length;
+    const nameRe = this.nameRe;
+    const stopRe = this.stopRe;
+    let i = this.i;
+    while (i < n) {
+      if (this.work > this.budget) break;
+      const lt = html.indexOf('<', i);
+      if (lt < 0 || lt + 1 >= n) break;
+      const c = html.charCodeAt(lt + 1);
+      if (c === 0x21 /* ! */ || c === 0x3f /* ? */) {
+        if (html.startsWith('<!--', lt)) {
+          const end = html.indexOf('-->', lt + 4);
+          if (end < 0) break;
+          i = end + 3;
+        } else {
+          const end = html.indexOf('>', lt + 2);
+          if (end < 0) break;
+          i = end + 1;
+        }
+        continue;
+      }
+      const closing = c === 0x2f; /* / */
+      const nameStart = closing ? lt + 2 : lt + 1;
+      nameRe.lastIndex = nameStart;
+      if (!nameRe.test(html)) {
+        i = lt + 1;
+        continue;
+      }
+      const attrsStart = nameRe.lastIndex;
+      // find the `>` that ends the tag, skipping quoted values; an unclosed quote falls back to the
+      // first `>` after it
+      let end = -1;
+      stopRe.lastIndex = attrsStart;
+      while (stopRe.test(html)) {
+        const at = stopRe.lastIndex - 1;
+        if (at - lt > MAX_TAG) {
+          this.work += at - lt;
+          end = html.indexOf('>', attrsStart);
+          break;
+        }
+        const q = html.charCodeAt(at);
+        if (q === GT) {
+          end = at;
+          break;
+        }
+        const close = html.indexOf(q === 0x22 ? '"' : "'", at + 1);
+        if (close < 0 || close - lt > MAX_TAG) {
+          this.work += Math.min(n, lt + MAX_TAG) - lt;
+          end = html.indexOf('>', at + 1);
+          break;
+        }
+        stopRe.lastIndex = close + 1;
+      }
+      if (end < 0) {
+        if (html.indexOf('>', attrsStart) < 0) break;
+        i = lt + 1;
+        continue;
+      }
+      this.work += end - lt;
+      this.name = html.slice(nameStart, attrsStart).toLowerCase();
+      this.closing = closing;
+      this.attrsStart = attrsStart;
+      this.attrsEnd = end;
+      this.start = lt;
+      this.end = end + 1;
+      this.i = end + 1;
+      return true;
+    }
+    this.i = n;
+    return false;
+  }
+}
+
 /**
  * Walks the tags of an HTML text in order, skipping comments, doctype and processing instructions.
  * Quote-aware (`>` inside an attribute value does not end a tag; a tag longer than 16 KB ends at
@@ -20,76 +128,8 @@ const MAX_TAG = 16 * 1024;
  * effort over 16 times the length of the text.
  */
 export function* scanTags(html: string): Generator<HtmlTag> {
-  const n = html.length;
-  const nameRe = /[a-zA-Z][a-zA-Z0-9:-]{0,63}/y;
-  const stopRe = /[>"']/g;
-  let i = 0;
-  let work = 0;
-  const budget = 16 * n + 1_000_000;
-  while (i < n) {
-    if (work > budget) return;
-    const lt = html.indexOf('<', i);
-    if (lt < 0 || lt + 1 >= n) return;
-    const c = html[lt + 1];
-    if (c === '!' || c === '?') {
-      if (html.startsWith('<!--', lt)) {
-        const end = html.indexOf('-->', lt + 4);
-        if (end < 0) return;
-        i = end + 3;
-      } else {
-        const end = html.indexOf('>', lt + 2);
-        if (end < 0) return;
-        i = end + 1;
-      }
-      continue;
-    }
-    const closing = c === '/';
-    nameRe.lastIndex = closing ? lt + 2 : lt + 1;
-    const m = nameRe.exec(html);
-    if (m === null) {
-      i = lt + 1;
-      continue;
-    }
-    const attrsStart = nameRe.lastIndex;
-    // find the `>` that ends the tag, skipping quoted values; an unclosed quote falls back to the
-    // first `>` after it
-    let p = attrsStart;
-    let end = -1;
-    stopRe.lastIndex = p;
-    for (;;) {
-      const s = stopRe.exec(html);
-      if (s === null) break;
-      if (s.index - lt > MAX_TAG) {
-        work += s.index - lt;
-        end = html.indexOf('>', attrsStart);
-        break;
-      }
-      if (s[0] === '>') {
-        end = s.index;
-        break;
-      }
-      const close = html.indexOf(s[0], s.index + 1);
-      if (close < 0 || close - lt > MAX_TAG) {
-        work += Math.min(n, lt + MAX_TAG) - lt;
-        end = html.indexOf('>', s.index + 1);
-        break;
-      }
-      p = close + 1;
-      stopRe.lastIndex = p;
-    }
-    if (end < 0) {
-      if (html.indexOf('>', attrsStart) < 0) return;
-      i = lt + 1;
-      continue;
-    }
-    work += end - lt;
-    yield {
-      name: m[0].toLowerCase(),
-      closing,
-      attrs: html.slice(attrsStart, end),
-      start: lt,
-      end: end + 1,
-    };
-    i = end + 1;
+  const t = new TagCursor(html);
+  while (t.next()) {
+    yield { name: t.name, closing: t.closing, attrs: t.attrs(), start: t.start, end: t.end };
   }
 }

@@ -148,4 +148,122 @@ describe('extractUrls', () => {
     expect(domainInText('Click here')).toBeUndefined();
     expect(domainInText('file.exe')).toBeUndefined();
   });
+
+  it('reads attribute values quoted, single-quoted, bare, spaced, any case; the first one wins', () => {
+    const urls = (h: string) => html(h).map((u) => u.url);
+    expect(urls("<a HREF='http://single.example.com/'>single</a>")).toEqual([
+      'http://single.example.com/',
+    ]);
+    expect(urls('<a href = "http://spaced.example.com/" >spaced</a>')).toEqual([
+      'http://spaced.example.com/',
+    ]);
+    expect(
+      urls('<a href="http://first.example.com/" href="http://second.example.com/">first</a>'),
+    ).toEqual(['http://first.example.com/']);
+    expect(urls('<a title="x > y" href="http://gt.example.com/">quoted gt</a>')).toEqual([
+      'http://gt.example.com/',
+    ]);
+    expect(urls('<a href="http://ent.example.com/?a=1&amp;b=&#50;">entities</a>')).toEqual([
+      'http://ent.example.com/?a=1&b=2',
+    ]);
+    // a bare value ends at `=` or a backtick, as before
+    expect(urls('<a href=http://bare.example.com/x?a=1>bare</a>')).toEqual([
+      'http://bare.example.com/x?a',
+    ]);
+    expect(urls('<a href=http://tick.example.com/a`b>tick</a>')).toEqual([
+      'http://tick.example.com/a',
+    ]);
+    // an unclosed quote gives no value
+    expect(urls('<a href="http://unclosed.example.com/>unclosed quote</a>')).toEqual([]);
+  });
+
+  it('reads the anchor text of plain, spaced and image-only links', () => {
+    const [zw] = html('<a href="http://zw.example.com/"> \u200bPay\u00a0&nbsp;Pal\u200c \n</a>');
+    expect(zw?.anchorText).toBe('Pay Pal');
+    const [alt] = html(
+      '<a href="http://alt.example.com/"><img src="http://img.example.com/b.png" alt="Bank&amp;Co"></a>',
+    );
+    expect(alt).toMatchObject({ anchorText: 'Bank&Co', isImage: true });
+    const [bg] = html(
+      '<a href="http://bg.example.com/"><div style="background-image: url(x.png)"></div></a>',
+    );
+    expect(bg).toMatchObject({ isImage: true });
+    expect(bg?.anchorText).toBeUndefined();
+    expect(bg?.hidden).toBeUndefined();
+    const [plainBg] = html('<a href="http://pbg.example.com/">background: url(x)</a>');
+    expect(plainBg).toMatchObject({ anchorText: 'background: url(x)', isImage: true });
+    const [long] = html(`<a href="http://long.example.com/">${'word '.repeat(100)}</a>`);
+    expect(long?.anchorText?.length).toBe(200);
+  });
+
+  it('marks hidden links through spaced or upper-case styles and closes elements in order', () => {
+    const hidden = (h: string) => html(h).map((u) => [u.host, u.hidden === true]);
+    expect(
+      hidden('<div style="DISPLAY : NONE"><a href="http://h1.example.com/">x</a></div>'),
+    ).toEqual([['h1.example.com', true]]);
+    expect(
+      hidden(
+        '<span style="color:#FFF; background-color: white"><a href="http://h2.example.com/">x</a></span>',
+      ),
+    ).toEqual([['h2.example.com', true]]);
+    expect(
+      hidden(
+        '<div style="max-height:0;overflow:hidden"><a href="http://h4.example.com/">x</a></div>',
+      ),
+    ).toEqual([['h4.example.com', true]]);
+    expect(
+      hidden(
+        '<div style="opacity:0.5"><a href="http://o.example.com/">x</a></div><p style="height:0"><a href="http://p.example.com/">y</a></p>',
+      ),
+    ).toEqual([
+      ['o.example.com', false],
+      ['p.example.com', false],
+    ]);
+    expect(
+      hidden(
+        '<div hidden><span><a href="http://h5.example.com/">x</a></div ><a href="http://h6.example.com/">after</a>',
+      ),
+    ).toEqual([
+      ['h5.example.com', true],
+      ['h6.example.com', false],
+    ]);
+    // a self-closed element (trailing white space aside) hides nothing after it
+    expect(hidden('<div style="display:none"/ ><a href="http://sc.example.com/">x</a>')).toEqual([
+      ['sc.example.com', false],
+    ]);
+    expect(
+      hidden(
+        '<input TYPE=hidden src="http://in.example.com/i.png"><td BACKGROUND="http://td.example.com/bg.jpg">',
+      ),
+    ).toEqual([
+      ['in.example.com', true],
+      ['td.example.com', false],
+    ]);
+  });
+
+  it('skips the contents of textarea, xmp and script, and of an unclosed one to the end', () => {
+    const hosts = (h: string) => html(h).map((u) => u.host);
+    expect(
+      hosts(
+        '<textarea><a href="http://no.example.com/">x</a></textarea ><a href="http://yes.example.com/">y</a>',
+      ),
+    ).toEqual(['yes.example.com']);
+    expect(hosts('<script/><a href="http://after.example.com/">y</a>')).toEqual([
+      'after.example.com',
+    ]);
+    expect(hosts('<xmp><a href="http://never.example.com/">y</a>')).toEqual([]);
+  });
+
+  it('stays fast on long attribute values and many attributes', () => {
+    const t0 = performance.now();
+    const big = `<img src="data:image/png;base64,${'A'.repeat(1_000_000)}"><a href="http://after.example.com/">x</a>`;
+    const list = html(big);
+    expect(list.map((u) => u.scheme)).toEqual(['data', 'http']);
+    expect(list[0]?.url.length).toBe(2048);
+    const many = `<div ${'a=b '.repeat(200_000)}><a href=http://many.example.com/>m</a>`;
+    expect(html(many).map((u) => u.host)).toEqual(['many.example.com']);
+    const bare = `<a href=${'x'.repeat(500_000)}>y</a>`;
+    expect(html(bare)).toEqual([]);
+    expect(performance.now() - t0).toBeLessThan(5000);
+  });
 });
