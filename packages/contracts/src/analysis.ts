@@ -55,12 +55,12 @@ export const KNOWN_INDICATOR_TYPES = [
   'suspicious_sender',
 ] as const;
 
+const INDICATOR_TYPE_PATTERN = /^[a-z0-9_.-]+$/;
+
 export const Indicator = z.object({
-  type: z
-    .string()
-    .min(1)
-    .max(64)
-    .regex(/^[a-z0-9_.-]+$/, { message: 'must be a lower-case label such as domain_spoofing' }),
+  type: z.string().min(1).max(64).regex(INDICATOR_TYPE_PATTERN, {
+    message: 'must be a lower-case label such as domain_spoofing',
+  }),
   value: z.string().max(2000),
   confidence: Probability,
 });
@@ -85,6 +85,121 @@ export const AnalyzerAnswer = AnalysisResult.extend({
 });
 export type AnalyzerAnswer = z.output<typeof AnalyzerAnswer>;
 export type AnalyzerAnswerInput = z.input<typeof AnalyzerAnswer>;
+
+const THREAT_LEVEL_SET: ReadonlySet<unknown> = new Set(THREAT_LEVELS);
+const RECOMMENDED_ACTION_SET: ReadonlySet<unknown> = new Set(RECOMMENDED_ACTIONS);
+/** Marks "not on the fast path: let zod decide". */
+const SLOW = Symbol('slow');
+
+function isObjectLike(v: unknown): v is Record<PropertyKey, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function isProbability(v: unknown): v is number {
+  return typeof v === 'number' && v >= 0 && v <= 1;
+}
+
+/** An optional enum field: absent gives undefined; present, it must be one of `allowed`. */
+function optionalMember<T>(
+  o: Record<PropertyKey, unknown>,
+  key: string,
+  allowed: ReadonlySet<unknown>,
+): T | undefined | typeof SLOW {
+  const v = o[key];
+  if (v === undefined) return key in o ? SLOW : undefined;
+  return allowed.has(v) ? (v as T) : SLOW;
+}
+
+function fastIndicators(v: unknown): Indicator[] | typeof SLOW {
+  if (!Array.isArray(v) || v.length > 1000) return SLOW;
+  const out: Indicator[] = [];
+  for (let i = 0; i < v.length; i++) {
+    const it: unknown = v[i];
+    if (!isObjectLike(it)) return SLOW;
+    const type = it.type;
+    const value = it.value;
+    const confidence = it.confidence;
+    if (
+      typeof type !== 'string' ||
+      type.length < 1 ||
+      type.length > 64 ||
+      !INDICATOR_TYPE_PATTERN.test(type) ||
+      typeof value !== 'string' ||
+      value.length > 2000 ||
+      !isProbability(confidence) ||
+      !('type' in it && 'value' in it && 'confidence' in it)
+    ) {
+      return SLOW;
+    }
+    out.push({ type, value, confidence });
+  }
+  return out;
+}
+
+/** A record of plain data, copied as `z.record(z.string(), z.unknown())` copies it. */
+function fastDetails(v: unknown): Record<string, unknown> | typeof SLOW {
+  if (!isObjectLike(v) || Object.getPrototypeOf(v) !== Object.prototype) return SLOW;
+  const keys = Reflect.ownKeys(v);
+  const out: Record<string, unknown> = {};
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
+    if (typeof k !== 'string' || k === '__proto__' || k === 'constructor') return SLOW;
+    if (!Object.prototype.propertyIsEnumerable.call(v, k)) return SLOW;
+    out[k] = v[k];
+  }
+  return out;
+}
+
+/**
+ * The fast path of `safeParseAnalyzerAnswer`: the parsed answer when `v` is plain data that the
+ * schema accepts (built exactly as zod builds it: same keys, same order, unknown keys dropped), or
+ * SLOW for anything else, valid or not.
+ */
+function fastAnalyzerAnswer(v: unknown): AnalyzerAnswer | typeof SLOW {
+  if (!isObjectLike(v)) return SLOW;
+  const isPhishing = v.is_phishing;
+  const confidence = v.confidence;
+  if (typeof isPhishing !== 'boolean' || !isProbability(confidence)) return SLOW;
+  if (!('is_phishing' in v && 'confidence' in v && 'indicators' in v)) return SLOW;
+  const threat = optionalMember<ThreatLevel>(v, 'threat_level', THREAT_LEVEL_SET);
+  const action = optionalMember<RecommendedAction>(v, 'recommended_action', RECOMMENDED_ACTION_SET);
+  if (threat === SLOW || action === SLOW) return SLOW;
+  let summary = v.summary;
+  if (summary === undefined) summary = '';
+  else if (typeof summary !== 'string' || summary.length > 10_000) return SLOW;
+  const indicators = fastIndicators(v.indicators);
+  if (indicators === SLOW) return SLOW;
+  const rawDetails = v.analyzer_details;
+  let details: Record<string, unknown> | undefined;
+  if (rawDetails === undefined) {
+    if ('analyzer_details' in v) return SLOW;
+  } else {
+    const d = fastDetails(rawDetails);
+    if (d === SLOW) return SLOW;
+    details = d;
+  }
+  // the schema's key order: AnalysisResult's keys, then the ones `extend` added
+  const out: AnalyzerAnswer = { is_phishing: isPhishing } as AnalyzerAnswer;
+  if (threat !== undefined) out.threat_level = threat;
+  out.confidence = confidence;
+  out.summary = summary as string;
+  if (action !== undefined) out.recommended_action = action;
+  out.indicators = indicators;
+  if (details !== undefined) out.analyzer_details = details;
+  return out;
+}
+
+/**
+ * Exactly `AnalyzerAnswer.safeParse(value)` (same accepted and refused inputs, same output), made
+ * cheap for the common case: an answer of plain data is checked and copied by hand; anything else,
+ * and every refusal, goes through zod, which stays the contract and writes the issues.
+ */
+export function safeParseAnalyzerAnswer(
+  value: unknown,
+): ReturnType<typeof AnalyzerAnswer.safeParse> {
+  const data = fastAnalyzerAnswer(value);
+  return data === SLOW ? AnalyzerAnswer.safeParse(value) : { success: true, data };
+}
 
 export const ANALYZER_STATUSES = ['success', 'failed', 'skipped', 'timeout'] as const;
 export const AnalyzerStatus = z.enum(ANALYZER_STATUSES);
