@@ -10,11 +10,14 @@ const STOP_WORDS: Record<string, string> = {
 };
 
 const WORDS = new Map<string, string[]>();
+/** Length of the longest stop word (longer words need no look-up). */
+let MAX_WORD = 0;
 for (const [lang, list] of Object.entries(STOP_WORDS)) {
   for (const w of list.split(' ')) {
     const langs = WORDS.get(w) ?? [];
     langs.push(lang);
     WORDS.set(w, langs);
+    MAX_WORD = Math.max(MAX_WORD, w.length);
   }
 }
 
@@ -42,38 +45,46 @@ const SCRIPTS: [RegExp, string][] = [
 /** Characters of text looked at. */
 const SAMPLE_CHARS = 4096;
 
+const WORD = /\p{L}+/gu;
+
+/** How many characters of `s` a one-character pattern (`/[...]/g`) matches. */
+function countChars(s: string, re: RegExp): number {
+  return s.length - s.replace(re, '').length;
+}
+
 /**
  * Guesses the language of a text (ISO 639-1) from stop words over its first few KB: en de pt nl fr es
  * it pl, plus a few languages told by their script (ja ko zh ru el ar he th). Undefined when the text
  * is too short or no language clearly wins.
  */
 export function guessLanguage(text: string): string | undefined {
-  const sample = text.slice(0, SAMPLE_CHARS).toLowerCase();
+  const sample = (text.length > SAMPLE_CHARS ? text.slice(0, SAMPLE_CHARS) : text).toLowerCase();
   const score = new Map<string, number>();
-  let tokens = 0;
+  const words = sample.match(WORD);
+  if (words === null) return undefined;
+  const tokens = words.length;
   let letters = 0;
-  for (const m of sample.matchAll(/\p{L}+/gu)) {
-    tokens++;
-    letters += m[0].length;
-    const langs = WORDS.get(m[0]);
+  for (const w of words) {
+    letters += w.length;
+    if (w.length > MAX_WORD) continue;
+    const langs = WORDS.get(w);
     if (langs === undefined) continue;
     for (const l of langs) score.set(l, (score.get(l) ?? 0) + 1 / langs.length);
   }
   if (letters < 20) return undefined;
   if (/[^\u0000-\u024f\u1e00-\u1eff\u2000-\u206f]/.test(sample)) {
     for (const [re, lang] of SCRIPTS) {
-      const n = sample.match(re)?.length ?? 0;
+      const n = countChars(sample, re);
       if (n > letters * 0.3) {
         // kana wins over shared Han characters
-        if (lang === 'zh' && (sample.match(SCRIPTS[0]?.[0] as RegExp)?.length ?? 0) > n * 0.1)
-          return 'ja';
+        if (lang === 'zh' && countChars(sample, SCRIPTS[0]?.[0] as RegExp) > n * 0.1) return 'ja';
         return lang;
       }
     }
   }
   if (/[^\u0000-\u00de]/.test(sample)) {
     for (const [re, lang] of HINTS) {
-      const n = sample.match(re)?.length ?? 0;
+      const n = countChars(sample, re);
       if (n > 0) score.set(lang, (score.get(lang) ?? 0) + Math.min(n, 5) * 0.5);
     }
   }

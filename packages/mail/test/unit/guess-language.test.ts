@@ -31,4 +31,18 @@ describe('guessLanguage', () => {
       ),
     ).toBe('en');
   });
+  it('tells scripts apart, kana winning over shared Han characters', () => {
+    const han = '中文字符测试'.repeat(5);
+    expect(guessLanguage(han)).toBe('zh');
+    expect(guessLanguage(`${han}これは`)).toBe('zh');
+    expect(guessLanguage(`${han}これはです`)).toBe('ja');
+    expect(guessLanguage('Привет это текст на русском языке для проверки')).toBe('ru');
+  });
+  it('counts letters hinting at a language, and words of any length', () => {
+    expect(guessLanguage('Señor ¿dónde está la cuenta? ¡Hola! el la los')).toBe('es');
+    expect(guessLanguage('Straße ist nicht die der und')).toBe('de');
+    expect(guessLanguage('Pagamento não está em sua conta você')).toBe('pt');
+    expect(guessLanguage(`${'supercalifragilistic '.repeat(20)}the and`)).toBe('en');
+    expect(guessLanguage(`${'supercalifragilistic '.repeat(20)}the`)).toBeUndefined();
+  });
 });
