@@ -115,25 +115,36 @@ function isBareValueCode(c: number): boolean {
   );
 }
 
-/** The attributes the extraction reads; the others are skipped unread. */
-const WANTED_ATTRS = new Set([
-  'style',
-  'hidden',
-  'width',
-  'height',
-  'type',
-  'background',
-  'href',
-  'alt',
-  'http-equiv',
-  'content',
-  'action',
-  'method',
-  'data',
-  'src',
-]);
+/** The attributes the extraction reads (by slot); the others are skipped unread. */
+const WANTED_ATTRS = new Map(
+  [
+    'style',
+    'hidden',
+    'width',
+    'height',
+    'type',
+    'background',
+    'href',
+    'alt',
+    'http-equiv',
+    'content',
+    'action',
+    'method',
+    'data',
+    'src',
+  ].map((name, slot) => [name, slot]),
+);
 const MIN_WANTED = 3;
 const MAX_WANTED = 10;
+
+/** `s.slice(from, to).toLowerCase()`, without the second copy when nothing needs lower-casing. */
+function lowerSlice(s: string, from: number, to: number): string {
+  for (let k = from; k < to; k++) {
+    const c = s.charCodeAt(k);
+    if ((c >= 0x41 && c <= 0x5a) || c >= 0x80) return s.slice(from, to).toLowerCase();
+  }
+  return s.slice(from, to);
+}
 
 /**
  * The attributes of one tag (reused from tag to tag). Reads the attribute text as the regular
@@ -143,11 +154,12 @@ const MAX_WANTED = 10;
  * wins, values are entity-decoded when read.
  */
 class Attrs {
-  private readonly raw = new Map<string, string>();
+  /** Raw value by slot of WANTED_ATTRS; undefined when absent. */
+  private readonly raw: (string | undefined)[] = new Array(WANTED_ATTRS.size).fill(undefined);
 
   parse(s: string): this {
     const raw = this.raw;
-    raw.clear();
+    raw.fill(undefined);
     const n = s.length;
     let p = 0;
     while (p < n) {
@@ -184,19 +196,19 @@ class Attrs {
       // lower-casing never changes the length of a name that becomes a wanted (ASCII) one
       const len = nameEnd - nameStart;
       if (len >= MIN_WANTED && len <= MAX_WANTED) {
-        const name = s.slice(nameStart, nameEnd).toLowerCase();
-        if (WANTED_ATTRS.has(name) && !raw.has(name)) raw.set(name, value);
+        const slot = WANTED_ATTRS.get(lowerSlice(s, nameStart, nameEnd));
+        if (slot !== undefined && raw[slot] === undefined) raw[slot] = value;
       }
     }
     return this;
   }
 
   has(name: string): boolean {
-    return this.raw.has(name);
+    return this.raw[WANTED_ATTRS.get(name) as number] !== undefined;
   }
 
   get(name: string): string | undefined {
-    const v = this.raw.get(name);
+    const v = this.raw[WANTED_ATTRS.get(name) as number];
     return v === undefined ? undefined : decodeEntities(v);
   }
 }
@@ -204,8 +216,10 @@ class Attrs {
 const HIDING_COLOR = /(?:^|;)color:(?:#fff(?:fff)?|white|rgb\(255,255,255\))/;
 const HIDING_BACKGROUND = /background(?:-color)?:(?:#fff(?:fff)?|white|rgb\(255,255,255\))/;
 
-function isHiddenStyle(style: string | undefined): boolean {
-  if (!style) return false;
+/** Styles whose answer one extraction remembers. */
+const MAX_KNOWN_STYLES = 4096;
+
+function isHiddenStyle(style: string): boolean {
   const s = style.toLowerCase().replace(/\s+/g, '');
   // each rule is looked for only when the text it needs is there
   if (s.includes('display:none') || s.includes('visibility:hidden')) return true;
@@ -385,6 +399,7 @@ function extractHtmlUrls(htmlIn: string, c: Collector): void {
   let hiddenDepth = 0;
   let cssBudget = 1024 * 1024;
   let skipUntil = -1;
+  const hidingStyles = new Map<string, boolean>();
   const tag = new TagCursor(html);
   const attrs = new Attrs();
   while (tag.next()) {
@@ -404,8 +419,18 @@ function extractHtmlUrls(htmlIn: string, c: Collector): void {
     attrs.parse(tag.attrs());
     const selfClosing = selfClosed(html, tag.attrsStart, tag.attrsEnd);
     const style = attrs.get('style');
+    let styleHides = false;
+    if (style) {
+      // messages repeat the same few styles on many elements
+      const known = hidingStyles.get(style);
+      if (known !== undefined) styleHides = known;
+      else {
+        styleHides = isHiddenStyle(style);
+        if (hidingStyles.size < MAX_KNOWN_STYLES) hidingStyles.set(style, styleHides);
+      }
+    }
     const selfHidden =
-      isHiddenStyle(style) ||
+      styleHides ||
       attrs.has('hidden') ||
       attrs.get('width') === '0' ||
       attrs.get('height') === '0' ||

@@ -15,6 +15,15 @@ const MAX_TAG = 16 * 1024;
 
 const GT = 0x3e;
 
+/** An ASCII element name, lower-cased (copied a second time only when it has capitals). */
+function lowerName(s: string, from: number, to: number): string {
+  for (let k = from; k < to; k++) {
+    const c = s.charCodeAt(k);
+    if (c >= 0x41 && c <= 0x5a) return s.slice(from, to).toLowerCase();
+  }
+  return s.slice(from, to);
+}
+
 /**
  * A cursor over the tags of an HTML text, in order: what scanTags yields, without allocating an
  * object (or the attribute text) per tag. `next()` moves to the next tag and answers false at the
@@ -107,7 +116,7 @@ export class TagCursor {
         continue;
       }
       this.work += end - lt;
-      this.name = html.slice(nameStart, attrsStart).toLowerCase();
+      this.name = lowerName(html, nameStart, attrsStart);
       this.closing = closing;
       this.attrsStart = attrsStart;
       this.attrsEnd = end;

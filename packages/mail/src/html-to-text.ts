@@ -34,6 +34,15 @@ const MAX_KNOWN_NAME = 10;
 /** `</name\s*>` for each SKIP_CONTENT element, compiled once. */
 const SKIP_END = new Map([...SKIP_CONTENT].map((n) => [n, new RegExp(`</${n}\\s*>`, 'gi')]));
 
+/** An ASCII element name, lower-cased (copied a second time only when it has capitals). */
+function lowerName(s: string, from: number, to: number): string {
+  for (let k = from; k < to; k++) {
+    const c = s.charCodeAt(k);
+    if (c >= 0x41 && c <= 0x5a) return s.slice(from, to).toLowerCase();
+  }
+  return s.slice(from, to);
+}
+
 function isLetter(c: number): boolean {
   return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
 }
@@ -81,8 +90,7 @@ function convert(html: string): string {
     TAG_NAME.test(html);
     const nameEnd = TAG_NAME.lastIndex;
     // names longer than any known element need no look-up
-    const name =
-      nameEnd - nameStart <= MAX_KNOWN_NAME ? html.slice(nameStart, nameEnd).toLowerCase() : '';
+    const name = nameEnd - nameStart <= MAX_KNOWN_NAME ? lowerName(html, nameStart, nameEnd) : '';
     i = gt + 1;
     if (!closing && html.charCodeAt(gt - 1) !== 0x2f) {
       const skipEnd = SKIP_END.get(name);
