@@ -125,9 +125,30 @@ export function decodeQuotedPrintable(src: Buffer): Buffer {
   const n = src.length;
   const out = Buffer.allocUnsafe(n);
   let w = 0;
-  // 1. trailing whitespace of each line
+  // 1 and 2 in one pass: what follows a `=` once step 1 has run decides whether it is a soft break
   for (let i = 0; i < n; ) {
     const c = src[i] as number;
+    if (c === 61) {
+      let k = i + 1;
+      while (k < n && (src[k] === 32 || src[k] === 9)) k++;
+      if (k === n) break; // `=` (and blanks) at the very end
+      if (src[k] === 10) {
+        i = k + 1;
+        continue;
+      }
+      if (src[k] === 13) {
+        // blanks between CR and LF go too (step 1): `=` CR blanks LF is a soft break
+        let m = k + 1;
+        while (m < n && (src[m] === 32 || src[m] === 9)) m++;
+        if (src[m] === 10) {
+          i = m + 1;
+          continue;
+        }
+      }
+      out[w++] = 61;
+      i++;
+      continue;
+    }
     if (c !== 32 && c !== 9) {
       out[w++] = c;
       i++;
@@ -136,28 +157,8 @@ export function decodeQuotedPrintable(src: Buffer): Buffer {
     let j = i + 1;
     while (j < n && (src[j] === 32 || src[j] === 9)) j++;
     const next = src[j];
-    if (j < n && next !== 10 && next !== 13) w += src.copy(out, w, i, j);
-    i = j;
-  }
-  // 2. soft line breaks (in place: the write index never passes the read index)
-  const len1 = w;
-  w = 0;
-  for (let r = 0; r < len1; ) {
-    const c = out[r] as number;
-    if (c === 61) {
-      if (r + 1 === len1) break;
-      const d = out[r + 1];
-      if (d === 10) {
-        r += 2;
-        continue;
-      }
-      if (d === 13 && r + 2 < len1 && out[r + 2] === 10) {
-        r += 3;
-        continue;
-      }
-    }
-    out[w++] = c;
-    r++;
+    if (j < n && next !== 10 && next !== 13) while (i < j) out[w++] = src[i++] as number;
+    else i = j;
   }
   // 3. =XX escapes (in place)
   const len2 = w;
