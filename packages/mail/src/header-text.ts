@@ -19,6 +19,8 @@ export function stripControls(s: string): string {
   return s.replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, '');
 }
 
+const PLAIN_ASCII = /^[\t\x20-\x7e]*$/;
+
 /**
  * Turns one raw header line (`Name: value`, possibly folded, as a latin1 "binary" string) into its
  * value as text: unfolded, 8-bit bytes decoded, RFC 2047 encoded words decoded, controls removed.
@@ -26,7 +28,9 @@ export function stripControls(s: string): string {
 export function headerLineValue(line: string): string {
   const colon = line.indexOf(':');
   let v = colon >= 0 ? line.slice(colon + 1) : line;
-  v = v.replace(/\r?\n(?=[ \t])/g, '').replace(/\r?\n/g, ' ');
+  if (v.includes('\n')) v = v.replace(/\r?\n(?=[ \t])/g, '').replace(/\r?\n/g, ' ');
+  // the common case: printable ASCII and tabs, no encoded word; nothing below would change it
+  if (PLAIN_ASCII.test(v) && !v.includes('=?')) return v.trim();
   v = binaryToText(v);
   if (v.includes('=?')) {
     try {
