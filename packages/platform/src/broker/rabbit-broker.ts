@@ -82,6 +82,19 @@ const channelErrors = new WeakMap<Channel, Error>();
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+interface Corkable {
+  cork(): void;
+  uncork(): void;
+}
+
+/** The connection's socket (amqplib keeps it as `connection.stream`); undefined if that changes. */
+function socketOf(c: ChannelModel): Corkable | undefined {
+  const stream = (c.connection as unknown as { stream?: Partial<Corkable> }).stream;
+  return typeof stream?.cork === 'function' && typeof stream.uncork === 'function'
+    ? (stream as Corkable)
+    : undefined;
+}
+
 /**
  * RabbitMQ broker (amqplib): one connection; a confirm channel for publishing; one channel per
  * consumer (prefetch, manual ack). After a connection loss it reconnects with exponential backoff
@@ -105,6 +118,28 @@ export function createRabbitBroker(opts: RabbitBrokerOptions): RabbitBroker {
   const declarations: Declaration[] = [];
   const consumers = new Set<ConsumerRecord>();
   let waiters: (() => void)[] = [];
+  /** The socket corked for this event-loop turn's publishes, if any (see coalescePublishes). */
+  let corked: Corkable | undefined;
+
+  /**
+   * Publishes of one event-loop turn (e.g. every submission of a group-committed batch) leave in
+   * one socket write instead of one each. amqplib writes a channel's frames from a setImmediate,
+   * scheduled on the tick after the first publish; the socket is corked on that tick, after it,
+   * and uncorked by a setImmediate queued behind amqplib's: one writev for the whole turn.
+   */
+  function coalescePublishes(c: ChannelModel): void {
+    if (corked) return;
+    const sock = socketOf(c);
+    if (!sock) return;
+    corked = sock;
+    process.nextTick(() => {
+      sock.cork();
+      setImmediate(() => {
+        corked = undefined;
+        sock.uncork();
+      });
+    });
+  }
 
   const connected = (): boolean => conn !== null && !closing;
 
@@ -433,6 +468,7 @@ export function createRabbitBroker(opts: RabbitBrokerOptions): RabbitBroker {
     async publish(exchange, routingKey, body, popts: PublishOptions = {}) {
       await ready();
       const ch = await publishChannel();
+      const c = conn;
       const content = Buffer.from(JSON.stringify(body) ?? 'null', 'utf8');
       await new Promise<void>((resolve, reject) => {
         let done = false;
@@ -463,6 +499,7 @@ export function createRabbitBroker(opts: RabbitBrokerOptions): RabbitBroker {
             // a publish to a missing exchange closes the channel; its error (404) is recorded first
             (err) => finish(err ? (channelErrors.get(ch) ?? err) : null),
           );
+          if (c) coalescePublishes(c);
         } catch (err) {
           finish(err);
         }

@@ -60,6 +60,36 @@ describe('RabbitMQ broker with the Trawl topology', () => {
     }
   });
 
+  it('confirms every publish of one event-loop turn and delivers them in order (written together)', async () => {
+    const tb = await testBroker();
+    try {
+      const t = tb.topology;
+      const n = 200;
+      await Promise.all(
+        Array.from({ length: n }, (_, i) =>
+          tb.broker.publish(t.exchanges.analysis, t.routingKeys.analysisRequested, { i }),
+        ),
+      );
+      const got: number[] = [];
+      const c = await tb.broker.consume(
+        t.queues.analysisRequests,
+        async (d) => {
+          got.push((d.body as { i: number }).i);
+          await d.ack();
+        },
+        { prefetch: 50 },
+      );
+      await waitFor(async () => got.length === n, 30_000);
+      await c.cancel();
+      expect(got).toEqual(Array.from({ length: n }, (_, i) => i));
+      // the socket is not left corked: a later publish still goes out and is confirmed
+      await tb.broker.publish(t.exchanges.analysis, t.routingKeys.analysisRequested, { i: n });
+      expect(await tb.broker.queueDepth(t.queues.analysisRequests)).toBe(1);
+    } finally {
+      await tb.cleanup();
+    }
+  });
+
   it('rejects at once, without buffering, when the server cannot be reached', async () => {
     const { createRabbitBroker } = await import('../../src/index.ts');
     const b = createRabbitBroker({
