@@ -6,6 +6,7 @@ import {
   countMixedScriptWords,
   countStyledLetters,
   countZeroWidth,
+  hasNonAscii,
   normalizeForMatch,
 } from './normalize.ts';
 import { tokenize } from './phrase-index.ts';
@@ -43,23 +44,60 @@ export function languageHits(
   lex: Lexicons,
   allowed: string[],
 ): LanguageHits {
-  const st = tokenize(normalizeForMatch(subject));
-  const bt = tokenize(normalizeForMatch(text));
+  return tokenHits(
+    tokenize(normalizeForMatch(subject)),
+    tokenize(normalizeForMatch(text)),
+    language,
+    lex,
+    allowed,
+  );
+}
+
+function mergeHits(
+  into: Partial<Record<LanguageCategory, string[]>>,
+  found: Partial<Record<LanguageCategory, string[]>>,
+): void {
+  for (const [c, list] of Object.entries(found) as [LanguageCategory, string[]][]) {
+    const had = into[c];
+    into[c] = had ? [...new Set([...had, ...list])] : list;
+  }
+}
+
+/** languageHits of a subject and a text already normalised and tokenised. */
+function tokenHits(
+  st: readonly string[],
+  bt: readonly string[],
+  language: string,
+  lex: Lexicons,
+  allowed: string[],
+): LanguageHits {
   const out: LanguageHits = { language, subject: {}, body: {} };
-  const merge = (
-    into: Partial<Record<LanguageCategory, string[]>>,
-    found: Partial<Record<LanguageCategory, string[]>>,
-  ) => {
-    for (const [c, list] of Object.entries(found) as [LanguageCategory, string[]][]) {
-      into[c] = into[c] ? [...new Set([...into[c], ...list])] : list;
-    }
-  };
   for (const l of lexiconsFor(lex, language, allowed)) {
     const m = lex.languages.get(l)!;
-    merge(out.subject, m.find(st));
-    merge(out.body, m.find(bt));
+    mergeHits(out.subject, m.find(st));
+    mergeHits(out.body, m.find(bt));
   }
   return out;
+}
+
+/** Tokens of a view's normalised subject and text, computed once per view. */
+interface ViewTokens {
+  subject: string[];
+  text: string[];
+}
+
+const tokenMemo = new WeakMap<object, ViewTokens>();
+
+function viewTokens(v: MailView): ViewTokens {
+  let t = tokenMemo.get(v);
+  if (!t) {
+    t = {
+      subject: tokenize(normalizeForMatch(v.subject)),
+      text: tokenize(normalizeForMatch(v.text)),
+    };
+    tokenMemo.set(v, t);
+  }
+  return t;
 }
 
 /** Sentiment in −1 (negative, alarming) … 1 (positive, hype) from lexicon word counts. */
@@ -84,7 +122,8 @@ export function viewHits(v: MailView, lex: Lexicons, allowed: string[]): Languag
   const key = allowed.join(',');
   let h = m.get(key);
   if (!h) {
-    h = languageHits(v.subject, v.text, v.language, lex, allowed);
+    const t = viewTokens(v);
+    h = tokenHits(t.subject, t.text, v.language, lex, allowed);
     m.set(key, h);
   }
   return h;
@@ -97,6 +136,8 @@ export interface ViewBrands {
   body: Map<string, number>;
 }
 
+const BODY_BRAND_CHARS = 20_000;
+
 const brandMemo = new WeakMap<object, Map<Lexicons, ViewBrands>>();
 
 /** Brands named in a view's subject, sender display name and text; computed once per view and lexicons. Read only. */
@@ -108,11 +149,33 @@ export function viewBrands(v: MailView, lex: Lexicons): ViewBrands {
   }
   let b = m.get(lex);
   if (!b) {
+    const t = viewTokens(v);
+    const head = v.text.length > BODY_BRAND_CHARS ? v.text.slice(0, BODY_BRAND_CHARS) : v.text;
     b = {
-      subject: lex.brandMatcher.find(v.subject),
-      displayName: lex.brandMatcher.find(v.from.display_name),
-      body: lex.brandMatcher.find(v.text.slice(0, 20_000)),
+      subject: lex.brandMatcher.findTokens(v.subject, t.subject),
+      displayName: displayNameBrands(v, lex),
+      body: lex.brandMatcher.findTokens(
+        head,
+        head === v.text ? t.text : tokenize(normalizeForMatch(head)),
+      ),
     };
+    m.set(lex, b);
+  }
+  return b;
+}
+
+const nameMemo = new WeakMap<object, Map<Lexicons, Map<string, number>>>();
+
+/** Brands named in a view's sender display name, computed once per view and lexicons. Read only. */
+export function displayNameBrands(v: MailView, lex: Lexicons): Map<string, number> {
+  let m = nameMemo.get(v);
+  if (!m) {
+    m = new Map();
+    nameMemo.set(v, m);
+  }
+  let b = m.get(lex);
+  if (!b) {
+    b = lex.brandMatcher.find(v.from.display_name);
     m.set(lex, b);
   }
   return b;
@@ -216,10 +279,12 @@ export function contentFindings(
   }
 
   // text obfuscation against keyword filters
+  // styled letters and mixed-script words need characters outside ASCII; most texts have none
   const raw = `${v.subject}\n${v.text}`;
+  const plain = !hasNonAscii(v.subject) && !hasNonAscii(v.text);
   const zw = countZeroWidth(`${v.subject}\n${v.html || v.text}`);
-  const styled = countStyledLetters(raw);
-  const mixed = countMixedScriptWords(raw);
+  const styled = plain ? 0 : countStyledLetters(raw);
+  const mixed = plain ? 0 : countMixedScriptWords(raw);
   if (zw >= 5 || styled >= 4 || mixed >= 2) {
     out.push({
       type: 'text_obfuscation',
@@ -260,18 +325,12 @@ export function contentFindings(
     });
   }
   // image-only lure: an HTML body whose visible text is almost nothing but which links out
-  const visible =
-    v.html_text.replace(/\s+/g, ' ').trim().length + (email.body_text?.trim().length ?? 0);
-  const images = v.urls.filter((u) => u.is_image || u.source === 'src').length;
-  const links = v.urls.filter(
-    (u) => u.source === 'href' && (u.scheme === 'http' || u.scheme === 'https'),
-  ).length;
   if (
     v.has_html &&
-    visible < 120 &&
-    images >= 1 &&
-    links >= 1 &&
-    (email.attachments?.length ?? 0) === 0
+    (email.attachments?.length ?? 0) === 0 &&
+    v.urls.some((u) => u.is_image || u.source === 'src') &&
+    v.urls.some((u) => u.source === 'href' && (u.scheme === 'http' || u.scheme === 'https')) &&
+    visibleLength(v.html_text, email.body_text) < 120
   ) {
     out.push({
       type: 'suspicious_content',
@@ -288,6 +347,11 @@ export function contentFindings(
       hits: { subject: hits.subject, body: hits.body },
     },
   };
+}
+
+/** Characters of visible text: the HTML's text with whitespace collapsed plus the plain text, trimmed. */
+function visibleLength(htmlText: string, bodyText: string | undefined): number {
+  return htmlText.replace(/\s+/g, ' ').trim().length + (bodyText?.trim().length ?? 0);
 }
 
 /** A token of capitals and digits (6+) stuffed inside at least 5 words of the text. */

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { MAX_SCAN_CHARS, normalizeForMatch } from './normalize.ts';
-import { PhraseIndex, tokenize } from './phrase-index.ts';
+import { PhraseIndex, type ScanHits, tokenize } from './phrase-index.ts';
 
 /** Directory of the lexicons shipped with Trawl (config/defaults/lexicons). */
 export const DEFAULT_LEXICON_DIR = fileURLToPath(
@@ -88,27 +88,62 @@ export class LanguageMatcher {
 export interface BrandMatcher {
   /** Brand ids named in `raw` (original case) with the number of mentions. */
   find(raw: string): Map<string, number>;
+  /**
+   * The same as `find(raw)` when `tokens` are `tokenize(normalizeForMatch(raw))` (the caller has
+   * them already), for `raw` of at most MAX_SCAN_CHARS characters.
+   */
+  findTokens(raw: string, tokens: readonly string[]): Map<string, number>;
 }
 
 function compileBrands(brands: Brand[]): BrandMatcher {
   const ci = new PhraseIndex();
   const cs = new PhraseIndex();
+  /** First tokens of the case-sensitive names: a text without any of them has no case-sensitive hit. */
+  const csFirst = new Set<string>();
   for (const b of brands) {
     for (const n of b.names) ci.add(phraseTokens(n).tokens, `${b.id}:${n}`, b.id);
-    for (const n of b.case_names) cs.add(tokenize(n.normalize('NFKC')), `${b.id}:${n}`, b.id);
+    for (const n of b.case_names) {
+      const tokens = tokenize(n.normalize('NFKC'));
+      cs.add(tokens, `${b.id}:${n}`, b.id);
+      if (tokens[0] !== undefined) csFirst.add(tokens[0]);
+    }
   }
+  const firsts = [...csFirst];
+  const addTo = (out: Map<string, number>, m: ScanHits) => {
+    for (const { label, count } of m.values()) out.set(label, (out.get(label) ?? 0) + count);
+  };
+  const findTokens = (bounded: string, tokens: readonly string[]): Map<string, number> => {
+    const out = new Map<string, number>();
+    addTo(out, ci.scan(tokens, 200));
+    if (cs.size > 0) {
+      const folded = bounded.normalize('NFKC');
+      if (firsts.some((f) => folded.includes(f))) addTo(out, cs.scan(tokenize(folded), 200));
+    }
+    return out;
+  };
   return {
     find(raw: string): Map<string, number> {
-      const out = new Map<string, number>();
       const bounded = raw.length > MAX_SCAN_CHARS ? raw.slice(0, MAX_SCAN_CHARS) : raw;
-      const add = (m: Map<string, { label: string; count: number }>) => {
-        for (const { label, count } of m.values()) out.set(label, (out.get(label) ?? 0) + count);
-      };
-      add(ci.scan(tokenize(normalizeForMatch(bounded)), 200));
-      if (cs.size > 0) add(cs.scan(tokenize(bounded.normalize('NFKC')), 200));
-      return out;
+      return findTokens(bounded, tokenize(normalizeForMatch(bounded)));
+    },
+    findTokens(raw: string, tokens: readonly string[]): Map<string, number> {
+      return findTokens(raw.length > MAX_SCAN_CHARS ? raw.slice(0, MAX_SCAN_CHARS) : raw, tokens);
     },
   };
+}
+
+/**
+ * Whether a host is in a domain list: its registrable domain, the host itself, or a parent of the
+ * host with at least two labels (lists name hosts like storage.googleapis.com).
+ */
+export function hostInList(list: Set<string>, host: string, domain: string): boolean {
+  if (list.has(domain) || list.has(host)) return true;
+  // every suffix after a dot but the last: "a.b.c.d" → "b.c.d", "c.d"
+  const last = host.lastIndexOf('.');
+  for (let dot = host.indexOf('.'); dot !== -1 && dot < last; dot = host.indexOf('.', dot + 1)) {
+    if (list.has(host.slice(dot + 1))) return true;
+  }
+  return false;
 }
 
 function readYaml(path: string): unknown {

@@ -4,10 +4,22 @@
 const ZERO_WIDTH =
   // biome-ignore lint/suspicious/noMisleadingCharacterClass: a list of single invisible code points
   /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]/g;
-const COMBINING = /\p{M}+/gu;
+/** Combining marks and the invisible code points of ZERO_WIDTH, removed in one pass. */
+const STRIP =
+  // biome-ignore lint/suspicious/noMisleadingCharacterClass: a list of single invisible code points
+  /[\p{M}\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]+/gu;
+const QUOTES = /[\u2018\u2019\u02bc`´]/g;
+/** The whitespace that collapsing `\s+` to one space changes: runs of two, or one that is not a space. */
+const SPACES = /\s{2,}|[^\S ]/g;
+const NON_ASCII = /[^\x00-\x7f]/;
 
 /** Max characters of text any analyzer scans: keeps every analyzer bounded on huge input. */
 export const MAX_SCAN_CHARS = 60_000;
+
+/** Whether `text` has a character outside ASCII. */
+export function hasNonAscii(text: string): boolean {
+  return NON_ASCII.test(text);
+}
 
 /**
  * Lower-cased, accent-free, compatibility-folded text (NFKD: "𝘿𝙄𝙔" → "diy", "ﬁ" → "fi"), with
@@ -15,13 +27,15 @@ export const MAX_SCAN_CHARS = 60_000;
  */
 export function normalizeForMatch(text: string): string {
   const bounded = text.length > MAX_SCAN_CHARS ? text.slice(0, MAX_SCAN_CHARS) : text;
+  // ASCII is its own NFKD form and has no marks, invisible characters or typographic quotes
+  if (!NON_ASCII.test(bounded))
+    return bounded.toLowerCase().replace(/`/g, "'").replace(SPACES, ' ');
   return bounded
     .normalize('NFKD')
-    .replace(COMBINING, '')
-    .replace(ZERO_WIDTH, '')
+    .replace(STRIP, '')
     .toLowerCase()
-    .replace(/[\u2018\u2019\u02bc`´]/g, "'")
-    .replace(/\s+/g, ' ');
+    .replace(QUOTES, "'")
+    .replace(SPACES, ' ');
 }
 
 /** Counts invisible/format characters used to break up words (filter evasion). */

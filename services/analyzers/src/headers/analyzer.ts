@@ -1,4 +1,5 @@
 import type { AnalyzerAnswerInput, Email } from '@trawl/contracts';
+import { displayNameBrands } from '../content/analyzer.ts';
 import { type Lexicons, loadLexicons } from '../content/lexicons.ts';
 import { normalizeForMatch } from '../content/normalize.ts';
 import { answerFrom, type Finding } from '../rules/score.ts';
@@ -47,6 +48,23 @@ function cachedNames(lex: Lexicons, organisationDomains: string[]): ProtectedNam
     m.set(key, names);
   }
   return names;
+}
+
+function isLowerAlnum(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
+}
+
+/** Whether `word` stands in `s` with no [a-z0-9] right before or after it. */
+function containsWord(s: string, word: string): boolean {
+  for (let at = s.indexOf(word); at !== -1; at = s.indexOf(word, at + 1)) {
+    const end = at + word.length;
+    if (
+      (at === 0 || !isLowerAlnum(s.charCodeAt(at - 1))) &&
+      (end === s.length || !isLowerAlnum(s.charCodeAt(end)))
+    )
+      return true;
+  }
+  return false;
 }
 
 /** Pure header checks of one message. */
@@ -124,7 +142,7 @@ export function headerFindings(email: Email, settings: HeadersSettings, lex: Lex
         });
       }
     }
-    const brands = lex.brandMatcher.find(dn);
+    const brands = displayNameBrands(v, lex);
     for (const id of brands.keys()) {
       if (settings.protected_brands.length && !settings.protected_brands.includes(id)) continue;
       if (ownsBrand(lex, id, v.from.domain)) continue;
@@ -218,13 +236,7 @@ export function headerFindings(email: Email, settings: HeadersSettings, lex: Lex
   const subj = v.subject.toLowerCase().replace(/\[[^\]]*\]/g, ' ');
   for (const r of v.list_id ? [] : to.slice(0, 5)) {
     const local = r.split('@')[0] ?? '';
-    if (
-      (r.length > 5 && subj.includes(r)) ||
-      (local.length >= 5 &&
-        new RegExp(
-          `(^|[^a-z0-9])${local.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}([^a-z0-9]|$)`,
-        ).test(subj))
-    ) {
+    if ((r.length > 5 && subj.includes(r)) || (local.length >= 5 && containsWord(subj, local))) {
       out.push({
         type: 'header_anomaly',
         value: 'subject contains the recipient’s address',
