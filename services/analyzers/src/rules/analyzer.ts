@@ -26,6 +26,11 @@ export function ruleSetFor(path: string, checkEveryMs: number, log?: Log): RuleS
   return s;
 }
 
+function firstLine(s: string): string {
+  const nl = s.indexOf('\n');
+  return nl === -1 ? s : s.slice(0, nl);
+}
+
 export function analyzeRules(
   email: Email,
   settings: RulesSettings,
@@ -37,23 +42,32 @@ export function analyzeRules(
   const findings: Finding[] = [];
   const matched: string[] = [];
   const errors: string[] = [];
-  for (const r of set.rules) {
-    let hit: unknown;
-    try {
-      hit = r.run({ m });
-    } catch (err) {
-      if (errors.length < 5) errors.push(`${r.id}: ${(err as Error).message.split('\n')[0]}`);
-      continue;
+  const ctx = { m };
+  // A rule that fails is reported by its message alone: capturing a stack trace for every error
+  // the evaluator raises would cost more than evaluating all the rules (restored below).
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    for (const r of set.rules) {
+      let hit: unknown;
+      try {
+        hit = r.run(ctx);
+      } catch (err) {
+        if (errors.length < 5) errors.push(`${r.id}: ${firstLine((err as Error).message)}`);
+        continue;
+      }
+      if (hit === true) {
+        matched.push(r.id);
+        findings.push({
+          type: r.indicator,
+          symbol: r.id,
+          value: `rule ${r.id}: ${r.description || r.expression}`.slice(0, 500),
+          weight: r.score,
+        });
+      }
     }
-    if (hit === true) {
-      matched.push(r.id);
-      findings.push({
-        type: r.indicator,
-        symbol: r.id,
-        value: `rule ${r.id}: ${r.description || r.expression}`.slice(0, 500),
-        weight: r.score,
-      });
-    }
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
   }
   return answerFrom(findings, {
     base: settings.base_probability,
