@@ -1,7 +1,7 @@
 import { domainToUnicode } from 'node:url';
 import { asciiHost } from '@trawl/mail';
 import { getDomain, getDomainWithoutSuffix } from 'tldts';
-import { boundedEditDistance, skeleton } from './similarity.ts';
+import { editDistance, INTERNAL_FOLD, skeleton } from '../urls/similarity.ts';
 
 export interface DomainLookalike {
   internal_domain: string;
@@ -48,12 +48,15 @@ export function findInternalLookalike(
       consider({ internal_domain: d.domain, how: 'other_suffix', confidence: 0.75 });
       continue;
     }
-    if (d.label.length >= 4 && skeleton(s.label) === skeleton(d.label)) {
+    if (
+      d.label.length >= 4 &&
+      skeleton(s.label, INTERNAL_FOLD) === skeleton(d.label, INTERNAL_FOLD)
+    ) {
       consider({ internal_domain: d.domain, how: 'homoglyph', confidence: 0.9 });
       continue;
     }
     const max = d.label.length >= 8 ? 2 : d.label.length >= 4 ? 1 : 0;
-    if (max > 0 && boundedEditDistance(s.label, d.label, max) <= max) {
+    if (max > 0 && editDistance(s.label, d.label, max, true) <= max) {
       consider({ internal_domain: d.domain, how: 'typo', confidence: 0.8 });
       continue;
     }

@@ -1,7 +1,7 @@
 import { domainToUnicode } from 'node:url';
 import type { AnalyzerAnswerInput, Email } from '@trawl/contracts';
 import { getDomain } from 'tldts';
-import { type Lexicons, loadLexicons } from '../content/lexicons.ts';
+import { hostInList, type Lexicons, loadLexicons } from '../content/lexicons.ts';
 import { answerFrom, type Finding } from '../rules/score.ts';
 import { type UrlView, viewOf } from '../rules/view.ts';
 import {
@@ -13,14 +13,6 @@ import {
 } from './lookalike.ts';
 import { looksRandom } from './random-domain.ts';
 import type { UrlsSettings } from './settings.ts';
-
-function inList(set: Set<string>, host: string, domain: string): boolean {
-  if (set.has(domain) || set.has(host)) return true;
-  // entries like storage.googleapis.com are hosts below a registrable domain
-  const parts = host.split('.');
-  for (let i = 1; i < parts.length - 1; i++) if (set.has(parts.slice(i).join('.'))) return true;
-  return false;
-}
 
 function unicodeMixedScript(host: string): boolean {
   const u = toUnicode(host);
@@ -35,6 +27,14 @@ function toUnicode(h: string): string {
   } catch {
     return h;
   }
+}
+
+/** What urlFindings derives from the lexicons and the settings, once per settings object. */
+interface UrlTables {
+  lex: Lexicons;
+  names: ProtectedName[];
+  shorteners: Set<string>;
+  risky: Set<string>;
 }
 
 const brandCache = new WeakMap<Lexicons, Map<string, ProtectedName[]>>();
@@ -56,17 +56,66 @@ function namesFor(lex: Lexicons, s: UrlsSettings): ProtectedName[] {
   return names;
 }
 
+const tableCache = new WeakMap<UrlsSettings, UrlTables>();
+function tablesFor(lex: Lexicons, s: UrlsSettings): UrlTables {
+  let t = tableCache.get(s);
+  if (!t || t.lex !== lex) {
+    t = {
+      lex,
+      names: namesFor(lex, s),
+      shorteners: new Set([...lex.shorteners, ...s.url_shorteners.map((x) => x.toLowerCase())]),
+      risky: new Set([
+        ...lex.riskyTlds,
+        ...s.risky_tlds.map((x) => x.toLowerCase().replace(/^\./, '')),
+      ]),
+    };
+    tableCache.set(s, t);
+  }
+  return t;
+}
+
+/** Whether the authority part of a URL (after `scheme://`, up to `/`, `?` or `#`) has an `@`. */
+function authorityHasAt(url: string): boolean {
+  const start = /^[a-z]+:\/\//i.exec(url)?.[0].length ?? 0;
+  const at = url.indexOf('@', start);
+  if (at === -1) return false;
+  for (let i = start; i < at; i++) {
+    const c = url.charCodeAt(i);
+    if (c === 47 || c === 63 || c === 35) return false; // / ? #
+  }
+  return true;
+}
+
+/** What `url.split(host)[1]` is: the text between the first and the second occurrence of host. */
+function afterHost(url: string, host: string): string {
+  const a = url.indexOf(host);
+  if (a === -1) return '';
+  const from = a + host.length;
+  const b = url.indexOf(host, from);
+  return b === -1 ? url.slice(from) : url.slice(from, b);
+}
+
+/** The forms of a recipient address a link may carry: as is, URL-encoded, base64. */
+interface RecipientForms {
+  plain: string;
+  encoded: string;
+  base64: string;
+}
+
+function recipientForms(r: string): RecipientForms {
+  return {
+    plain: r,
+    encoded: encodeURIComponent(r).toLowerCase(),
+    base64: Buffer.from(r).toString('base64').replace(/=+$/, '').toLowerCase(),
+  };
+}
+
 /** Pure URL checks; never fetches anything. */
 export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Finding[] {
   const v = viewOf(email);
   const w = s.weights;
   const out: Finding[] = [];
-  const names = namesFor(lex, s);
-  const shorteners = new Set([...lex.shorteners, ...s.url_shorteners.map((x) => x.toLowerCase())]);
-  const risky = new Set([
-    ...lex.riskyTlds,
-    ...s.risky_tlds.map((x) => x.toLowerCase().replace(/^\./, '')),
-  ]);
+  const { names, shorteners, risky } = tablesFor(lex, s);
   const fromOrg = v.from.org_domain;
   const once = new Set<string>();
   const add = (key: string, f: Finding) => {
@@ -74,7 +123,7 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
     once.add(key);
     out.push(f);
   };
-  const recipients = v.to.map((r) => r.toLowerCase()).filter((r) => r.length > 5);
+  let recipients: RecipientForms[] | undefined;
   let hidden = 0;
   let riskyCount = 0;
   for (const u of v.urls as UrlView[]) {
@@ -117,7 +166,7 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
       });
       continue;
     }
-    if (/@/.test(u.url.replace(/^[a-z]+:\/\//i, '').split(/[/?#]/)[0] ?? '')) {
+    if (authorityHasAt(u.url)) {
       add('userinfo', {
         type: 'suspicious_url',
         value: `URL hides its host behind user info: ${u.url.slice(0, 100)}`,
@@ -162,9 +211,9 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
     }
     if (
       u.source === 'href' &&
+      !once.has('random') &&
       u.domain !== fromOrg &&
-      looksRandom(mainLabel(u.domain)) &&
-      !once.has('random')
+      looksRandom(mainLabel(u.domain))
     ) {
       add('random', {
         type: 'suspicious_url',
@@ -195,7 +244,7 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
         weight: w.risky_tld,
       });
     }
-    if (inList(lex.freeHosting, u.host, u.domain) && u.source !== 'src') {
+    if (u.source !== 'src' && hostInList(lex.freeHosting, u.host, u.domain)) {
       add('hosting', {
         type: 'suspicious_url',
         value: `link to a page on shared hosting ${u.host}`,
@@ -221,24 +270,25 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
         }
       }
     }
-    for (const r of w.recipient_in_url > 0 ? recipients : []) {
-      const enc = encodeURIComponent(r).toLowerCase();
-      const lower = u.url.toLowerCase();
-      if (
-        lower.includes(r) ||
-        lower.includes(enc) ||
-        lower.includes(Buffer.from(r).toString('base64').replace(/=+$/, '').toLowerCase())
-      ) {
-        add('rcpt', {
-          type: 'suspicious_url',
-          value: 'link carries the recipient’s address',
-          symbol: 'recipient_in_url',
-          weight: w.recipient_in_url,
-        });
-        break;
+    if (w.recipient_in_url > 0 && !once.has('rcpt')) {
+      recipients ??= v.to
+        .map((r) => r.toLowerCase())
+        .filter((r) => r.length > 5)
+        .map(recipientForms);
+      const lower = recipients.length > 0 ? u.url.toLowerCase() : '';
+      for (const r of recipients) {
+        if (lower.includes(r.plain) || lower.includes(r.encoded) || lower.includes(r.base64)) {
+          add('rcpt', {
+            type: 'suspicious_url',
+            value: 'link carries the recipient’s address',
+            symbol: 'recipient_in_url',
+            weight: w.recipient_in_url,
+          });
+          break;
+        }
       }
     }
-    const path = (u.url.split(u.host)[1] ?? '').toLowerCase();
+    const path = afterHost(u.url, u.host).toLowerCase();
     if (path.length > 1) {
       const label = pathBrandRe(names).exec(path)?.[1];
       const owner = label ? names.find((n) => n.label === label) : undefined;

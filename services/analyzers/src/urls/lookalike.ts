@@ -1,71 +1,6 @@
 import type { Brand } from '../content/lexicons.ts';
 import { orgDomain } from '../rules/view.ts';
-
-/** Characters and digraphs that look alike, folded to one skeleton (Unicode TR39 in spirit). */
-const CONFUSABLES: Record<string, string> = {
-  '0': 'o',
-  '1': 'l',
-  '3': 'e',
-  '4': 'a',
-  '5': 's',
-  '7': 't',
-  '8': 'b',
-  '9': 'g',
-  '|': 'l',
-  i: 'l',
-  '\u0430': 'a',
-  '\u0435': 'e',
-  '\u043e': 'o',
-  '\u0440': 'p',
-  '\u0441': 'c',
-  '\u0443': 'y',
-  '\u0445': 'x',
-  '\u0456': 'l',
-  '\u0458': 'j',
-  '\u04bb': 'h',
-  '\u0501': 'd',
-  '\u051b': 'q',
-  '\u051d': 'w',
-  '\u03bf': 'o',
-  '\u03b1': 'a',
-  '\u03c1': 'p',
-  '\u03bd': 'v',
-  '\u03b9': 'l',
-  '\u0131': 'l',
-  '\u0261': 'g',
-};
-
-/** Skeleton of a label: confusables folded, accents removed, rn→m, vv→w, cl→d, hyphens dropped. */
-export function skeleton(label: string): string {
-  let s = label
-    .toLowerCase()
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '');
-  s = [...s].map((c) => CONFUSABLES[c] ?? c).join('');
-  return s.replace(/rn/g, 'm').replace(/vv/g, 'w').replace(/cl/g, 'd').replace(/-/g, '');
-}
-
-/** Levenshtein distance, bounded: returns max+1 as soon as it exceeds max. */
-export function editDistance(a: string, b: string, max = 2): number {
-  if (Math.abs(a.length - b.length) > max) return max + 1;
-  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    let rowMin = i;
-    for (let j = 1; j <= b.length; j++) {
-      const v = Math.min(
-        prev[j]! + 1,
-        cur[j - 1]! + 1,
-        prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-      cur.push(v);
-      if (v < rowMin) rowMin = v;
-    }
-    if (rowMin > max) return max + 1;
-    prev = cur;
-  }
-  return prev[b.length]!;
-}
+import { editDistance, skeleton } from './similarity.ts';
 
 /** The first label of a registrable domain: "paypal.co.uk" → "paypal". */
 export function mainLabel(domain: string): string {
@@ -199,6 +134,32 @@ function computeLookalike(domain: string, names: ProtectedName[]): LookalikeHit 
   return undefined;
 }
 
+/** brandInSubdomain's tables of a name list: every protected domain, and the names it may report. */
+interface SubdomainIndex {
+  domains: Set<string>;
+  /** Eligible label → position in the list of the first name with that label. */
+  labels: Map<string, number>;
+}
+
+const subdomainIndexes = new WeakMap<ProtectedName[], SubdomainIndex>();
+
+function subdomainIndex(names: ProtectedName[]): SubdomainIndex {
+  let x = subdomainIndexes.get(names);
+  if (!x) {
+    x = { domains: new Set(), labels: new Map() };
+    for (let i = 0; i < names.length; i++) {
+      const n = names[i]!;
+      for (const d of n.domains) x.domains.add(d);
+      if (n.label.length >= 5 && !GENERIC_LABELS.has(n.label) && !x.labels.has(n.label))
+        x.labels.set(n.label, i);
+    }
+    subdomainIndexes.set(names, x);
+  }
+  return x;
+}
+
+const SUBDOMAIN_SEPARATORS = /[.-]/;
+
 /** A protected label used in the subdomain part of an unrelated host ("paypal.com.evil.io"). */
 export function brandInSubdomain(
   host: string,
@@ -206,11 +167,13 @@ export function brandInSubdomain(
   names: ProtectedName[],
 ): ProtectedName | undefined {
   if (!host || !domain || host === domain || !host.endsWith(`.${domain}`)) return undefined;
-  const sub = host.slice(0, -domain.length - 1);
-  const tokens = new Set(sub.split(/[.-]/));
-  if (names.some((n) => n.domains.has(domain))) return undefined;
-  for (const n of names) {
-    if (n.label.length >= 5 && !GENERIC_LABELS.has(n.label) && tokens.has(n.label)) return n;
+  const x = subdomainIndex(names);
+  if (x.domains.has(domain)) return undefined;
+  // the first name in list order whose label is a token of the subdomain part
+  let best = -1;
+  for (const token of host.slice(0, -domain.length - 1).split(SUBDOMAIN_SEPARATORS)) {
+    const i = x.labels.get(token);
+    if (i !== undefined && (best === -1 || i < best)) best = i;
   }
-  return undefined;
+  return best === -1 ? undefined : names[best];
 }

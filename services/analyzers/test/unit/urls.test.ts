@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeUrls, UrlsSettings } from '../../src/urls/index.ts';
-import { editDistance, findLookalike, protectedNames, skeleton } from '../../src/urls/lookalike.ts';
+import { findLookalike, protectedNames } from '../../src/urls/lookalike.ts';
+import { editDistance, skeleton } from '../../src/urls/similarity.ts';
 import { hamNewsletter, makeEmail } from '../fixtures/emails.ts';
 
 const settings = UrlsSettings.parse({});
