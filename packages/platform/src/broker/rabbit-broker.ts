@@ -118,17 +118,17 @@ export function createRabbitBroker(opts: RabbitBrokerOptions): RabbitBroker {
   const declarations: Declaration[] = [];
   const consumers = new Set<ConsumerRecord>();
   let waiters: (() => void)[] = [];
-  /** The socket corked for this event-loop turn's publishes, if any (see coalescePublishes). */
+  /** The socket corked for this event-loop turn's writes, if any (see coalesceWrites). */
   let corked: Corkable | undefined;
 
   /**
-   * Publishes of one event-loop turn (e.g. every submission of a group-committed batch) leave in
-   * one socket write instead of one each. amqplib writes a channel's frames from a setImmediate,
-   * scheduled on the tick after the first publish; the socket is corked on that tick, after it,
-   * and uncorked by a setImmediate queued behind amqplib's: one writev for the whole turn.
+   * Publishes and acks of one event-loop turn (e.g. every submission of a group-committed batch)
+   * leave in one socket write instead of one each. amqplib writes a channel's frames from a
+   * setImmediate, scheduled on the tick after the first write; the socket is corked on that tick,
+   * after it, and uncorked by a setImmediate queued behind amqplib's: one writev for the turn.
    */
-  function coalescePublishes(c: ChannelModel): void {
-    if (corked) return;
+  function coalesceWrites(c: ChannelModel | null): void {
+    if (!c || corked) return;
     const sock = socketOf(c);
     if (!sock) return;
     corked = sock;
@@ -299,10 +299,14 @@ export function createRabbitBroker(opts: RabbitBrokerOptions): RabbitBroker {
       redelivered: msg.fields.redelivered,
       deliveryCount: (Number.isFinite(count) ? count : 0) + 1,
       ack: async () => {
-        if (settle()) ch.ack(msg);
+        if (!settle()) return;
+        ch.ack(msg);
+        coalesceWrites(conn);
       },
       nack: async (o) => {
-        if (settle()) ch.nack(msg, false, o?.requeue !== false);
+        if (!settle()) return;
+        ch.nack(msg, false, o?.requeue !== false);
+        coalesceWrites(conn);
       },
     };
     const run = (async () => {
@@ -499,7 +503,7 @@ export function createRabbitBroker(opts: RabbitBrokerOptions): RabbitBroker {
             // a publish to a missing exchange closes the channel; its error (404) is recorded first
             (err) => finish(err ? (channelErrors.get(ch) ?? err) : null),
           );
-          if (c) coalescePublishes(c);
+          coalesceWrites(c);
         } catch (err) {
           finish(err);
         }
