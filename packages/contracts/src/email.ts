@@ -50,9 +50,15 @@ export function createAttachmentSchema(limits: EmailLimits = DEFAULT_EMAIL_LIMIT
       content: z
         .string()
         .regex(BASE64_RE, { message: 'must be base64' })
-        .refine((v) => base64DecodedLength(v) <= limits.maxAttachmentBytes, {
-          message: `decoded content must be at most ${limits.maxAttachmentBytes} bytes`,
-        })
+        // the decoded length is at most 3/4 of the text's: only count exactly near the limit
+        .refine(
+          (v) =>
+            Math.floor((v.length * 3) / 4) <= limits.maxAttachmentBytes ||
+            base64DecodedLength(v) <= limits.maxAttachmentBytes,
+          {
+            message: `decoded content must be at most ${limits.maxAttachmentBytes} bytes`,
+          },
+        )
         .optional(),
       content_id: z.string().max(998).optional(),
       /** Hex sha256 of the decoded content; filled by the platform when it has the bytes. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   Attachment,
+  createAttachmentSchema,
   createEmailSchema,
   DEFAULT_EMAIL_LIMITS,
   Email,
@@ -279,6 +280,16 @@ describe('Email (spec 2.1)', () => {
       content: 'aGVsbG8=',
     });
     expect(a.size).toBe(5);
+  });
+
+  it('bounds the decoded size of attachment content exactly, line breaks and padding aside', () => {
+    const schema = createAttachmentSchema({ ...DEFAULT_EMAIL_LIMITS, maxAttachmentBytes: 5 });
+    const ok = (content: string): boolean => schema.safeParse({ filename: 'a', content }).success;
+    expect(ok('aGVsbG8=')).toBe(true); // 5 bytes
+    expect(ok('aGVs\r\nbG8=\r\n')).toBe(true); // 5 bytes over 14 characters
+    expect(ok('aGVsbG8h')).toBe(false); // 6 bytes
+    expect(ok('aGVs\r\nbG8h')).toBe(false);
+    expect(ok('aGVsbA==')).toBe(true); // 4 bytes
   });
 
   it('escapes JSON pointer tokens', () => {
