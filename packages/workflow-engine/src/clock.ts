@@ -1,3 +1,5 @@
+import type { AbortReason, Scope, ScopeListener } from './scope.ts';
+
 /** Time source and timers, injected so tests can run on virtual time. */
 export interface Clock {
   /** Milliseconds from an arbitrary origin; only differences are used. */
@@ -12,18 +14,31 @@ export const realClock: Clock = {
   clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
 };
 
-/** Resolves true after `ms`, or false as soon as `signal` aborts. */
-export function sleep(clock: Clock, ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
+class Sleeper implements ScopeListener {
+  handle: unknown = undefined;
+  constructor(
+    private readonly clock: Clock,
+    private readonly scope: Scope,
+    private readonly resolve: (slept: boolean) => void,
+  ) {}
+
+  wake(): void {
+    this.scope.remove(this);
+    this.resolve(true);
+  }
+
+  onAbort(_reason: AbortReason): void {
+    this.clock.clearTimeout(this.handle);
+    this.resolve(false);
+  }
+}
+
+/** Resolves true after `ms`, or false as soon as `scope` aborts. */
+export function sleep(clock: Clock, ms: number, scope: Scope): Promise<boolean> {
+  if (scope.aborted) return Promise.resolve(false);
   return new Promise((resolve) => {
-    const onAbort = () => {
-      clock.clearTimeout(handle);
-      resolve(false);
-    };
-    const handle = clock.setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
+    const s = new Sleeper(clock, scope, resolve);
+    s.handle = clock.setTimeout(() => s.wake(), ms);
+    scope.add(s);
   });
 }

@@ -1,7 +1,7 @@
 import {
   type AnalysisContext,
   type AnalysisResult,
-  AnalyzerAnswer,
+  type AnalyzerAnswer,
   type AnalyzerResult,
   BadInputError,
   type CallTrace,
@@ -10,18 +10,22 @@ import {
   EnrichmentResult as EnrichmentResultSchema,
   type EnrichRequest,
   type JobError,
+  type ProviderRef,
   type StageAggregate,
   type StageContext,
   type StageTrace,
+  safeParseAnalyzerAnswer,
   type Trace,
   type VerdictThresholds,
 } from '@trawl/contracts';
 import { type AggregateInput, aggregate, DEFAULT_THRESHOLDS, verdictFor } from './aggregate.ts';
 import { backoffDelay } from './backoff.ts';
 import { type Clock, realClock, sleep } from './clock.ts';
-import type { CompiledAnalyzer, CompiledStage, CompiledWorkflow } from './compile.ts';
+import type { CompiledStage, CompiledWorkflow } from './compile.ts';
+import { plainCopy } from './copy.ts';
 import { WORKFLOW_ERROR_CODES } from './errors.ts';
 import type { EngineEvent } from './events.ts';
+import { type AbortReason, Scope, type ScopeListener } from './scope.ts';
 import { Semaphore } from './semaphore.ts';
 
 export const DEFAULT_ANALYZER_TIMEOUT_MS = 30_000;
@@ -29,6 +33,11 @@ export const DEFAULT_ANALYZER_TIMEOUT_MS = 30_000;
 /** An answer may carry `cached: true` (set by a caching caller) so the trace can say so. */
 export type AnalyzerCallAnswer = AnalyzerAnswer & { cached?: boolean };
 
+/**
+ * What the engine calls. The options' `signal` is a getter that makes the call's AbortSignal on
+ * first read (most callees never look; an AbortController costs about 10 µs on Node 20): read
+ * `o.signal` itself rather than spreading `o`.
+ */
 export interface EngineDeps {
   callAnalyzer(
     id: string,
@@ -60,12 +69,6 @@ export type RunOutcome =
   | { status: 'completed'; result: AnalysisResult; trace: Trace; context: AnalysisContext }
   | { status: 'failed'; error: JobError; trace: Trace; context: AnalysisContext };
 
-/** Why a run's calls were cancelled. */
-type AbortReason = {
-  kind: 'deadline' | 'cancelled' | 'job_failed' | 'stage_failed';
-  message: string;
-};
-
 type AttemptOutcome =
   | { kind: 'ok'; value: unknown }
   | { kind: 'error'; error: unknown }
@@ -93,67 +96,123 @@ function errorText(e: unknown): string {
   return 'unknown error';
 }
 
-function reasonOf(signal: AbortSignal): AbortReason {
-  const r = signal.reason as AbortReason | undefined;
-  return r && typeof r === 'object' && 'kind' in r
-    ? r
-    : { kind: 'cancelled', message: 'cancelled' };
-}
+const CANCELLED: AbortReason = { kind: 'cancelled', message: 'cancelled' };
 
-/** Aborts `child` when `parent` aborts; returns the function that undoes the link. */
-function link(parent: AbortSignal, child: AbortController): () => void {
-  if (parent.aborted) {
-    child.abort(parent.reason);
-    return () => {};
-  }
-  const on = () => child.abort(parent.reason);
-  parent.addEventListener('abort', on, { once: true });
-  return () => parent.removeEventListener('abort', on);
-}
+function noop(): void {}
 
 /**
- * One call attempt bounded by `timeoutMs` and `parent`; never waits for a callee that ignores its
- * signal. The callee's own signal is aborted on timeout or cancellation.
+ * One call attempt, bounded by `timeoutMs` and by its scope; never waits for a callee that ignores
+ * its signal. The callee's AbortSignal is made when the callee first reads it (an AbortController
+ * costs about 10 µs on Node 20 and most callees never look), already aborted if the attempt has
+ * been; it is aborted on timeout or cancellation.
  */
+class Attempt implements ScopeListener {
+  timer: unknown = undefined;
+  resolve: (o: AttemptOutcome) => void = noop;
+  private ac: AbortController | undefined = undefined;
+  private abortedWith: AbortReason | undefined = undefined;
+  private settled = false;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly scope: Scope,
+    private readonly timeoutMs: number,
+  ) {}
+
+  get signal(): AbortSignal {
+    let ac = this.ac;
+    if (ac === undefined) {
+      ac = new AbortController();
+      this.ac = ac;
+      if (this.abortedWith !== undefined) ac.abort(this.abortedWith);
+    }
+    return ac.signal;
+  }
+
+  private abortCallee(reason: AbortReason): void {
+    this.abortedWith = reason;
+    this.ac?.abort(reason);
+  }
+
+  onAbort(reason: AbortReason): void {
+    this.abortCallee(reason);
+    this.finish({ kind: 'cancelled', reason });
+  }
+
+  onTimeout(): void {
+    this.abortCallee({ kind: 'cancelled', message: `timed out after ${this.timeoutMs} ms` });
+    this.finish({ kind: 'timeout' });
+  }
+
+  finish(o: AttemptOutcome): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.clock.clearTimeout(this.timer);
+    this.scope.remove(this);
+    this.resolve(o);
+  }
+}
+
+/** What an analyzer call receives beside the email; `signal` is made on first read. */
+class AnalyzerCallOptions {
+  readonly #attempt: Attempt;
+  constructor(
+    a: Attempt,
+    readonly timeoutMs: number,
+    readonly stage: string,
+    readonly attempt: number,
+  ) {
+    this.#attempt = a;
+  }
+
+  get signal(): AbortSignal {
+    return this.#attempt.signal;
+  }
+}
+
+/** What a provider call receives beside the request; `signal` is made on first read. */
+class ProviderCallOptions {
+  readonly #attempt: Attempt;
+  constructor(
+    a: Attempt,
+    readonly timeoutMs: number,
+    readonly attempt: number,
+  ) {
+    this.#attempt = a;
+  }
+
+  get signal(): AbortSignal {
+    return this.#attempt.signal;
+  }
+}
+
 function attempt(
   clock: Clock,
-  parent: AbortSignal,
+  scope: Scope,
   timeoutMs: number,
-  call: (signal: AbortSignal) => Promise<unknown>,
+  call: (a: Attempt) => unknown,
 ): Promise<AttemptOutcome> {
-  if (parent.aborted) return Promise.resolve({ kind: 'cancelled', reason: reasonOf(parent) });
-  return new Promise((resolve) => {
-    const ac = new AbortController();
-    let settled = false;
-    const finish = (o: AttemptOutcome) => {
-      if (settled) return;
-      settled = true;
-      clock.clearTimeout(timer);
-      parent.removeEventListener('abort', onParent);
-      resolve(o);
-    };
-    const onParent = () => {
-      const reason = reasonOf(parent);
-      ac.abort(reason);
-      finish({ kind: 'cancelled', reason });
-    };
-    const timer = clock.setTimeout(() => {
-      ac.abort({ kind: 'cancelled', message: `timed out after ${timeoutMs} ms` });
-      finish({ kind: 'timeout' });
-    }, timeoutMs);
-    parent.addEventListener('abort', onParent, { once: true });
-    let p: Promise<unknown>;
-    try {
-      p = call(ac.signal);
-    } catch (e) {
-      finish({ kind: 'error', error: e });
-      return;
-    }
-    Promise.resolve(p).then(
-      (value) => finish({ kind: 'ok', value }),
-      (error) => finish({ kind: 'error', error }),
-    );
+  if (scope.reason !== undefined) {
+    return Promise.resolve({ kind: 'cancelled', reason: scope.reason });
+  }
+  const a = new Attempt(clock, scope, timeoutMs);
+  const done = new Promise<AttemptOutcome>((resolve) => {
+    a.resolve = resolve;
   });
+  a.timer = clock.setTimeout(() => a.onTimeout(), timeoutMs);
+  scope.add(a);
+  let p: unknown;
+  try {
+    p = call(a);
+  } catch (e) {
+    a.finish({ kind: 'error', error: e });
+    return done;
+  }
+  Promise.resolve(p).then(
+    (value) => a.finish({ kind: 'ok', value }),
+    (error) => a.finish({ kind: 'error', error }),
+  );
+  return done;
 }
 
 function problemsText(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string {
@@ -161,6 +220,13 @@ function problemsText(issues: ReadonlyArray<{ path: PropertyKey[]; message: stri
     .slice(0, 3)
     .map((i) => `${i.path.length ? `/${i.path.map(String).join('/')}` : '/'}: ${i.message}`)
     .join('; ');
+}
+
+/** A frozen copy of `map` with `name` set (stage names cannot be `__proto__`). */
+function withStage<T>(map: Readonly<Record<string, T>>, name: string, value: T): Record<string, T> {
+  const next: Record<string, T> = plainCopy(map as Record<string, T>);
+  next[name] = value;
+  return Object.freeze(next);
 }
 
 function neutralResult(c: CallTrace): AnalyzerResult {
@@ -190,6 +256,32 @@ export function runWorkflow(
   return new Run(wf, email, deps, opts).execute();
 }
 
+/** One started stage with analyzers to run: its calls, answers and cancellation scope. */
+class StageRun {
+  readonly answers: Array<AnalyzerAnswer | undefined>;
+  providerData: Record<string, unknown> | undefined = undefined;
+  error: { message: string; analyzer?: string } | undefined = undefined;
+
+  constructor(
+    readonly stage: CompiledStage,
+    readonly calls: CallTrace[],
+    readonly scope: Scope,
+  ) {
+    this.answers = new Array<AnalyzerAnswer | undefined>(stage.analyzers.length).fill(undefined);
+  }
+
+  /** The stage fails (the first reason wins) and its calls still in flight are cancelled. */
+  fail(message: string, analyzer?: string): void {
+    if (this.error) return;
+    this.error = analyzer === undefined ? { message } : { message, analyzer };
+    this.scope.abort({ kind: 'stage_failed', message });
+  }
+
+  get stopped(): boolean {
+    return this.error !== undefined || this.scope.aborted;
+  }
+}
+
 class Run {
   private readonly clock: Clock;
   private readonly random: () => number;
@@ -197,7 +289,7 @@ class Run {
   private readonly defaultTimeoutMs: number;
   private readonly onEvent: ((e: EngineEvent) => void) | undefined;
   private readonly sem: Semaphore;
-  private readonly runAc = new AbortController();
+  private readonly scope = new Scope();
   private readonly t0: number;
   private readonly celEmail: unknown;
   private readonly traces: StageTrace[];
@@ -209,15 +301,14 @@ class Run {
   private failure: JobError | undefined;
   private started = 0;
   private finished = 0;
-  private resolveDone: () => void = () => {};
+  private resolveDone: () => void = noop;
 
   constructor(
     private readonly wf: CompiledWorkflow,
     private readonly email: Email,
-    deps: EngineDeps,
+    private readonly deps: EngineDeps,
     private readonly opts: RunOptions,
   ) {
-    this.deps = deps;
     this.clock = deps.clock ?? realClock;
     this.random = deps.random ?? Math.random;
     this.thresholds = deps.thresholds ?? DEFAULT_THRESHOLDS;
@@ -227,24 +318,32 @@ class Run {
     this.t0 = this.clock.now();
     const h = email.headers;
     // Optional lists default to empty in conditions, so `size(email.attachments) > 0` just works.
-    this.celEmail = {
-      ...email,
-      attachments: email.attachments ?? [],
-      headers: { ...h, cc: h.cc ?? [], bcc: h.bcc ?? [], raw_headers: h.raw_headers ?? {} },
-      analysis_context: {},
-    };
-    this.traces = wf.stages.map((s) => ({
-      name: s.name,
-      status: 'pending',
-      duration_ms: 0,
-      providers: [],
-      analyzers: [],
-    }));
-    this.aggregates = wf.stages.map(() => undefined);
-    this.remainingDeps = wf.stages.map((s) => s.deps.length);
+    const headers = plainCopy(h);
+    headers.cc = h.cc ?? [];
+    headers.bcc = h.bcc ?? [];
+    headers.raw_headers = h.raw_headers ?? {};
+    const celEmail = plainCopy(email);
+    celEmail.attachments = email.attachments ?? [];
+    celEmail.headers = headers;
+    celEmail.analysis_context = {};
+    this.celEmail = celEmail;
+    const n = wf.stages.length;
+    this.traces = [];
+    this.aggregates = [];
+    this.remainingDeps = [];
+    for (let i = 0; i < n; i++) {
+      const s = wf.stages[i]!;
+      this.traces.push({
+        name: s.name,
+        status: 'pending',
+        duration_ms: 0,
+        providers: [],
+        analyzers: [],
+      });
+      this.aggregates.push(undefined);
+      this.remainingDeps.push(s.deps.length);
+    }
   }
-
-  private readonly deps: EngineDeps;
 
   private emit(e: EngineEvent): void {
     if (!this.onEvent) return;
@@ -258,7 +357,7 @@ class Run {
   private failJob(error: JobError, reason: AbortReason): void {
     if (this.failure) return;
     this.failure = error;
-    this.runAc.abort(reason);
+    this.scope.abort(reason);
     this.checkDone();
   }
 
@@ -271,24 +370,30 @@ class Run {
     }
   }
 
+  private onDeadline(): void {
+    const message = `the workflow did not finish within its timeout_ms (${this.wf.timeoutMs} ms)`;
+    this.failJob({ code: WORKFLOW_ERROR_CODES.deadline, message }, { kind: 'deadline', message });
+  }
+
+  private onExternalAbort(): void {
+    const message = 'the run was cancelled by its caller';
+    this.failJob({ code: WORKFLOW_ERROR_CODES.cancelled, message }, { kind: 'cancelled', message });
+  }
+
   async execute(): Promise<RunOutcome> {
     const done = new Promise<void>((r) => {
       this.resolveDone = r;
     });
-    const deadline = this.clock.setTimeout(() => {
-      const message = `the workflow did not finish within its timeout_ms (${this.wf.timeoutMs} ms)`;
-      this.failJob({ code: WORKFLOW_ERROR_CODES.deadline, message }, { kind: 'deadline', message });
-    }, this.wf.timeoutMs);
+    const deadline = this.clock.setTimeout(() => this.onDeadline(), this.wf.timeoutMs);
     const ext = this.opts.signal;
-    const onExternal = () => {
-      const message = 'the run was cancelled by its caller';
-      this.failJob(
-        { code: WORKFLOW_ERROR_CODES.cancelled, message },
-        { kind: 'cancelled', message },
-      );
-    };
-    if (ext?.aborted) onExternal();
-    else ext?.addEventListener('abort', onExternal, { once: true });
+    let onExternal: (() => void) | undefined;
+    if (ext) {
+      if (ext.aborted) this.onExternalAbort();
+      else {
+        onExternal = () => this.onExternalAbort();
+        ext.addEventListener('abort', onExternal, { once: true });
+      }
+    }
 
     if (!this.failure) {
       for (const s of this.wf.stages) if (s.deps.length === 0) this.startStage(s);
@@ -296,14 +401,15 @@ class Run {
     this.checkDone();
     await done;
     this.clock.clearTimeout(deadline);
-    ext?.removeEventListener('abort', onExternal);
+    if (onExternal) ext?.removeEventListener('abort', onExternal);
     return this.outcome();
   }
 
   private startStage(s: CompiledStage): void {
     this.started++;
-    void this.runStage(s)
-      .catch((e: unknown) => {
+    this.runStage(s).then(
+      () => this.stageEnded(s),
+      (e: unknown) => {
         const message = `internal error in stage ${s.name}: ${errorText(e)}`;
         const tr = this.traces[s.index]!;
         tr.status = 'failed';
@@ -312,19 +418,22 @@ class Run {
           { code: WORKFLOW_ERROR_CODES.internal, message, stage: s.name },
           { kind: 'job_failed', message },
         );
-      })
-      .finally(() => {
-        this.finished++;
-        if (!this.failure) {
-          const st = this.traces[s.index]!.status;
-          if (st === 'completed' || st === 'skipped') {
-            for (const d of s.dependents) {
-              if (--this.remainingDeps[d]! === 0) this.startStage(this.wf.stages[d]!);
-            }
-          }
+        this.stageEnded(s);
+      },
+    );
+  }
+
+  private stageEnded(s: CompiledStage): void {
+    this.finished++;
+    if (!this.failure) {
+      const st = this.traces[s.index]!.status;
+      if (st === 'completed' || st === 'skipped') {
+        for (const d of s.dependents) {
+          if (--this.remainingDeps[d]! === 0) this.startStage(this.wf.stages[d]!);
         }
-        this.checkDone();
-      });
+      }
+    }
+    this.checkDone();
   }
 
   private outcome(): RunOutcome {
@@ -384,7 +493,37 @@ class Run {
     providers: Record<string, unknown> | undefined,
   ): AnalysisContext {
     if (!providers) return this.context;
-    return Object.freeze({ ...this.context, [stage]: { providers, analyzers: {} } });
+    return withStage(this.context, stage, { providers, analyzers: {} });
+  }
+
+  /** The email a call receives: the run's email with `analysis_context` replaced. */
+  private emailWith(context: AnalysisContext): Email {
+    const e = plainCopy(this.email);
+    e.analysis_context = context;
+    return e;
+  }
+
+  private endStage(
+    s: CompiledStage,
+    start: number,
+    status: 'completed' | 'failed' | 'skipped',
+    error?: string,
+  ): void {
+    const tr = this.traces[s.index]!;
+    tr.status = status;
+    tr.duration_ms = ms(this.clock.now() - start);
+    if (error !== undefined) tr.error = error;
+    if (this.onEvent) {
+      const e: EngineEvent = {
+        type: 'stage_finished',
+        workflow_id: this.wf.id,
+        stage: s.name,
+        status,
+        duration_ms: tr.duration_ms,
+      };
+      if (error !== undefined) e.error = error;
+      this.emit(e);
+    }
   }
 
   private async runStage(s: CompiledStage): Promise<void> {
@@ -392,143 +531,96 @@ class Run {
     const start = this.clock.now();
     tr.status = 'running';
     tr.started_at_ms = ms(start - this.t0);
-    const wfId = this.wf.id;
-    this.emit({ type: 'stage_started', workflow_id: wfId, stage: s.name });
-    const finish = (status: 'completed' | 'failed' | 'skipped', error?: string) => {
-      tr.status = status;
-      tr.duration_ms = ms(this.clock.now() - start);
-      if (error !== undefined) tr.error = error;
-      if (this.onEvent) {
-        const e: EngineEvent = {
-          type: 'stage_finished',
-          workflow_id: wfId,
-          stage: s.name,
-          status,
-          duration_ms: tr.duration_ms,
-        };
-        if (error !== undefined) e.error = error;
-        this.emit(e);
-      }
-    };
+    if (this.onEvent) this.emit({ type: 'stage_started', workflow_id: this.wf.id, stage: s.name });
 
     // 1. The stage's condition, on the stages completed by now.
     if (s.condition) {
       const r = s.condition.evaluate({ email: this.celEmail, stages: this.celStages });
       tr.condition =
         r.error !== undefined ? `error (treated as false): ${r.error}` : r.value ? 'true' : 'false';
-      if (!r.value) return finish('skipped');
+      if (!r.value) return this.endStage(s, start, 'skipped');
     }
 
     // 2. Analyzer conditions.
-    const calls: CallTrace[] = s.analyzers.map((a) => ({
-      id: a.ref.id,
-      status: 'skipped',
-      attempts: 0,
-      duration_ms: 0,
-    }));
-    tr.analyzers = calls;
+    const calls: CallTrace[] = [];
     const toRun: number[] = [];
-    s.analyzers.forEach((a, j) => {
+    for (let j = 0; j < s.analyzers.length; j++) {
+      const a = s.analyzers[j]!;
+      const call: CallTrace = { id: a.ref.id, status: 'skipped', attempts: 0, duration_ms: 0 };
+      calls.push(call);
       if (a.condition) {
         const r = a.condition.evaluate({ email: this.celEmail, stages: this.celStages });
         if (!r.value) {
-          calls[j]!.error =
+          call.error =
             r.error !== undefined
               ? `condition error (treated as false): ${r.error}`
               : 'condition is false';
-          return;
+          continue;
         }
       }
       toRun.push(j);
-    });
+    }
+    tr.analyzers = calls;
     if (s.analyzers.length > 0 && toRun.length === 0) {
       tr.condition ??= 'every analyzer was skipped by its condition';
-      return finish('skipped');
+      return this.endStage(s, start, 'skipped');
     }
 
-    const stageAc = new AbortController();
-    const unlink = link(this.runAc.signal, stageAc);
-    let stageError: { message: string; analyzer?: string } | undefined;
-    const failStage = (message: string, analyzer?: string) => {
-      if (stageError) return;
-      stageError = analyzer === undefined ? { message } : { message, analyzer };
-      stageAc.abort({ kind: 'stage_failed', message } satisfies AbortReason);
-    };
-
+    const st = new StageRun(s, calls, Scope.childOf(this.scope));
     try {
       // 3. Context providers, in parallel, before the analyzers.
-      let providerData: Record<string, unknown> | undefined;
       if (s.providers.length > 0) {
-        providerData = {};
-        const data = providerData;
-        const emailForProviders: Email = { ...this.email, analysis_context: this.context };
+        const data: Record<string, unknown> = {};
+        st.providerData = data;
+        const emailForProviders = this.emailWith(this.context);
         tr.providers = await Promise.all(
-          s.providers.map((p) =>
-            this.runProvider(
-              s,
-              p.id,
-              p.timeout_ms,
-              p.required,
-              emailForProviders,
-              stageAc.signal,
-              data,
-              failStage,
-            ),
-          ),
+          s.providers.map((p) => this.runProvider(st, p, emailForProviders, data)),
         );
-        if (!stageError && !this.runAc.signal.aborted) Object.freeze(data);
+        if (!st.error && !this.scope.aborted) Object.freeze(data);
       }
 
       // 4. Analyzers.
-      const answers: Array<AnalyzerAnswer | undefined> = s.analyzers.map(() => undefined);
-      const runOne = async (j: number): Promise<void> => {
-        const a = s.analyzers[j]!;
-        const out = await this.runAnalyzer(s, a, calls[j]!, stageAc.signal, providerData);
-        if (out.kind === 'success') {
-          answers[j] = out.answer;
-          return;
-        }
-        if (out.kind === 'cancelled') return;
-        const id = a.ref.id;
-        if (a.ref.required) failStage(`required analyzer ${id} failed: ${out.error}`, id);
-        else if (a.ref.failure_strategy === 'fail')
-          failStage(`analyzer ${id} failed (failure_strategy fail): ${out.error}`, id);
-        else if (!s.stage.continue_on_failure)
-          failStage(`analyzer ${id} failed and continue_on_failure is false: ${out.error}`, id);
-      };
-      if (!stageError && !stageAc.signal.aborted) {
+      if (!st.stopped) {
         if (s.stage.type === 'sequential') {
           for (const j of toRun) {
-            if (stageError || stageAc.signal.aborted) {
+            if (st.stopped) {
               calls[j]!.error = 'not run: the stage stopped before its turn';
               continue;
             }
-            await runOne(j);
+            await this.runAnalyzer(st, j);
           }
+        } else if (toRun.length === 1) {
+          await this.runAnalyzer(st, toRun[0]!);
         } else {
-          await Promise.all(toRun.map(runOne));
+          await Promise.all(toRun.map((j) => this.runAnalyzer(st, j)));
         }
       } else {
         for (const j of toRun) calls[j]!.error = 'not run: the stage stopped before its analyzers';
       }
 
       // 5. Verdict of the stage.
-      if (this.runAc.signal.aborted && !stageError) {
-        return finish('failed', `cancelled: ${reasonOf(this.runAc.signal).message}`);
+      if (this.scope.aborted && !st.error) {
+        return this.endStage(
+          s,
+          start,
+          'failed',
+          `cancelled: ${(this.scope.reason ?? CANCELLED).message}`,
+        );
       }
-      if (!stageError) {
+      const answers = st.answers;
+      if (!st.error) {
         let ok = 0;
         for (const j of toRun) if (answers[j]) ok++;
         const need = Math.min(s.stage.min_successful_analyzers, toRun.length);
         if (ok < need) {
-          failStage(
+          st.fail(
             `only ${ok} of ${toRun.length} analyzer(s) succeeded; min_successful_analyzers is ${s.stage.min_successful_analyzers}`,
           );
         }
       }
-      if (stageError) {
-        const err = stageError;
-        finish('failed', err.message);
+      if (st.error) {
+        const err = st.error;
+        this.endStage(s, start, 'failed', err.message);
         const jobError: JobError = {
           code: WORKFLOW_ERROR_CODES.stageFailed,
           message: `stage ${s.name} failed: ${err.message}`,
@@ -542,12 +634,13 @@ class Run {
       // 6. Aggregate and publish the stage to the context of later calls.
       const inputs: AggregateInput[] = [];
       const analyzerResults: Record<string, AnalyzerResult> = {};
-      s.analyzers.forEach((a, j) => {
+      for (let j = 0; j < s.analyzers.length; j++) {
+        const a = s.analyzers[j]!;
         const c = calls[j]!;
         const ans = answers[j];
         if (!ans) {
           analyzerResults[a.ref.id] = neutralResult(c);
-          return;
+          continue;
         }
         inputs.push({ answer: ans, weight: a.ref.weight, id: a.ref.id });
         const r: AnalyzerResult = {
@@ -567,7 +660,7 @@ class Run {
         };
         if (c.cached) r.cached = true;
         analyzerResults[a.ref.id] = r;
-      });
+      }
       let agg: StageAggregate | undefined;
       if (inputs.length > 0) {
         agg = aggregate(
@@ -580,37 +673,37 @@ class Run {
         this.aggregates[s.index] = agg;
       }
       const stageCtx: StageContext = Object.freeze({
-        providers: providerData ?? {},
+        providers: st.providerData ?? {},
         analyzers: analyzerResults,
       });
-      this.context = Object.freeze({ ...this.context, [s.name]: stageCtx });
+      this.context = withStage(this.context, s.name, stageCtx);
       const cel: CelStage = { providers: stageCtx.providers, analyzers: analyzerResults };
       if (agg) cel.result = agg;
-      this.celStages = Object.freeze({ ...this.celStages, [s.name]: cel });
-      finish('completed');
+      this.celStages = withStage(this.celStages, s.name, cel);
+      this.endStage(s, start, 'completed');
     } finally {
-      unlink();
+      this.scope.remove(st.scope);
     }
   }
 
   private async runProvider(
-    s: CompiledStage,
-    id: string,
-    timeoutMs: number | undefined,
-    required: boolean,
+    st: StageRun,
+    p: ProviderRef,
     email: Email,
-    signal: AbortSignal,
     data: Record<string, unknown>,
-    failStage: (message: string) => void,
   ): Promise<CallTrace> {
+    const s = st.stage;
+    const id = p.id;
     const start = this.clock.now();
     const trace: CallTrace = { id, status: 'failed', attempts: 1, duration_ms: 0 };
     const wfId = this.wf.id;
-    this.emit({ type: 'provider_started', workflow_id: wfId, stage: s.name, provider: id });
-    const t = timeoutMs ?? this.defaultTimeoutMs;
+    if (this.onEvent) {
+      this.emit({ type: 'provider_started', workflow_id: wfId, stage: s.name, provider: id });
+    }
+    const t = p.timeout_ms ?? this.defaultTimeoutMs;
     const req: EnrichRequest = { email, stage: s.name, workflow_id: wfId };
-    const o = await attempt(this.clock, signal, t, (sig) =>
-      this.deps.callProvider(id, req, { signal: sig, timeoutMs: t, attempt: 1 }),
+    const o = await attempt(this.clock, st.scope, t, (at) =>
+      this.deps.callProvider(id, req, new ProviderCallOptions(at, t, 1)),
     );
     trace.duration_ms = ms(this.clock.now() - start);
     if (o.kind === 'ok') {
@@ -642,50 +735,51 @@ class Run {
       if (trace.error !== undefined) e.error = trace.error;
       this.emit(e);
     }
-    if (trace.status !== 'success' && required && o.kind !== 'cancelled') {
-      failStage(`required context provider ${id} failed: ${trace.error ?? 'unknown error'}`);
+    if (trace.status !== 'success' && p.required && o.kind !== 'cancelled') {
+      st.fail(`required context provider ${id} failed: ${trace.error ?? 'unknown error'}`);
     }
     return trace;
   }
 
-  private async runAnalyzer(
-    s: CompiledStage,
-    a: CompiledAnalyzer,
-    call: CallTrace,
-    signal: AbortSignal,
-    providerData: Record<string, unknown> | undefined,
-  ): Promise<CallOutcome> {
+  /** Runs analyzer `j` of the stage (with its retries), records its answer or fails the stage. */
+  private async runAnalyzer(st: StageRun, j: number): Promise<void> {
+    const s = st.stage;
+    const a = s.analyzers[j]!;
+    const call = st.calls[j]!;
+    const scope = st.scope;
     const id = a.ref.id;
-    const wfId = this.wf.id;
+    const stage = s.name;
     const timeoutMs = a.ref.timeout_ms ?? this.defaultTimeoutMs;
     const start = this.clock.now();
     let outcome: CallOutcome = { kind: 'failed', timeout: false, error: 'not run' };
     call.status = 'failed';
     for (let n = 1; n <= a.maxAttempts; n++) {
-      if (!(await this.sem.acquire(signal))) {
-        outcome = { kind: 'cancelled', reason: reasonOf(signal) };
+      // a free slot is taken at once; only a full semaphore makes the call wait
+      const slot =
+        (scope.reason === undefined && this.sem.tryAcquire()) || (await this.sem.acquire(scope));
+      if (!slot) {
+        outcome = { kind: 'cancelled', reason: scope.reason ?? CANCELLED };
         break;
       }
       call.attempts = n;
       const t1 = this.clock.now();
-      this.emit({
-        type: 'analyzer_started',
-        workflow_id: wfId,
-        stage: s.name,
-        analyzer: id,
-        attempt: n,
-      });
-      const email: Email = {
-        ...this.email,
-        analysis_context: this.contextFor(s.name, providerData),
-      };
-      const o = await attempt(this.clock, signal, timeoutMs, (sig) =>
-        this.deps.callAnalyzer(id, email, { signal: sig, timeoutMs, stage: s.name, attempt: n }),
+      if (this.onEvent) {
+        this.emit({
+          type: 'analyzer_started',
+          workflow_id: this.wf.id,
+          stage,
+          analyzer: id,
+          attempt: n,
+        });
+      }
+      const email = this.emailWith(this.contextFor(stage, st.providerData));
+      const o = await attempt(this.clock, scope, timeoutMs, (at) =>
+        this.deps.callAnalyzer(id, email, new AnalyzerCallOptions(at, timeoutMs, stage, n)),
       );
       this.sem.release();
       let retryable = true;
       if (o.kind === 'ok') {
-        const parsed = AnalyzerAnswer.safeParse(o.value);
+        const parsed = safeParseAnalyzerAnswer(o.value);
         if (parsed.success) {
           const cached = (o.value as { cached?: unknown }).cached === true;
           outcome = { kind: 'success', answer: parsed.data, cached };
@@ -707,8 +801,8 @@ class Run {
       if (this.onEvent && outcome.kind !== 'cancelled') {
         const e: EngineEvent = {
           type: 'analyzer_finished',
-          workflow_id: wfId,
-          stage: s.name,
+          workflow_id: this.wf.id,
+          stage,
           analyzer: id,
           attempt: n,
           status: outcome.kind === 'success' ? 'success' : outcome.timeout ? 'timeout' : 'failed',
@@ -719,8 +813,8 @@ class Run {
         this.emit(e);
       }
       if (outcome.kind !== 'failed' || !retryable || n >= a.maxAttempts) break;
-      if (!(await sleep(this.clock, backoffDelay(a.retry, n, this.random), signal))) {
-        outcome = { kind: 'cancelled', reason: reasonOf(signal) };
+      if (!(await sleep(this.clock, backoffDelay(a.retry, n, this.random), scope))) {
+        outcome = { kind: 'cancelled', reason: scope.reason ?? CANCELLED };
         break;
       }
     }
@@ -728,14 +822,21 @@ class Run {
     if (outcome.kind === 'success') {
       call.status = 'success';
       if (outcome.cached) call.cached = true;
-    } else if (outcome.kind === 'failed') {
-      call.status = outcome.timeout ? 'timeout' : 'failed';
-      call.error =
-        a.maxAttempts > 1 ? `${outcome.error} (after ${call.attempts} attempt(s))` : outcome.error;
-    } else {
+      st.answers[j] = outcome.answer;
+      return;
+    }
+    if (outcome.kind === 'cancelled') {
       call.status = outcome.reason.kind === 'deadline' ? 'timeout' : 'failed';
       call.error = `cancelled: ${outcome.reason.message}`;
+      return;
     }
-    return outcome;
+    call.status = outcome.timeout ? 'timeout' : 'failed';
+    call.error =
+      a.maxAttempts > 1 ? `${outcome.error} (after ${call.attempts} attempt(s))` : outcome.error;
+    if (a.ref.required) st.fail(`required analyzer ${id} failed: ${outcome.error}`, id);
+    else if (a.ref.failure_strategy === 'fail')
+      st.fail(`analyzer ${id} failed (failure_strategy fail): ${outcome.error}`, id);
+    else if (!s.stage.continue_on_failure)
+      st.fail(`analyzer ${id} failed and continue_on_failure is false: ${outcome.error}`, id);
   }
 }
