@@ -552,6 +552,31 @@ describe('timeouts and cancellation', () => {
     expect(h.clock.pending).toBe(0);
   });
 
+  it('a callee reading its signal only late finds it aborted after a timeout, untouched after an answer', async () => {
+    const kept: Record<string, { signal: AbortSignal }> = {};
+    const h = harness({});
+    const deps = {
+      ...h.deps,
+      callAnalyzer: (id: string, _m: unknown, o: { signal: AbortSignal }) => {
+        kept[id] = o;
+        return id === 'hang' ? new Promise<never>(() => {}) : Promise.resolve(answer(true, 0.9));
+      },
+    };
+    const wf = compile({
+      id: 'w',
+      name: 'W',
+      stages: [{ name: 's', analyzers: [{ id: 'hang', timeout_ms: 50 }, { id: 'fast' }] }],
+    });
+    const o = await h.clock.run(runWorkflow(wf, email, deps));
+    completed(o);
+    expect(kept.hang!.signal.aborted).toBe(true);
+    expect(kept.hang!.signal.reason).toEqual({
+      kind: 'cancelled',
+      message: 'timed out after 50 ms',
+    });
+    expect(kept.fast!.signal.aborted).toBe(false);
+  });
+
   it('a caller abort cancels the run', async () => {
     const ac = new AbortController();
     const h = harness({ a: { hang: true } });
