@@ -271,14 +271,42 @@ class TrawlMailParser extends MailParserBase {
   }
 }
 
-function collect(
-  buf: Buffer,
-  limits: EmailLimits,
-  maxHeaderBytes: number,
-  maxParts: number,
-  timeoutMs: number,
-): Promise<Collected> {
-  return new Promise<Collected>((resolve, reject) => {
+type ParserOutput =
+  | ({ type: 'text'; text?: string | false; html?: string | false } & object)
+  | ({ type: 'attachment' } & ParsedAttachment)
+  | null;
+
+/**
+ * One run of mailparser over a message, collecting what parseRawEmail needs. A class rather than
+ * closures: under tsx (keepNames) every named closure costs a defineProperty per message.
+ */
+class Collection {
+  readonly out: Collected = {
+    headerLines: [],
+    headers: new Map(),
+    text: undefined,
+    html: undefined,
+    attachments: [],
+    droppedAttachments: 0,
+    oversizedAttachments: 0,
+  };
+  private readonly parser: TrawlMailParser;
+  private readonly timer: NodeJS.Timeout;
+  private done = false;
+  private ended = false;
+  private reading = false;
+  private pendingAttachment = false;
+  private offset = 0;
+
+  constructor(
+    private readonly buf: Buffer,
+    private readonly limits: EmailLimits,
+    maxHeaderBytes: number,
+    maxParts: number,
+    timeoutMs: number,
+    private readonly resolve: (c: Collected) => void,
+    private readonly reject: (err: unknown) => void,
+  ) {
     const parser = new TrawlMailParser({
       // the attachments' sha256 is computed by mailparser's own content hash (md5 otherwise)
       checksumAlgo: 'sha256',
@@ -289,34 +317,14 @@ function collect(
       // the splitter's own bounds (mailsplit): per-node header size and number of MIME nodes
       ...({ maxHeadSize: maxHeaderBytes + 64 * 1024, maxChildNodes: maxParts } as object),
     });
-    const out: Collected = {
-      headerLines: [],
-      headers: new Map(),
-      text: undefined,
-      html: undefined,
-      attachments: [],
-      droppedAttachments: 0,
-      oversizedAttachments: 0,
-    };
-    let done = false;
-    let ended = false;
-    let pendingAttachment = false;
-    const finish = (err?: unknown) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      if (err !== undefined) {
-        parser.removeAllListeners('readable');
-        parser.destroy();
-        reject(err);
-      } else resolve(out);
-    };
-    const timer = setTimeout(
-      () => finish(new MailUnparseableError(`message could not be parsed within ${timeoutMs} ms`)),
+    this.parser = parser;
+    this.timer = setTimeout(
+      () =>
+        this.finish(new MailUnparseableError(`message could not be parsed within ${timeoutMs} ms`)),
       timeoutMs,
     );
     parser.on('error', (err: unknown) =>
-      finish(
+      this.finish(
         new MailUnparseableError(
           `message is not readable MIME: ${String((err as Error)?.message ?? err)}`,
           undefined,
@@ -325,98 +333,121 @@ function collect(
       ),
     );
     parser.on('headers', (headers: Map<string, unknown>) => {
-      out.headers = headers;
-      out.headerLines = (
+      this.out.headers = headers;
+      this.out.headerLines = (
         (parser as unknown as { headerLines?: HeaderLine[] }).headerLines ?? []
       ).slice();
     });
-    let reading = false;
-    const reader = (): void => {
-      reading = true;
-      for (;;) {
-        if (done) return;
-        const data = parser.read() as
-          | ({ type: 'text'; text?: string | false; html?: string | false } & object)
-          | ({ type: 'attachment' } & ParsedAttachment)
-          | null;
-        if (data === null) {
-          reading = false;
-          if (ended && !pendingAttachment) finish();
-          return;
-        }
-        if (data.type === 'text') {
-          if (typeof data.text === 'string') out.text = data.text;
-          if (typeof data.html === 'string') out.html = data.html;
-          continue;
-        }
-        const att = data as ParsedAttachment;
-        const keep = out.attachments.length < limits.maxAttachments;
-        if (!keep) out.droppedAttachments++;
-        const chunks: Buffer[] = [];
-        let size = 0;
-        let over = false;
-        pendingAttachment = true;
-        att.content.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (!keep || over) return;
-          if (size > limits.maxAttachmentBytes) {
-            over = true;
-            chunks.length = 0;
-          } else chunks.push(chunk);
-        });
-        att.content.on('end', () => {
-          if (keep) {
-            if (typeof att.checksum !== 'string') {
-              finish(new Error('mailparser gave an attachment without its sha256 checksum'));
-              return;
-            }
-            if (over) out.oversizedAttachments++;
-            out.attachments.push({
-              filename: stripControls(att.filename ?? '').slice(0, 1024),
-              content_type: stripControls(att.contentType ?? 'application/octet-stream').slice(
-                0,
-                255,
-              ),
-              ...(att.contentId ? { content_id: stripControls(att.contentId).slice(0, 998) } : {}),
-              size,
-              sha256: att.checksum,
-              ...(over ? {} : { content: Buffer.concat(chunks, size).toString('base64') }),
-            });
-          }
-          pendingAttachment = false;
-          att.release();
-          reader();
-        });
-        return;
-      }
-    };
     parser.on('readable', () => {
-      if (!reading) reader();
+      if (!this.reading) this.read();
     });
     parser.on('end', () => {
-      ended = true;
-      if (!reading && !pendingAttachment) finish();
+      this.ended = true;
+      if (!this.reading && !this.pendingAttachment) this.finish();
     });
-    // feed in slices so that the timer can fire between them
+    this.feed();
+  }
+
+  private finish(err?: unknown): void {
+    if (this.done) return;
+    this.done = true;
+    clearTimeout(this.timer);
+    if (err !== undefined) {
+      this.parser.removeAllListeners('readable');
+      this.parser.destroy();
+      this.reject(err);
+    } else this.resolve(this.out);
+  }
+
+  /** Feeds the message in slices so that the timer can fire between them. */
+  private feed(): void {
     const CHUNK = 64 * 1024;
-    let offset = 0;
-    const feed = (): void => {
-      if (done) return;
-      while (offset < buf.length) {
-        const slice = buf.subarray(offset, offset + CHUNK);
-        offset += slice.length;
-        if (!parser.write(slice)) {
-          parser.once('drain', () => setImmediate(feed));
-          return;
-        }
-        if (offset < buf.length) {
-          setImmediate(feed);
-          return;
-        }
+    const { buf, parser } = this;
+    if (this.done) return;
+    while (this.offset < buf.length) {
+      const slice = buf.subarray(this.offset, this.offset + CHUNK);
+      this.offset += slice.length;
+      if (!parser.write(slice)) {
+        parser.once('drain', () => setImmediate(() => this.feed()));
+        return;
       }
-      parser.end();
-    };
-    feed();
+      if (this.offset < buf.length) {
+        setImmediate(() => this.feed());
+        return;
+      }
+    }
+    parser.end();
+  }
+
+  private read(): void {
+    this.reading = true;
+    for (;;) {
+      if (this.done) return;
+      const data = this.parser.read() as ParserOutput;
+      if (data === null) {
+        this.reading = false;
+        if (this.ended && !this.pendingAttachment) this.finish();
+        return;
+      }
+      if (data.type === 'text') {
+        if (typeof data.text === 'string') this.out.text = data.text;
+        if (typeof data.html === 'string') this.out.html = data.html;
+        continue;
+      }
+      this.readAttachment(data as ParsedAttachment);
+      return;
+    }
+  }
+
+  /** Reads one attachment's content, then goes on reading the parser. */
+  private readAttachment(att: ParsedAttachment): void {
+    const { out, limits } = this;
+    const keep = out.attachments.length < limits.maxAttachments;
+    if (!keep) out.droppedAttachments++;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    this.pendingAttachment = true;
+    att.content.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (!keep || over) return;
+      if (size > limits.maxAttachmentBytes) {
+        over = true;
+        chunks.length = 0;
+      } else chunks.push(chunk);
+    });
+    att.content.on('end', () => {
+      if (keep) {
+        if (typeof att.checksum !== 'string') {
+          this.finish(new Error('mailparser gave an attachment without its sha256 checksum'));
+          return;
+        }
+        if (over) out.oversizedAttachments++;
+        out.attachments.push({
+          filename: stripControls(att.filename ?? '').slice(0, 1024),
+          content_type: stripControls(att.contentType ?? 'application/octet-stream').slice(0, 255),
+          ...(att.contentId ? { content_id: stripControls(att.contentId).slice(0, 998) } : {}),
+          size,
+          sha256: att.checksum,
+          ...(over ? {} : { content: Buffer.concat(chunks, size).toString('base64') }),
+        });
+      }
+      this.pendingAttachment = false;
+      att.release();
+      this.read();
+    });
+  }
+}
+
+function collect(
+  buf: Buffer,
+  limits: EmailLimits,
+  maxHeaderBytes: number,
+  maxParts: number,
+  timeoutMs: number,
+): Promise<Collected> {
+  return new Promise<Collected>((resolve, reject) => {
+    new Collection(buf, limits, maxHeaderBytes, maxParts, timeoutMs, resolve, reject);
   });
 }
 
@@ -431,17 +462,18 @@ function emailSchema(limits: EmailLimits): ReturnType<typeof createEmailSchema> 
   return schema;
 }
 
+function walkAddresses(list: ParsedAddress[] | undefined, out: string[]): void {
+  for (const a of list ?? []) {
+    if (out.length > 10_000) return;
+    if (a.group) walkAddresses(a.group, out);
+    else if (a.address) out.push(a.address);
+  }
+}
+
 function flattenAddresses(value: unknown): string[] {
   const out: string[] = [];
-  const walk = (list: ParsedAddress[] | undefined): void => {
-    for (const a of list ?? []) {
-      if (out.length > 10_000) return;
-      if (a.group) walk(a.group);
-      else if (a.address) out.push(a.address);
-    }
-  };
   const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
-  for (const v of values) walk((v as { value?: ParsedAddress[] })?.value);
+  for (const v of values) walkAddresses((v as { value?: ParsedAddress[] })?.value, out);
   return out;
 }
 
@@ -473,6 +505,50 @@ function normalizeList(
     out.push(n.address);
   }
   return out;
+}
+
+function firstValue(byName: Map<string, string[]>, name: string): string | undefined {
+  return byName.get(name)?.[0];
+}
+
+function allValues(byName: Map<string, string[]>, name: string): string[] {
+  return byName.get(name) ?? [];
+}
+
+/** Where the sender is looked for, in order (see senderCandidates). */
+const SENDER_SOURCES = ['From', 'Sender', 'Return-Path', 'envelope'] as const;
+
+/** The candidate sender addresses of SENDER_SOURCES[source], computed only when asked for. */
+function senderCandidates(
+  source: number,
+  headers: Map<string, unknown>,
+  byName: Map<string, string[]>,
+  envelope: ParseRawEmailOptions['envelope'],
+): string[] {
+  switch (SENDER_SOURCES[source]) {
+    case 'From':
+      return flattenAddresses(headers.get('from'));
+    case 'Sender':
+      return flattenAddresses(headers.get('sender'));
+    case 'Return-Path':
+      return allValues(byName, 'return-path').flatMap(addressesInText);
+    default:
+      return envelope?.from ? [envelope.from] : [];
+  }
+}
+
+/** Keeps what is left of the recipient budget of `list`, noting what it drops. */
+function capList(
+  list: string[],
+  what: string,
+  budget: { left: number },
+  notes: string[],
+): string[] {
+  const kept = list.slice(0, Math.max(0, budget.left));
+  budget.left -= kept.length;
+  if (kept.length < list.length)
+    notes.push(`${what}: ${list.length - kept.length} addresses over the limit dropped`);
+  return kept;
 }
 
 function truncateChars(s: string, max: number): string {
@@ -521,20 +597,13 @@ export async function parseRawEmail(
   const parsed = await collect(buf, limits, maxHeaderBytes, maxParts, timeoutMs);
   const { byName, truncated } = decodeHeaders(parsed.headerLines);
   if (truncated) notes.push('raw_headers truncated to their size bounds');
-  const first = (name: string): string | undefined => byName.get(name)?.[0];
-  const all = (name: string): string[] => byName.get(name) ?? [];
   const problems: ValidationProblem[] = [];
 
   // sender: From, then Sender, then Return-Path, then the envelope sender
   let sender: string | undefined;
-  const senderCandidates: [string, string[]][] = [
-    ['From', flattenAddresses(parsed.headers.get('from'))],
-    ['Sender', flattenAddresses(parsed.headers.get('sender'))],
-    ['Return-Path', all('return-path').flatMap(addressesInText)],
-    ['envelope', opts.envelope?.from ? [opts.envelope.from] : []],
-  ];
-  for (const [where, list] of senderCandidates) {
-    for (const a of list) {
+  for (let source = 0; source < SENDER_SOURCES.length; source++) {
+    const where = SENDER_SOURCES[source] as string;
+    for (const a of senderCandidates(source, parsed.headers, byName, opts.envelope)) {
       const n = normalizeAddress(a);
       if (n === undefined) continue;
       if (n.lossy) notes.push(`sender: rewrote ${JSON.stringify(a.slice(0, 200))} as ${n.address}`);
@@ -564,12 +633,17 @@ export async function parseRawEmail(
   if (recipients.length === 0) {
     const fallbacks: [string, string[]][] = [
       ['envelope', [...(opts.envelope?.to ?? [])]],
-      ['Delivered-To', all('delivered-to').flatMap(addressesInText)],
-      ['X-Original-To', all('x-original-to').flatMap(addressesInText)],
-      ['Envelope-To', [...all('envelope-to'), ...all('x-envelope-to')].flatMap(addressesInText)],
+      ['Delivered-To', allValues(byName, 'delivered-to').flatMap(addressesInText)],
+      ['X-Original-To', allValues(byName, 'x-original-to').flatMap(addressesInText)],
+      [
+        'Envelope-To',
+        [...allValues(byName, 'envelope-to'), ...allValues(byName, 'x-envelope-to')].flatMap(
+          addressesInText,
+        ),
+      ],
       [
         'Received',
-        all('received').flatMap((r) =>
+        allValues(byName, 'received').flatMap((r) =>
           [...r.matchAll(/\bfor\s+<?([^\s<>;]+@[^\s<>;]+?)>?\s*;/gi)].map((m) => m[1] as string),
         ),
       ],
@@ -605,24 +679,17 @@ export async function parseRawEmail(
     });
   }
   // bound to+cc+bcc instead of refusing the message
-  let budget = limits.maxRecipients;
-  const cap = (list: string[], what: string): string[] => {
-    const kept = list.slice(0, Math.max(0, budget));
-    budget -= kept.length;
-    if (kept.length < list.length)
-      notes.push(`${what}: ${list.length - kept.length} addresses over the limit dropped`);
-    return kept;
-  };
-  recipients = cap(recipients, 'to');
-  const ccKept = cap(cc, 'cc');
-  const bccKept = cap(bcc, 'bcc');
+  const budget = { left: limits.maxRecipients };
+  recipients = capList(recipients, 'to', budget, notes);
+  const ccKept = capList(cc, 'cc', budget, notes);
+  const bccKept = capList(bcc, 'bcc', budget, notes);
 
   // date: Date header, then the newest (topmost) Received timestamp, then opts.receivedAt
   let date: string | undefined;
-  const dateHeader = first('date');
+  const dateHeader = firstValue(byName, 'date');
   if (dateHeader !== undefined) date = parseMailDate(dateHeader);
   if (date === undefined) {
-    for (const r of all('received')) {
+    for (const r of allValues(byName, 'received')) {
       date = receivedDate(r);
       if (date !== undefined) {
         notes.push(
@@ -658,7 +725,7 @@ export async function parseRawEmail(
     );
   }
 
-  let subject = first('subject') ?? '';
+  let subject = firstValue(byName, 'subject') ?? '';
   if (subject.length > limits.maxSubjectChars) {
     subject = truncateChars(subject, limits.maxSubjectChars);
     notes.push(`subject truncated to ${limits.maxSubjectChars} characters`);
@@ -677,7 +744,7 @@ export async function parseRawEmail(
     if (html !== undefined) text = htmlToText(html);
     else text ??= '';
   }
-  const contentLanguage = first('content-language')
+  const contentLanguage = firstValue(byName, 'content-language')
     ?.split(/[,;\s]/)[0]
     ?.slice(0, 2)
     .toLowerCase();
