@@ -5,7 +5,6 @@ interface Row {
   job_id: string;
   email_id: string;
   workflow_id: string;
-  email: unknown;
   origin: unknown;
   created_at: unknown;
   /** created_at as text: full microsecond precision for the keyset. */
@@ -23,9 +22,10 @@ function iso(v: unknown): string {
 /**
  * The in-process broker does not survive a restart: publishes again every job the store still holds
  * as `queued` or `processing` (oldest first), so nothing submitted before a stop is lost. A job that
- * was `processing` runs again from the start (markProcessing accepts processing → processing).
- * Answers how many jobs were re-queued; rows that no longer parse are failed by nobody and skipped
- * (they are reported through onSkip).
+ * was `processing` runs again from the start (claim accepts processing → processing). The messages
+ * are claim checks, as the gateway publishes them (ADR 005): the orchestrator reads the Email from
+ * the row, and fails a job whose stored Email is not valid. Answers how many jobs were re-queued;
+ * rows whose message would not parse are skipped (reported through onSkip).
  */
 export async function requeueUnfinished(deps: {
   sql: SqlClient;
@@ -45,7 +45,7 @@ export async function requeueUnfinished(deps: {
       params.push(after.created_at, after.job_id);
     }
     const r = await deps.sql.query<Row>(
-      `SELECT job_id, email_id, workflow_id, email, origin, created_at, created_at::text AS created_key
+      `SELECT job_id, email_id, workflow_id, origin, created_at, created_at::text AS created_key
        FROM jobs
        WHERE ${where} ORDER BY created_at, job_id LIMIT $1`,
       params,
@@ -55,7 +55,6 @@ export async function requeueUnfinished(deps: {
         job_id: row.job_id,
         email_id: row.email_id,
         workflow_id: row.workflow_id,
-        email: json(row.email),
         submitted_at: iso(row.created_at),
         ...(row.origin ? { origin: json(row.origin) } : {}),
       };
