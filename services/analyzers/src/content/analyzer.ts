@@ -354,15 +354,47 @@ function visibleLength(htmlText: string, bodyText: string | undefined): number {
   return htmlText.replace(/\s+/g, ' ').trim().length + (bodyText?.trim().length ?? 0);
 }
 
-/** A token of capitals and digits (6+) stuffed inside at least 5 words of the text. */
+const isLowerAscii = (c: number) => c >= 97 && c <= 122;
+const isCapitalOrDigit = (c: number) => (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
+
+/**
+ * A token of capitals and digits (6 to 16, at least one of each) stuffed inside at least 5 words of
+ * the text: a whole run of [A-Z0-9] with a lower-case letter right before and after it.
+ */
 export function insertedNoise(text: string): string | undefined {
   const counts = new Map<string, number>();
-  for (const m of text.matchAll(/(?<=[a-z])[A-Z0-9]{6,16}(?=[a-z])/g)) {
-    const t = m[0];
-    if (!/[0-9]/.test(t) || !/[A-Z]/.test(t)) continue;
-    const n = (counts.get(t) ?? 0) + 1;
-    if (n >= 5) return t;
-    counts.set(t, n);
+  const n = text.length;
+  for (let i = 0; i < n; ) {
+    if (!isCapitalOrDigit(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    let j = i;
+    let digit = false;
+    let capital = false;
+    for (; j < n; j++) {
+      const c = text.charCodeAt(j);
+      if (c >= 48 && c <= 57) digit = true;
+      else if (c >= 65 && c <= 90) capital = true;
+      else break;
+    }
+    const len = j - i;
+    if (
+      digit &&
+      capital &&
+      len >= 6 &&
+      len <= 16 &&
+      i > 0 &&
+      isLowerAscii(text.charCodeAt(i - 1)) &&
+      j < n &&
+      isLowerAscii(text.charCodeAt(j))
+    ) {
+      const t = text.slice(i, j);
+      const k = (counts.get(t) ?? 0) + 1;
+      if (k >= 5) return t;
+      counts.set(t, k);
+    }
+    i = j;
   }
   return undefined;
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { MAX_SCAN_CHARS, normalizeForMatch } from './normalize.ts';
+import { hasNonAscii, MAX_SCAN_CHARS, normalizeForMatch } from './normalize.ts';
 import { PhraseIndex, type ScanHits, tokenize } from './phrase-index.ts';
 
 /** Directory of the lexicons shipped with Trawl (config/defaults/lexicons). */
@@ -62,19 +62,32 @@ function phraseTokens(phrase: string): { tokens: string[]; stem: boolean } {
 
 /** Every category of one language lexicon in one token index. */
 export class LanguageMatcher {
-  private readonly index = new PhraseIndex();
-  constructor(categories: Partial<Record<LanguageCategory, string[]>>) {
+  private readonly index: PhraseIndex;
+  private readonly list: number;
+  /** `shared`: a phrase list of an index shared with other matchers (scanned once for all). */
+  constructor(
+    categories: Partial<Record<LanguageCategory, string[]>>,
+    shared?: { index: PhraseIndex; list: number },
+  ) {
+    this.index = shared?.index ?? new PhraseIndex();
+    this.list = shared?.list ?? 0;
     for (const c of LANGUAGE_CATEGORIES) {
       for (const p of categories[c] ?? []) {
         const { tokens, stem } = phraseTokens(p);
-        this.index.add(tokens, `${c}\u0000${tokens.join(' ')}${stem ? '*' : ''}`, c, stem);
+        this.index.add(
+          tokens,
+          `${c}\u0000${tokens.join(' ')}${stem ? '*' : ''}`,
+          c,
+          stem,
+          this.list,
+        );
       }
     }
   }
   /** Distinct phrases found per category, in tokens of normalised text. */
   find(tokens: readonly string[]): Partial<Record<LanguageCategory, string[]>> {
     const out: Partial<Record<LanguageCategory, string[]>> = {};
-    for (const [key, { label }] of this.index.scan(tokens)) {
+    for (const [key, { label }] of this.index.scanLists(tokens)[this.list]!) {
       const c = label as LanguageCategory;
       const list = out[c] ?? [];
       list.push(key.slice(key.indexOf('\u0000') + 1));
@@ -95,13 +108,18 @@ export interface BrandMatcher {
   findTokens(raw: string, tokens: readonly string[]): Map<string, number>;
 }
 
-function compileBrands(brands: Brand[]): BrandMatcher {
-  const ci = new PhraseIndex();
+/** Brand names, case-insensitive ones in list `list` of `shared` (scanned with the languages). */
+function compileBrands(
+  brands: Brand[],
+  shared: { index: PhraseIndex; list: number },
+): BrandMatcher {
+  const ci = shared.index;
   const cs = new PhraseIndex();
   /** First tokens of the case-sensitive names: a text without any of them has no case-sensitive hit. */
   const csFirst = new Set<string>();
   for (const b of brands) {
-    for (const n of b.names) ci.add(phraseTokens(n).tokens, `${b.id}:${n}`, b.id);
+    for (const n of b.names)
+      ci.add(phraseTokens(n).tokens, `${b.id}:${n}`, b.id, false, shared.list);
     for (const n of b.case_names) {
       const tokens = tokenize(n.normalize('NFKC'));
       cs.add(tokens, `${b.id}:${n}`, b.id);
@@ -114,9 +132,10 @@ function compileBrands(brands: Brand[]): BrandMatcher {
   };
   const findTokens = (bounded: string, tokens: readonly string[]): Map<string, number> => {
     const out = new Map<string, number>();
-    addTo(out, ci.scan(tokens, 200));
+    addTo(out, ci.scanLists(tokens)[shared.list]!);
     if (cs.size > 0) {
-      const folded = bounded.normalize('NFKC');
+      // ASCII is its own NFKC form
+      const folded = hasNonAscii(bounded) ? bounded.normalize('NFKC') : bounded;
       if (firsts.some((f) => folded.includes(f))) addTo(out, cs.scan(tokenize(folded), 200));
     }
     return out;
@@ -159,7 +178,7 @@ const cache = new Map<string, Lexicons>();
 export function loadLexicons(dir: string = DEFAULT_LEXICON_DIR): Lexicons {
   const hit = cache.get(dir);
   if (hit) return hit;
-  const languages = new Map<string, LanguageMatcher>();
+  const languageFiles: z.output<typeof LanguageLexiconFile>[] = [];
   let brands: Brand[] = [];
   let domains: z.output<typeof DomainsFile> = DomainsFile.parse({});
   for (const f of readdirSync(dir).sort()) {
@@ -172,18 +191,23 @@ export function loadLexicons(dir: string = DEFAULT_LEXICON_DIR): Lexicons {
       } else if (f === 'domains.yaml') {
         domains = DomainsFile.parse(readYaml(path));
       } else {
-        const lex = LanguageLexiconFile.parse(readYaml(path));
-        languages.set(lex.language, new LanguageMatcher(lex.categories));
+        languageFiles.push(LanguageLexiconFile.parse(readYaml(path)));
       }
     } catch (err) {
       throw new Error(`lexicon ${path} is invalid: ${(err as Error).message}`);
     }
   }
+  // one index for every language and the case-insensitive brand names: a text is scanned once
+  const index = new PhraseIndex([...languageFiles.map(() => 500), 200]);
+  const languages = new Map<string, LanguageMatcher>();
+  languageFiles.forEach((lex, list) => {
+    languages.set(lex.language, new LanguageMatcher(lex.categories, { index, list }));
+  });
   const lower = (xs: string[]) => new Set(xs.map((x) => x.toLowerCase().replace(/^\./, '')));
   const result: Lexicons = {
     languages,
     brands,
-    brandMatcher: compileBrands(brands),
+    brandMatcher: compileBrands(brands, { index, list: languageFiles.length }),
     shorteners: lower(domains.url_shorteners),
     riskyTlds: lower(domains.risky_tlds),
     freeMail: lower(domains.free_mail),

@@ -1,5 +1,7 @@
 /** Text normalisation shared by the lexicon matchers. */
 
+import { CYRILLIC_GREEK, LATIN, LETTER, OTHER, SCRIPTS, WORD_CLASSES } from './code-points.ts';
+
 /** Invisible code points (soft hyphen, zero-width, bidi controls, variation selectors, fillers). */
 const ZERO_WIDTH =
   // biome-ignore lint/suspicious/noMisleadingCharacterClass: a list of single invisible code points
@@ -58,20 +60,37 @@ export function countStyledLetters(text: string): number {
   return n;
 }
 
-const CYRILLIC_GREEK = /[\p{Script=Cyrillic}\p{Script=Greek}]/u;
+const CYRILLIC_OR_GREEK = /[\p{Script=Cyrillic}\p{Script=Greek}]/u;
 
 /**
  * Words that mix Latin letters with Cyrillic or Greek look-alikes ("Pаypal" with a Cyrillic а):
- * a classic way to defeat keyword filters.
+ * a classic way to defeat keyword filters. A word is a run of three or more letters (\p{L}).
  */
 export function countMixedScriptWords(text: string): number {
   const bounded = text.length > MAX_SCAN_CHARS ? text.slice(0, MAX_SCAN_CHARS) : text;
   // a mixed word needs a Cyrillic or Greek letter: most texts have none
-  if (!CYRILLIC_GREEK.test(bounded)) return 0;
+  if (!CYRILLIC_OR_GREEK.test(bounded)) return 0;
   let n = 0;
-  for (const m of bounded.matchAll(/[\p{L}]{3,}/gu)) {
-    const w = m[0];
-    if (/\p{Script=Latin}/u.test(w) && /[\p{Script=Cyrillic}\p{Script=Greek}]/u.test(w)) n++;
+  let letters = 0;
+  let latin = false;
+  let cyrillicGreek = false;
+  for (let i = 0; i < bounded.length; ) {
+    const c = bounded.charCodeAt(i);
+    const k = WORD_CLASSES.at(bounded, i, c);
+    if (k === LETTER) {
+      letters++;
+      const script = SCRIPTS.at(bounded, i, c);
+      if (script === LATIN) latin = true;
+      else if (script === CYRILLIC_GREEK) cyrillicGreek = true;
+    } else {
+      if (letters >= 3 && latin && cyrillicGreek) n++;
+      letters = 0;
+      latin = false;
+      cyrillicGreek = false;
+    }
+    // a letter or number whose first code unit is a high surrogate is a surrogate pair
+    i += k !== OTHER && c >= 0xd800 && c <= 0xdbff ? 2 : 1;
   }
+  if (letters >= 3 && latin && cyrillicGreek) n++;
   return n;
 }

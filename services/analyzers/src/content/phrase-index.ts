@@ -4,45 +4,12 @@
  * matches any word that starts with it ("verif*").
  */
 
+import { LETTER, OTHER, WORD_CLASSES } from './code-points.ts';
+
+const BMP = WORD_CLASSES.bmp;
+
 /** Max tokens scanned per text (keeps matching bounded on huge bodies). */
 export const MAX_TOKENS = 12_000;
-
-/** Code point classes: 0 not yet known, then OTHER, LETTER (\p{L}) or NUMBER (\p{N}). */
-const OTHER = 1;
-const LETTER = 2;
-const NUMBER = 3;
-const IS_LETTER = /^\p{L}$/u;
-const IS_NUMBER = /^\p{N}$/u;
-
-function classify(ch: string): number {
-  return IS_LETTER.test(ch) ? LETTER : IS_NUMBER.test(ch) ? NUMBER : OTHER;
-}
-
-/** Classes of the BMP, learnt on first sight; a surrogate is OTHER alone, a pair is looked up whole. */
-const BMP = new Uint8Array(0x10000);
-for (let c = 0; c < 0x80; c++) BMP[c] = classify(String.fromCharCode(c));
-BMP.fill(OTHER, 0xd800, 0xe000);
-const ASTRAL = new Map<number, number>();
-
-/** Class of the code point that starts at `i` of `s`, whose first code unit is `c`. */
-function classAt(s: string, i: number, c: number): number {
-  const k = BMP[c]!;
-  if (k === 0) {
-    const learnt = classify(String.fromCharCode(c));
-    BMP[c] = learnt;
-    return learnt;
-  }
-  if (c < 0xd800 || c > 0xdbff || i + 1 >= s.length) return k;
-  const d = s.charCodeAt(i + 1);
-  if (d < 0xdc00 || d > 0xdfff) return k;
-  const cp = ((c - 0xd800) << 10) + (d - 0xdc00) + 0x10000;
-  let a = ASTRAL.get(cp);
-  if (a === undefined) {
-    a = classify(String.fromCodePoint(cp));
-    ASTRAL.set(cp, a);
-  }
-  return a;
-}
 
 /**
  * The word tokens of `text`, at most MAX_TOKENS: exactly the matches of
@@ -54,7 +21,7 @@ export function tokenize(text: string): string[] {
   let i = 0;
   while (i < n) {
     let c = text.charCodeAt(i);
-    let k = c < 0x80 ? BMP[c]! : classAt(text, i, c);
+    let k = c < 0x80 ? BMP[c]! : WORD_CLASSES.at(text, i, c);
     if (k === OTHER) {
       i++;
       continue;
@@ -64,7 +31,7 @@ export function tokenize(text: string): string[] {
     i += c >= 0xd800 && c <= 0xdbff ? 2 : 1;
     while (i < n) {
       c = text.charCodeAt(i);
-      k = c < 0x80 ? BMP[c]! : classAt(text, i, c);
+      k = c < 0x80 ? BMP[c]! : WORD_CLASSES.at(text, i, c);
       if (k === OTHER) break;
       i += c >= 0xd800 && c <= 0xdbff ? 2 : 1;
     }
@@ -73,7 +40,7 @@ export function tokenize(text: string): string[] {
       let j = i + 1;
       while (j < n) {
         c = text.charCodeAt(j);
-        k = c < 0x80 ? BMP[c]! : classAt(text, j, c);
+        k = c < 0x80 ? BMP[c]! : WORD_CLASSES.at(text, j, c);
         if (k !== LETTER) break;
         j += c >= 0xd800 && c <= 0xdbff ? 2 : 1;
       }
@@ -92,11 +59,18 @@ interface Entry {
   /** The last token is a prefix (phrase ended with *). */
   stem: boolean;
   label: string;
+  /** The phrase list the entry belongs to. */
+  list: number;
 }
 
 /** What a scan found: per key, its label and how many times it was found. */
 export type ScanHits = Map<string, { label: string; count: number }>;
 
+/**
+ * One or more phrase lists in one index: a text is scanned once for all of them (one lookup per
+ * token), each list with its own hits and its own bound on hits, exactly as if it were scanned
+ * alone.
+ */
 export class PhraseIndex {
   private readonly byFirst = new Map<string, Entry[]>();
   /**
@@ -106,41 +80,88 @@ export class PhraseIndex {
   private readonly stems: Entry[] = [];
   /** The same stems by their first 3 characters, used when there are many. */
   private readonly stemsByPrefix = new Map<string, Entry[]>();
-  size = 0;
+  /** Phrases added per list. */
+  private readonly sizes: number[];
+  /** scanLists answers by token array (token arrays are never changed once made). */
+  private scans = new WeakMap<readonly string[], ScanHits[]>();
 
-  /** `tokens` are the phrase's tokens (same tokenizer as the text); `key` is what a hit reports. */
-  add(tokens: string[], key: string, label: string, stem = false): void {
+  /** `maxHits`: per list, the number of hits after which a scan stops looking for more. */
+  constructor(private readonly maxHits: readonly number[] = [500]) {
+    this.sizes = maxHits.map(() => 0);
+  }
+
+  /** Phrases added to list 0. */
+  get size(): number {
+    return this.sizes[0]!;
+  }
+
+  /**
+   * `tokens` are the phrase's tokens (same tokenizer as the text); `key` is what a hit reports;
+   * `list` the phrase list it belongs to.
+   */
+  add(tokens: string[], key: string, label: string, stem = false, list = 0): void {
     if (tokens.length === 0) return;
-    this.size++;
+    this.sizes[list]!++;
+    this.scans = new WeakMap();
     const [first, ...rest] = tokens as [string, ...string[]];
     if (stem && rest.length === 0) {
       if (first.length < 3) return;
-      const e = { key, rest: [first], stem: true, label };
+      const e = { key, rest: [first], stem: true, label, list };
       this.stems.push(e);
       const k = first.slice(0, 3);
-      const list = this.stemsByPrefix.get(k);
-      if (list) list.push(e);
+      const sl = this.stemsByPrefix.get(k);
+      if (sl) sl.push(e);
       else this.stemsByPrefix.set(k, [e]);
       return;
     }
-    const list = this.byFirst.get(first);
-    const e = { key, rest, stem, label };
-    if (list) list.push(e);
+    const e = { key, rest, stem, label, list };
+    const fl = this.byFirst.get(first);
+    if (fl) fl.push(e);
     else this.byFirst.set(first, [e]);
   }
 
-  /** Hits as (key, label) pairs, with the number of times each key was found; bounded. */
-  scan(tokens: readonly string[], maxHits = 500): ScanHits {
-    const out: ScanHits = new Map();
-    let hits = 0;
+  /** The hits of list 0 (key → label and count), at most about `maxHits`. */
+  scan(tokens: readonly string[], maxHits = this.maxHits[0]!): ScanHits {
+    if (maxHits === this.maxHits[0]) return this.run(tokens, this.maxHits)[0]!;
+    const caps = [...this.maxHits];
+    caps[0] = maxHits;
+    return this.run(tokens, caps)[0]!;
+  }
+
+  /** The hits of every list in `tokens`, computed once per token array. */
+  scanLists(tokens: readonly string[]): ScanHits[] {
+    let r = this.scans.get(tokens);
+    if (!r) {
+      r = this.run(tokens, this.maxHits);
+      this.scans.set(tokens, r);
+    }
+    return r;
+  }
+
+  private run(tokens: readonly string[], maxHits: readonly number[]): ScanHits[] {
+    const lists = maxHits.length;
+    const out: ScanHits[] = [];
+    for (let l = 0; l < lists; l++) out.push(new Map());
+    const hits = new Array<number>(lists).fill(0);
+    // A list stops once its hits reached its bound at the start of a token (its hits at that
+    // token all count), as a scan of that list alone would. Decided at the list's first entry of
+    // each token: nothing before it in the token changes the list's hits.
+    const decidedAt = new Array<number>(lists).fill(-1);
+    const open = new Array<boolean>(lists).fill(true);
     const byFirst = this.byFirst;
     const stems = this.stems.length === 0 ? undefined : this.stems;
     const fewStems = this.stems.length <= 8;
-    for (let i = 0; i < tokens.length && hits < maxHits; i++) {
+    for (let i = 0; i < tokens.length; i++) {
       const t = tokens[i]!;
-      const list = byFirst.get(t);
-      if (list !== undefined) {
-        for (const e of list) {
+      const fl = byFirst.get(t);
+      if (fl !== undefined) {
+        for (const e of fl) {
+          const l = e.list;
+          if (decidedAt[l] !== i) {
+            decidedAt[l] = i;
+            open[l] = hits[l]! < maxHits[l]!;
+          }
+          if (!open[l]) continue;
           const rest = e.rest;
           let ok = true;
           for (let j = 0; j < rest.length; j++) {
@@ -155,10 +176,11 @@ export class PhraseIndex {
             }
           }
           if (ok) {
-            const prev = out.get(e.key);
+            const m = out[l]!;
+            const prev = m.get(e.key);
             if (prev) prev.count++;
-            else out.set(e.key, { label: e.label, count: 1 });
-            hits++;
+            else m.set(e.key, { label: e.label, count: 1 });
+            hits[l]!++;
           }
         }
       }
@@ -167,10 +189,17 @@ export class PhraseIndex {
         if (sl !== undefined) {
           for (const e of sl) {
             if (!t.startsWith(e.rest[0]!)) continue;
-            const prev = out.get(e.key);
+            const l = e.list;
+            if (decidedAt[l] !== i) {
+              decidedAt[l] = i;
+              open[l] = hits[l]! < maxHits[l]!;
+            }
+            if (!open[l]) continue;
+            const m = out[l]!;
+            const prev = m.get(e.key);
             if (prev) prev.count++;
-            else out.set(e.key, { label: e.label, count: 1 });
-            hits++;
+            else m.set(e.key, { label: e.label, count: 1 });
+            hits[l]!++;
           }
         }
       }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { insertedNoise } from '../../src/content/analyzer.ts';
 import { hostInList } from '../../src/content/lexicons.ts';
-import { normalizeForMatch } from '../../src/content/normalize.ts';
+import { countMixedScriptWords, normalizeForMatch } from '../../src/content/normalize.ts';
 import { MAX_TOKENS, PhraseIndex, tokenize } from '../../src/content/phrase-index.ts';
 import { editDistance, INTERNAL_FOLD, skeleton } from '../../src/urls/similarity.ts';
 
@@ -21,6 +22,48 @@ const reference = {
       .toLowerCase()
       .replace(/[\u2018\u2019\u02bc`´]/g, "'")
       .replace(/\s+/g, ' '),
+  mixedScriptWords: (text: string) => {
+    const bounded = text.slice(0, 60_000);
+    if (!/[\p{Script=Cyrillic}\p{Script=Greek}]/u.test(bounded)) return 0;
+    let n = 0;
+    for (const m of bounded.matchAll(/[\p{L}]{3,}/gu)) {
+      const w = m[0];
+      if (/\p{Script=Latin}/u.test(w) && /[\p{Script=Cyrillic}\p{Script=Greek}]/u.test(w)) n++;
+    }
+    return n;
+  },
+  insertedNoise: (text: string) => {
+    const counts = new Map<string, number>();
+    for (const m of text.matchAll(/(?<=[a-z])[A-Z0-9]{6,16}(?=[a-z])/g)) {
+      const t = m[0];
+      if (!/[0-9]/.test(t) || !/[A-Z]/.test(t)) continue;
+      const n = (counts.get(t) ?? 0) + 1;
+      if (n >= 5) return t;
+      counts.set(t, n);
+    }
+    return undefined;
+  },
+  /** A phrase list scanned alone: [tokens, key, stem] in the order added. */
+  scan: (phrases: [string[], string, boolean][], tokens: string[], maxHits: number) => {
+    const out = new Map<string, number>();
+    let hits = 0;
+    for (let i = 0; i < tokens.length && hits < maxHits; i++) {
+      for (const [words, key, stem] of phrases) {
+        const last = words.length - 1;
+        const found = words.every((w, j) => {
+          const t = tokens[i + j];
+          if (t === undefined) return false;
+          if (!stem || j < last) return t === w;
+          return (words.length > 1 || w.length >= 3) && t.startsWith(w);
+        });
+        if (found) {
+          out.set(key, (out.get(key) ?? 0) + 1);
+          hits++;
+        }
+      }
+    }
+    return out;
+  },
   inList: (set: Set<string>, host: string, domain: string) => {
     if (set.has(domain) || set.has(host)) return true;
     const parts = host.split('.');
@@ -106,6 +149,22 @@ describe('text matching helpers', () => {
     }
   });
 
+  it('countMixedScriptWords counts letter runs of 3+ mixing Latin with Cyrillic or Greek', () => {
+    const alphabet = ['a', 'P', 'а', 'р', 'ο', 'Ω', 'é', '1', ' ', '-', '𝐚', '\ud835', '漢', "'"];
+    for (const t of ['Pаypal аccount vеrify', 'ααα abc Ωmega', ...strings(alphabet, 4000, 16, 3)]) {
+      expect(countMixedScriptWords(t)).toBe(reference.mixedScriptWords(t));
+    }
+  });
+
+  it('insertedNoise finds a capitals-and-digits token stuffed into five words', () => {
+    const stuffed = 'do9R4ZET0AYQwn lo9R4ZET0AYQad fo9R4ZET0AYQr yo9R4ZET0AYQu an9R4ZET0AYQd';
+    expect(insertedNoise(stuffed)).toBe('9R4ZET0AYQ');
+    const alphabet = ['a', 'b', 'A', 'B', '1', '2', ' ', 'é', 'AB12CD', 'x9Y8Z7Wq'];
+    for (const t of [stuffed, ...strings(alphabet, 4000, 40, 4)]) {
+      expect(insertedNoise(t)).toBe(reference.insertedNoise(t));
+    }
+  });
+
   it('a phrase index finds multi-word phrases and stems', () => {
     const index = new PhraseIndex();
     index.add(['verify', 'your', 'account'], 'a', 'credential');
@@ -120,6 +179,42 @@ describe('text matching helpers', () => {
       ['b', { label: 'credential', count: 1 }],
       ['c', { label: 'reward', count: 2 }],
     ]);
+  });
+
+  it('an index of several lists scans each exactly as if it were alone, hit bounds included', () => {
+    const phrases: [string[], boolean][] = [
+      [['a'], false],
+      [['a', 'b'], false],
+      [['b', 'a'], false],
+      [['abc'], true],
+      [['a', 'ab'], true],
+      [['b'], false],
+      [['c', 'c', 'a'], false],
+      [['ab'], true],
+    ];
+    const caps = [3, 1, 500];
+    const shared = new PhraseIndex(caps);
+    const lists: [string[], string, boolean][][] = caps.map(() => []);
+    phrases.forEach(([tokens, stem], n) => {
+      for (let list = 0; list < caps.length; list++) {
+        if ((n + list) % 3 === 0) continue; // lists share some phrases, not all
+        shared.add(tokens, `${n}`, `label${n}`, stem, list);
+        lists[list]!.push([tokens, `${n}`, stem]);
+      }
+    });
+    for (const text of strings(['a ', 'b ', 'c ', 'abc ', 'abcd ', 'ab '], 2000, 14, 5)) {
+      const tokens = tokenize(text);
+      const all = shared.scanLists(tokens);
+      caps.forEach((cap, list) => {
+        const found = new Map([...all[list]!].map(([k, v]) => [k, v.count]));
+        // the reference lists single-token stems after the other phrases of a token
+        const ordered = [
+          ...lists[list]!.filter(([w, , stem]) => !(stem && w.length === 1)),
+          ...lists[list]!.filter(([w, , stem]) => stem && w.length === 1),
+        ];
+        expect(found).toEqual(reference.scan(ordered, tokens, cap));
+      });
+    }
   });
 
   it('hostInList checks the domain, the host and every parent of the host', () => {
