@@ -11,13 +11,19 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadServiceFiles } from '@trawl/config';
 import type { AnalyzerAnswerInput, Email } from '@trawl/contracts';
-import { compileWorkflow, type EngineDeps, runWorkflow } from '@trawl/workflow-engine';
+import type { EngineDeps } from '@trawl/workflow-engine';
+import * as currentEngine from '@trawl/workflow-engine';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const COLD = Number(process.env.BENCH_COLD ?? 1000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 20_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const WORKFLOW = process.env.BENCH_WORKFLOW ?? 'default';
+/** Another engine to measure (e.g. an older checkout's src/index.ts), for before/after figures. */
+const ENGINE = process.env.BENCH_ENGINE;
+const { compileWorkflow, runWorkflow } = (
+  ENGINE ? await import(ENGINE) : currentEngine
+) as typeof currentEngine;
 
 const files = loadServiceFiles({
   configFile: join(root, 'config/defaults/service.yaml'),
@@ -61,12 +67,17 @@ const answers: Record<string, AnalyzerAnswerInput> = {
   scorer: fixedAnswer('scorer', false, 0.5),
 };
 
+/**
+ * Made once: a fresh Error captures the caller's stack, which is deeper under the engine than in the
+ * baseline, so that capture would be counted as the engine's cost.
+ */
+const unavailable = new Error('analyzer llm is not available in-process');
 let calls = 0;
 const deps: EngineDeps = {
   async callAnalyzer(id) {
     calls++;
     const a = answers[id];
-    if (!a) throw new Error(`analyzer ${id} is not available in-process`);
+    if (!a) throw unavailable;
     // a fresh object per call, as a real analyzer builds one
     return { ...a, indicators: a.indicators.map((i) => ({ ...i })) } as never;
   },
@@ -131,7 +142,7 @@ const added = (a: Figure, b: Figure) =>
   `${(a.wallUs - b.wallUs).toFixed(1)} µs wall, ${(a.cpuUs - b.cpuUs).toFixed(1)} µs CPU`;
 console.log(
   [
-    `engine overhead: workflow ${WORKFLOW} (${compiled.stages.length} stages, ${perRun} analyzer calls/run), trivial in-process analyzers, node ${process.version}`,
+    `engine overhead${ENGINE ? ` (${ENGINE})` : ''}: workflow ${WORKFLOW} (${compiled.stages.length} stages, ${perRun} analyzer calls/run), trivial in-process analyzers, node ${process.version}`,
     `  cold (first ${COLD} runs)        ${f(cold)} per run`,
     `  warm (${RUNS} runs, 1 in flight)  ${f(warm1)} per run`,
     `  warm (${RUNS} runs, ${CONCURRENCY} in flight) ${f(warmC)} per run`,
