@@ -115,25 +115,37 @@ function isBareValueCode(c: number): boolean {
   );
 }
 
-/** The attributes the extraction reads (by slot); the others are skipped unread. */
-const WANTED_ATTRS = new Map(
-  [
-    'style',
-    'hidden',
-    'width',
-    'height',
-    'type',
-    'background',
-    'href',
-    'alt',
-    'http-equiv',
-    'content',
-    'action',
-    'method',
-    'data',
-    'src',
-  ].map((name, slot) => [name, slot]),
-);
+/** The attributes the extraction reads, by slot; the others are skipped unread. */
+const STYLE = 0;
+const HIDDEN = 1;
+const WIDTH = 2;
+const HEIGHT = 3;
+const TYPE = 4;
+const BACKGROUND = 5;
+const HREF = 6;
+const ALT = 7;
+const HTTP_EQUIV = 8;
+const CONTENT = 9;
+const ACTION = 10;
+const METHOD = 11;
+const DATA = 12;
+const SRC = 13;
+const WANTED_ATTRS = new Map([
+  ['style', STYLE],
+  ['hidden', HIDDEN],
+  ['width', WIDTH],
+  ['height', HEIGHT],
+  ['type', TYPE],
+  ['background', BACKGROUND],
+  ['href', HREF],
+  ['alt', ALT],
+  ['http-equiv', HTTP_EQUIV],
+  ['content', CONTENT],
+  ['action', ACTION],
+  ['method', METHOD],
+  ['data', DATA],
+  ['src', SRC],
+]);
 const MIN_WANTED = 3;
 const MAX_WANTED = 10;
 
@@ -203,12 +215,14 @@ class Attrs {
     return this;
   }
 
-  has(name: string): boolean {
-    return this.raw[WANTED_ATTRS.get(name) as number] !== undefined;
+  /** The attribute in this slot is there (with or without a value). */
+  has(slot: number): boolean {
+    return this.raw[slot] !== undefined;
   }
 
-  get(name: string): string | undefined {
-    const v = this.raw[WANTED_ATTRS.get(name) as number];
+  /** The decoded value of the attribute in this slot. */
+  get(slot: number): string | undefined {
+    const v = this.raw[slot];
     return v === undefined ? undefined : decodeEntities(v);
   }
 }
@@ -255,6 +269,9 @@ export function domainInText(text: string): string | undefined {
 
 type UrlExtra = { [K in keyof ExtractedUrl]?: ExtractedUrl[K] | undefined };
 
+/** `</name\b` by element name (a few fixed names), compiled once. */
+const CLOSE_TAGS = new Map<string, RegExp>();
+
 /**
  * Finds closing tags (`</a`, `</form`, ...) after a position; amortised linear over a document
  * because each name's next occurrence is remembered and searched again only once passed.
@@ -265,7 +282,11 @@ class CloseFinder {
   find(name: string, from: number): number {
     const known = this.next.get(name);
     if (known !== undefined && (known === -1 || known >= from)) return known;
-    const re = new RegExp(`</${name}\\b`, 'gi');
+    let re = CLOSE_TAGS.get(name);
+    if (re === undefined) {
+      re = new RegExp(`</${name}\\b`, 'gi');
+      CLOSE_TAGS.set(name, re);
+    }
     re.lastIndex = from;
     const m = re.exec(this.html);
     const at = m === null ? -1 : m.index;
@@ -274,11 +295,44 @@ class CloseFinder {
   }
 }
 
+/** What a collector keeps of a parsed URL. */
+interface ParsedUrl {
+  url: string;
+  scheme: string;
+  host: string;
+  port: string;
+}
+
+/** Parses one URL (against a base) into what a collector keeps; null when it does not parse. */
+function parseUrl(s: string, base: URL | undefined): ParsedUrl | null {
+  let u: URL;
+  try {
+    u = base !== undefined ? new URL(s, base) : new URL(s);
+  } catch {
+    return null;
+  }
+  // the WHATWG parser answers the scheme lower-case, followed by `:`
+  const scheme = u.protocol.slice(0, -1);
+  let url = u.href;
+  if (url.length > MAX_URL && scheme === 'data') url = url.slice(0, MAX_URL);
+  let host = u.hostname.toLowerCase();
+  if (scheme === 'mailto')
+    host = (u.pathname.split('@')[1] ?? '').toLowerCase().replace(/[?].*$/, '');
+  if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
+  return { url, scheme, host, port: u.port };
+}
+
+/** URLs parsed per collector, and the longest one remembered. */
+const MAX_PARSED = 1024;
+const MAX_PARSED_CHARS = 2048;
+
 class Collector {
   readonly out: ExtractedUrl[] = [];
   private readonly seen = new Set<string>();
   /** tldts answers by host: a message links to few hosts, many times. */
   private readonly hosts = new Map<string, ReturnType<typeof parseHost>>();
+  /** Parsed URLs by their text (against the current base): messages repeat their links. */
+  private readonly parsed = new Map<string, ParsedUrl | null>();
   constructor(
     private readonly max: number,
     private base: URL | undefined,
@@ -289,6 +343,7 @@ class Collector {
   }
 
   setBase(href: string): void {
+    this.parsed.clear();
     try {
       this.base = new URL(href);
     } catch {
@@ -304,20 +359,13 @@ class Collector {
     if (/^www\./i.test(s)) s = `http://${s}`;
     if (/^hxxps?:/i.test(s)) s = s.replace(/^hxxp/i, 'http');
     if (s.length > 8192) s = s.slice(0, 8192);
-    let u: URL;
-    try {
-      u = this.base !== undefined ? new URL(s, this.base) : new URL(s);
-    } catch {
-      return;
+    let p = this.parsed.get(s);
+    if (p === undefined) {
+      p = parseUrl(s, this.base);
+      if (s.length <= MAX_PARSED_CHARS && this.parsed.size < MAX_PARSED) this.parsed.set(s, p);
     }
-    // the WHATWG parser answers the scheme lower-case, followed by `:`
-    const scheme = u.protocol.slice(0, -1);
-    let url = u.href;
-    if (url.length > MAX_URL && scheme === 'data') url = url.slice(0, MAX_URL);
-    let host = u.hostname.toLowerCase();
-    if (scheme === 'mailto')
-      host = (u.pathname.split('@')[1] ?? '').toLowerCase().replace(/[?].*$/, '');
-    if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
+    if (p === null) return;
+    const { url, scheme, host } = p;
     const key = `${source}|${url}|${extra.anchorDomain ?? ''}`;
     if (this.seen.has(key)) return;
     this.seen.add(key);
@@ -336,7 +384,7 @@ class Collector {
     }
     if (info?.domain && !info.isIp) entry.registrableDomain = info.domain;
     if (info?.publicSuffix && !info.isIp) entry.publicSuffix = info.publicSuffix;
-    if (u.port !== '') entry.port = Number(u.port);
+    if (p.port !== '') entry.port = Number(p.port);
     const e = entry as unknown as Record<string, unknown>;
     for (const k in extra) {
       const v = extra[k as keyof UrlExtra];
@@ -388,37 +436,168 @@ function selfClosed(html: string, attrsStart: number, attrsEnd: number): boolean
   return i >= attrsStart && html.charCodeAt(i) === 0x2f;
 }
 
-/** URLs of an HTML document (see extractUrls). */
+/** One walk over an HTML document: what the element handlers share. */
+class HtmlWalk {
+  readonly closer: CloseFinder;
+  readonly attrs = new Attrs();
+  /**
+   * Work spent on element contents (anchor texts, forms), bounded so that many unclosed elements
+   * stay linear.
+   */
+  anchorBudget: number;
+  cssBudget = 1024 * 1024;
+  /** Tags before this index are inside an element whose content is not markup. */
+  skipUntil = -1;
+  /** The rest of the document is not markup (a style sheet without an end). */
+  done = false;
+
+  constructor(
+    readonly html: string,
+    readonly c: Collector,
+  ) {
+    this.closer = new CloseFinder(html);
+    this.anchorBudget = 4 * html.length + 1_000_000;
+  }
+}
+
+/** Reads the URLs of one element; `after` is the index after its start tag. */
+type ElementHandler = (w: HtmlWalk, name: string, after: number, hidden: boolean) => void;
+
+function anchorElement(w: HtmlWalk, _name: string, after: number, hidden: boolean): void {
+  const href = w.attrs.get(HREF);
+  if (href === undefined) return;
+  const close = w.closer.find('a', after);
+  const inner =
+    w.anchorBudget > 0
+      ? w.html.slice(after, close < 0 ? after + 2000 : Math.min(close, after + 4000))
+      : '';
+  w.anchorBudget -= inner.length;
+  const { text, isImage } = anchorOf(inner);
+  const innerHidden = text === '' && !isImage;
+  w.c.add(href, 'href', {
+    anchorText: text !== '' ? text : undefined,
+    anchorDomain: text !== '' ? domainInText(text) : undefined,
+    hidden: hidden || innerHidden,
+    isImage,
+  });
+}
+
+function areaElement(w: HtmlWalk, _name: string, _after: number, hidden: boolean): void {
+  const href = w.attrs.get(HREF);
+  if (href !== undefined)
+    w.c.add(href, 'area', { hidden, anchorText: w.attrs.get(ALT)?.slice(0, 200) });
+}
+
+function baseElement(w: HtmlWalk): void {
+  const href = w.attrs.get(HREF);
+  if (href !== undefined) {
+    w.c.add(href, 'href', { hidden: true });
+    w.c.setBase(href);
+  }
+}
+
+function linkElement(w: HtmlWalk): void {
+  const href = w.attrs.get(HREF);
+  if (href !== undefined) w.c.add(href, 'href', { hidden: true });
+}
+
+function metaElement(w: HtmlWalk): void {
+  if (w.attrs.get(HTTP_EQUIV)?.toLowerCase() === 'refresh') {
+    const mm = /url\s*=\s*['"]?([^'"\s;]+)/i.exec(w.attrs.get(CONTENT) ?? '');
+    if (mm) w.c.add(mm[1] as string, 'meta', { hidden: true });
+  }
+}
+
+function formElement(w: HtmlWalk, _name: string, after: number, hidden: boolean): void {
+  const action = w.attrs.get(ACTION) ?? '';
+  const end = w.closer.find('form', after);
+  const body =
+    w.anchorBudget > 0
+      ? w.html.slice(after, end < 0 ? after + 100_000 : Math.min(end, after + 100_000))
+      : '';
+  w.anchorBudget -= body.length;
+  const password = /<input\b[^>]{0,2000}?\btype\s*=\s*["']?password/i.test(body);
+  w.c.add(action === '' ? 'about:blank' : action, 'form', {
+    hidden,
+    formHasPassword: password,
+    formMethod: (w.attrs.get(METHOD) ?? 'get').toLowerCase().slice(0, 10),
+  });
+}
+
+function styleElement(w: HtmlWalk, _name: string, after: number, hidden: boolean): void {
+  // a style sheet is text, not markup: read it once, then carry on after it
+  const end = w.closer.find('style', after);
+  const stop = Math.min(end < 0 ? w.html.length : end, after + 64 * 1024);
+  const css = w.cssBudget > 0 ? w.html.slice(after, stop) : '';
+  w.cssBudget -= css.length;
+  cssUrls(css, w.c, hidden);
+  if (end < 0) w.done = true;
+  else w.skipUntil = end;
+}
+
+function objectElement(w: HtmlWalk, _name: string, _after: number, hidden: boolean): void {
+  const data = w.attrs.get(DATA);
+  if (data) w.c.add(data, 'src', { hidden });
+}
+
+function srcElement(w: HtmlWalk, name: string, _after: number, hidden: boolean): void {
+  const attrs = w.attrs;
+  const src = attrs.get(SRC);
+  if (src === undefined) return;
+  const width = attrs.get(WIDTH);
+  const height = attrs.get(HEIGHT);
+  const tiny = (width === '1' || width === '0') && (height === '1' || height === '0');
+  w.c.add(src, 'src', {
+    hidden: hidden || tiny,
+    isImage: name === 'img' || (name === 'input' && attrs.get(TYPE)?.toLowerCase() === 'image'),
+    anchorText: name === 'img' ? attrs.get(ALT)?.slice(0, 200) : undefined,
+  });
+}
+
+/** The elements that carry URLs, by name. */
+const ELEMENT_HANDLERS = new Map<string, ElementHandler>([
+  ['a', anchorElement],
+  ['area', areaElement],
+  ['base', baseElement],
+  ['link', linkElement],
+  ['meta', metaElement],
+  ['form', formElement],
+  ['style', styleElement],
+  ['object', objectElement],
+  ...[...SRC_TAGS].map((name): [string, ElementHandler] => [name, srcElement]),
+]);
+
+/**
+ * URLs of an HTML document (see extractUrls). The walk itself stays small (tags, attributes, what
+ * hides an element); the elements that carry URLs are read by their handlers.
+ */
 function extractHtmlUrls(htmlIn: string, c: Collector): void {
   const html = htmlIn.length > MAX_HTML ? htmlIn.slice(0, MAX_HTML) : htmlIn;
-  const stack: { name: string; hidden: boolean }[] = [];
-  const closer = new CloseFinder(html);
-  // work spent on element contents (anchor texts, forms, style sheets), bounded so that many
-  // unclosed elements stay linear
-  let anchorBudget = 4 * html.length + 1_000_000;
+  const w = new HtmlWalk(html, c);
+  const attrs = w.attrs;
+  // open elements: their names, whether each hides itself, how many are open
+  const openNames: string[] = [];
+  const openHides: boolean[] = [];
+  let open = 0;
   let hiddenDepth = 0;
-  let cssBudget = 1024 * 1024;
-  let skipUntil = -1;
   const hidingStyles = new Map<string, boolean>();
   const tag = new TagCursor(html);
-  const attrs = new Attrs();
   while (tag.next()) {
     if (c.full()) return;
-    if (tag.start < skipUntil) continue;
+    if (tag.start < w.skipUntil) continue;
     const name = tag.name;
-    const after = tag.end;
     if (tag.closing) {
-      let i = stack.length - 1;
-      while (i >= 0 && stack[i]!.name !== name) i--;
+      let i = open - 1;
+      while (i >= 0 && openNames[i] !== name) i--;
       if (i >= 0) {
-        for (let j = i; j < stack.length; j++) if (stack[j]!.hidden) hiddenDepth--;
-        stack.length = i;
+        for (let j = i; j < open; j++) if (openHides[j]) hiddenDepth--;
+        open = i;
       }
       continue;
     }
     attrs.parse(tag.attrs());
     const selfClosing = selfClosed(html, tag.attrsStart, tag.attrsEnd);
-    const style = attrs.get('style');
+    const style = attrs.get(STYLE);
     let styleHides = false;
     if (style) {
       // messages repeat the same few styles on many elements
@@ -431,121 +610,32 @@ function extractHtmlUrls(htmlIn: string, c: Collector): void {
     }
     const selfHidden =
       styleHides ||
-      attrs.has('hidden') ||
-      attrs.get('width') === '0' ||
-      attrs.get('height') === '0' ||
-      (name === 'input' && attrs.get('type')?.toLowerCase() === 'hidden');
+      attrs.has(HIDDEN) ||
+      attrs.get(WIDTH) === '0' ||
+      attrs.get(HEIGHT) === '0' ||
+      (name === 'input' && attrs.get(TYPE)?.toLowerCase() === 'hidden');
     const hidden = hiddenDepth > 0 || selfHidden;
     if (!VOID.has(name) && !selfClosing) {
-      stack.push({ name, hidden: selfHidden });
+      openNames[open] = name;
+      openHides[open] = selfHidden;
+      open++;
       if (selfHidden) hiddenDepth++;
-      if (stack.length > 2000) {
-        stack.length = 0;
+      if (open > 2000) {
+        open = 0;
         hiddenDepth = 0;
       }
     }
     if (style?.includes('url(')) cssUrls(style, c, hidden);
     if ((name === 'script' || name === 'textarea' || name === 'xmp') && !selfClosing) {
-      const end = closer.find(name, after);
-      skipUntil = end < 0 ? html.length : end;
+      const end = w.closer.find(name, tag.end);
+      w.skipUntil = end < 0 ? html.length : end;
     }
-    const background = attrs.get('background');
+    const background = attrs.get(BACKGROUND);
     if (background) c.add(background, 'src', { hidden, isImage: true });
-    switch (name) {
-      case 'a': {
-        const href = attrs.get('href');
-        if (href === undefined) break;
-        const close = closer.find('a', after);
-        const inner =
-          anchorBudget > 0
-            ? html.slice(after, close < 0 ? after + 2000 : Math.min(close, after + 4000))
-            : '';
-        anchorBudget -= inner.length;
-        const { text, isImage } = anchorOf(inner);
-        const innerHidden = text === '' && !isImage;
-        c.add(href, 'href', {
-          anchorText: text !== '' ? text : undefined,
-          anchorDomain: text !== '' ? domainInText(text) : undefined,
-          hidden: hidden || innerHidden,
-          isImage,
-        });
-        break;
-      }
-      case 'area': {
-        const href = attrs.get('href');
-        if (href !== undefined)
-          c.add(href, 'area', { hidden, anchorText: attrs.get('alt')?.slice(0, 200) });
-        break;
-      }
-      case 'base': {
-        const href = attrs.get('href');
-        if (href !== undefined) {
-          c.add(href, 'href', { hidden: true });
-          c.setBase(href);
-        }
-        break;
-      }
-      case 'link': {
-        const href = attrs.get('href');
-        if (href !== undefined) c.add(href, 'href', { hidden: true });
-        break;
-      }
-      case 'meta': {
-        if (attrs.get('http-equiv')?.toLowerCase() === 'refresh') {
-          const mm = /url\s*=\s*['"]?([^'"\s;]+)/i.exec(attrs.get('content') ?? '');
-          if (mm) c.add(mm[1] as string, 'meta', { hidden: true });
-        }
-        break;
-      }
-      case 'form': {
-        const action = attrs.get('action') ?? '';
-        const end = closer.find('form', after);
-        const body =
-          anchorBudget > 0
-            ? html.slice(after, end < 0 ? after + 100_000 : Math.min(end, after + 100_000))
-            : '';
-        anchorBudget -= body.length;
-        const password = /<input\b[^>]{0,2000}?\btype\s*=\s*["']?password/i.test(body);
-        c.add(action === '' ? 'about:blank' : action, 'form', {
-          hidden,
-          formHasPassword: password,
-          formMethod: (attrs.get('method') ?? 'get').toLowerCase().slice(0, 10),
-        });
-        break;
-      }
-      case 'style': {
-        // a style sheet is text, not markup: read it once, then carry on after it
-        const end = closer.find('style', after);
-        const stop = Math.min(end < 0 ? html.length : end, after + 64 * 1024);
-        const css = cssBudget > 0 ? html.slice(after, stop) : '';
-        cssBudget -= css.length;
-        cssUrls(css, c, hidden);
-        if (end < 0) return;
-        skipUntil = end;
-        break;
-      }
-      case 'object': {
-        const data = attrs.get('data');
-        if (data) c.add(data, 'src', { hidden });
-        break;
-      }
-      default: {
-        if (SRC_TAGS.has(name)) {
-          const src = attrs.get('src');
-          if (src !== undefined) {
-            const w = attrs.get('width');
-            const h = attrs.get('height');
-            const tiny = (w === '1' || w === '0') && (h === '1' || h === '0');
-            c.add(src, 'src', {
-              hidden: hidden || tiny,
-              isImage:
-                name === 'img' ||
-                (name === 'input' && attrs.get('type')?.toLowerCase() === 'image'),
-              anchorText: name === 'img' ? attrs.get('alt')?.slice(0, 200) : undefined,
-            });
-          }
-        }
-      }
+    const handle = ELEMENT_HANDLERS.get(name);
+    if (handle !== undefined) {
+      handle(w, name, tag.end, hidden);
+      if (w.done) return;
     }
   }
 }

@@ -14,6 +14,9 @@ export interface HtmlTag {
 const MAX_TAG = 16 * 1024;
 
 const GT = 0x3e;
+/** Shared by every cursor: each use sets lastIndex first. */
+const NAME = /[a-zA-Z][a-zA-Z0-9:-]{0,63}/y;
+const STOP = /[>"']/g;
 
 /** An ASCII element name, lower-cased (copied a second time only when it has capitals). */
 function lowerName(s: string, from: number, to: number): string {
@@ -43,8 +46,6 @@ export class TagCursor {
   private i = 0;
   private work = 0;
   private readonly budget: number;
-  private readonly nameRe = /[a-zA-Z][a-zA-Z0-9:-]{0,63}/y;
-  private readonly stopRe = /[>"']/g;
 
   constructor(readonly html: string) {
     this.budget = 16 * html.length + 1_000_000;
@@ -58,8 +59,8 @@ export class TagCursor {
   next(): boolean {
     const html = this.html;
     const n = html.length;
-    const nameRe = this.nameRe;
-    const stopRe = this.stopRe;
+    const nameRe = NAME;
+    const stopRe = STOP;
     let i = this.i;
     while (i < n) {
       if (this.work > this.budget) break;

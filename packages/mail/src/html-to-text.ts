@@ -65,7 +65,8 @@ function convert(html: string): string {
       out.push(s);
       outLen += s.length;
     }
-    const c = html.charCodeAt(lt + 1);
+    // in bounds: an index past the end would make the optimised code bail out once
+    const c = lt + 1 < n ? html.charCodeAt(lt + 1) : 0;
     if (c === 0x21 /* ! */ && html.startsWith('<!--', lt)) {
       const end = html.indexOf('-->', lt + 4);
       i = end < 0 ? n : end + 3;
@@ -73,7 +74,7 @@ function convert(html: string): string {
     }
     const closing = c === 0x2f; /* / */
     const nameStart = closing ? lt + 2 : lt + 1;
-    if (!isLetter(html.charCodeAt(nameStart))) {
+    if (nameStart >= n || !isLetter(html.charCodeAt(nameStart))) {
       if (c === 0x21 || c === 0x3f /* ? */) {
         const gt = html.indexOf('>', lt);
         i = gt < 0 ? n : gt + 1;

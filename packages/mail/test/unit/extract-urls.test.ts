@@ -266,4 +266,18 @@ describe('extractUrls', () => {
     expect(html(bare)).toEqual([]);
     expect(performance.now() - t0).toBeLessThan(5000);
   });
+
+  it('resolves relative links against the base in force where they appear', () => {
+    const list = html(
+      '<a href="/x">1</a><base href="http://b.example.com/"><a href="/x">2</a><base href="http://c.example.com/d/"><a href="/x">3</a><a href="y">4</a><base href="::bad"><a href="y">5</a>',
+    );
+    expect(list.map((u) => [u.url, u.anchorText ?? null, u.hidden ?? null])).toEqual([
+      ['http://b.example.com/', null, true],
+      ['http://b.example.com/x', '2', null],
+      ['http://c.example.com/d/', null, true],
+      ['http://c.example.com/x', '3', null],
+      ['http://c.example.com/d/y', '4', null],
+      ['http://c.example.com/d/::bad', null, true],
+    ]);
+  });
 });
