@@ -9,7 +9,7 @@ import {
   hasNonAscii,
   normalizeForMatch,
 } from './normalize.ts';
-import { tokenize } from './phrase-index.ts';
+import type { TokenIds } from './phrase-index.ts';
 import type { ContentSettings } from './settings.ts';
 
 type ScoredCategory = 'urgency' | 'threat' | 'reward' | 'credential' | 'payment' | 'spam';
@@ -44,9 +44,9 @@ export function languageHits(
   lex: Lexicons,
   allowed: string[],
 ): LanguageHits {
-  return tokenHits(
-    tokenize(normalizeForMatch(subject)),
-    tokenize(normalizeForMatch(text)),
+  return wordHits(
+    lex.readWords(normalizeForMatch(subject)),
+    lex.readWords(normalizeForMatch(text)),
     language,
     lex,
     allowed,
@@ -63,10 +63,10 @@ function mergeHits(
   }
 }
 
-/** languageHits of a subject and a text already normalised and tokenised. */
-function tokenHits(
-  st: readonly string[],
-  bt: readonly string[],
+/** languageHits of the words of a subject and a text, normalised and read already. */
+function wordHits(
+  st: TokenIds,
+  bt: TokenIds,
   language: string,
   lex: Lexicons,
   allowed: string[],
@@ -80,24 +80,29 @@ function tokenHits(
   return out;
 }
 
-/** Tokens of a view's normalised subject and text, computed once per view. */
-interface ViewTokens {
-  subject: string[];
-  text: string[];
+/** The words of a view's normalised subject and text, read once per view and lexicons. */
+interface ViewWords {
+  subject: TokenIds;
+  text: TokenIds;
 }
 
-const tokenMemo = new WeakMap<object, ViewTokens>();
+const wordMemo = new WeakMap<object, Map<Lexicons, ViewWords>>();
 
-function viewTokens(v: MailView): ViewTokens {
-  let t = tokenMemo.get(v);
-  if (!t) {
-    t = {
-      subject: tokenize(normalizeForMatch(v.subject)),
-      text: tokenize(normalizeForMatch(v.text)),
-    };
-    tokenMemo.set(v, t);
+function viewWords(v: MailView, lex: Lexicons): ViewWords {
+  let m = wordMemo.get(v);
+  if (!m) {
+    m = new Map();
+    wordMemo.set(v, m);
   }
-  return t;
+  let w = m.get(lex);
+  if (!w) {
+    w = {
+      subject: lex.readWords(normalizeForMatch(v.subject)),
+      text: lex.readWords(normalizeForMatch(v.text)),
+    };
+    m.set(lex, w);
+  }
+  return w;
 }
 
 /** Sentiment in −1 (negative, alarming) … 1 (positive, hype) from lexicon word counts. */
@@ -122,8 +127,8 @@ export function viewHits(v: MailView, lex: Lexicons, allowed: string[]): Languag
   const key = allowed.join(',');
   let h = m.get(key);
   if (!h) {
-    const t = viewTokens(v);
-    h = tokenHits(t.subject, t.text, v.language, lex, allowed);
+    const w = viewWords(v, lex);
+    h = wordHits(w.subject, w.text, v.language, lex, allowed);
     m.set(key, h);
   }
   return h;
@@ -149,14 +154,14 @@ export function viewBrands(v: MailView, lex: Lexicons): ViewBrands {
   }
   let b = m.get(lex);
   if (!b) {
-    const t = viewTokens(v);
+    const w = viewWords(v, lex);
     const head = v.text.length > BODY_BRAND_CHARS ? v.text.slice(0, BODY_BRAND_CHARS) : v.text;
     b = {
-      subject: lex.brandMatcher.findTokens(v.subject, t.subject),
+      subject: lex.brandMatcher.findTokens(v.subject, w.subject),
       displayName: displayNameBrands(v, lex),
       body: lex.brandMatcher.findTokens(
         head,
-        head === v.text ? t.text : tokenize(normalizeForMatch(head)),
+        head === v.text ? w.text : lex.readWords(normalizeForMatch(head)),
       ),
     };
     m.set(lex, b);

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { hasNonAscii, MAX_SCAN_CHARS, normalizeForMatch } from './normalize.ts';
-import { PhraseIndex, type ScanHits, tokenize } from './phrase-index.ts';
+import { PhraseIndex, type ScanHits, type TokenIds, tokenize } from './phrase-index.ts';
 
 /** Directory of the lexicons shipped with Trawl (config/defaults/lexicons). */
 export const DEFAULT_LEXICON_DIR = fileURLToPath(
@@ -44,6 +44,8 @@ const DomainsFile = z.object({
 });
 
 export interface Lexicons {
+  /** The words of normalised text (`normalizeForMatch`) as the language and brand matchers read them. */
+  readWords(normalized: string): TokenIds;
   languages: Map<string, LanguageMatcher>;
   brands: Brand[];
   brandMatcher: BrandMatcher;
@@ -84,10 +86,10 @@ export class LanguageMatcher {
       }
     }
   }
-  /** Distinct phrases found per category, in tokens of normalised text. */
-  find(tokens: readonly string[]): Partial<Record<LanguageCategory, string[]>> {
+  /** Distinct phrases found per category, in the words of normalised text. */
+  find(words: TokenIds): Partial<Record<LanguageCategory, string[]>> {
     const out: Partial<Record<LanguageCategory, string[]>> = {};
-    for (const [key, { label }] of this.index.scanLists(tokens)[this.list]!) {
+    for (const [key, { label }] of this.index.scanLists(words)[this.list]!) {
       const c = label as LanguageCategory;
       const list = out[c] ?? [];
       list.push(key.slice(key.indexOf('\u0000') + 1));
@@ -102,10 +104,10 @@ export interface BrandMatcher {
   /** Brand ids named in `raw` (original case) with the number of mentions. */
   find(raw: string): Map<string, number>;
   /**
-   * The same as `find(raw)` when `tokens` are `tokenize(normalizeForMatch(raw))` (the caller has
-   * them already), for `raw` of at most MAX_SCAN_CHARS characters.
+   * The same as `find(raw)` when `words` are `readWords(normalizeForMatch(raw))` of the lexicons
+   * (the caller has them already), for `raw` of at most MAX_SCAN_CHARS characters.
    */
-  findTokens(raw: string, tokens: readonly string[]): Map<string, number>;
+  findTokens(raw: string, words: TokenIds): Map<string, number>;
 }
 
 /** Brand names, case-insensitive ones in list `list` of `shared` (scanned with the languages). */
@@ -130,23 +132,23 @@ function compileBrands(
   const addTo = (out: Map<string, number>, m: ScanHits) => {
     for (const { label, count } of m.values()) out.set(label, (out.get(label) ?? 0) + count);
   };
-  const findTokens = (bounded: string, tokens: readonly string[]): Map<string, number> => {
+  const findTokens = (bounded: string, words: TokenIds): Map<string, number> => {
     const out = new Map<string, number>();
-    addTo(out, ci.scanLists(tokens)[shared.list]!);
+    addTo(out, ci.scanLists(words)[shared.list]!);
     if (cs.size > 0) {
       // ASCII is its own NFKC form
       const folded = hasNonAscii(bounded) ? bounded.normalize('NFKC') : bounded;
-      if (firsts.some((f) => folded.includes(f))) addTo(out, cs.scan(tokenize(folded), 200));
+      if (firsts.some((f) => folded.includes(f))) addTo(out, cs.scan(cs.read(folded), 200));
     }
     return out;
   };
   return {
     find(raw: string): Map<string, number> {
       const bounded = raw.length > MAX_SCAN_CHARS ? raw.slice(0, MAX_SCAN_CHARS) : raw;
-      return findTokens(bounded, tokenize(normalizeForMatch(bounded)));
+      return findTokens(bounded, ci.read(normalizeForMatch(bounded)));
     },
-    findTokens(raw: string, tokens: readonly string[]): Map<string, number> {
-      return findTokens(raw.length > MAX_SCAN_CHARS ? raw.slice(0, MAX_SCAN_CHARS) : raw, tokens);
+    findTokens(raw: string, words: TokenIds): Map<string, number> {
+      return findTokens(raw.length > MAX_SCAN_CHARS ? raw.slice(0, MAX_SCAN_CHARS) : raw, words);
     },
   };
 }
@@ -205,6 +207,7 @@ export function loadLexicons(dir: string = DEFAULT_LEXICON_DIR): Lexicons {
   });
   const lower = (xs: string[]) => new Set(xs.map((x) => x.toLowerCase().replace(/^\./, '')));
   const result: Lexicons = {
+    readWords: (normalized) => index.read(normalized),
     languages,
     brands,
     brandMatcher: compileBrands(brands, { index, list: languageFiles.length }),

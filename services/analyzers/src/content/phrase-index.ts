@@ -1,7 +1,8 @@
 /**
  * Fast phrase matching on word tokens: a phrase list is indexed by its first token, so a text is
  * scanned once in O(tokens), whatever the number of phrases. A trailing `*` on a phrase's last word
- * matches any word that starts with it ("verif*").
+ * matches any word that starts with it ("verif*"). A text's words are read as numbers (their place
+ * in the vocabulary of the phrases' words, or -1): no string per word, no lookup by string.
  */
 
 import { LETTER, OTHER, WORD_CLASSES } from './code-points.ts';
@@ -52,15 +53,175 @@ export function tokenize(text: string): string[] {
   return out;
 }
 
+/** FNV-1a over UTF-16 code units: the hash of the vocabulary's table. */
+const FNV_OFFSET = 0x811c9dc5 | 0;
+const FNV_PRIME = 0x01000193;
+
+function hashOf(word: string): number {
+  let h = FNV_OFFSET;
+  for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), FNV_PRIME);
+  return h;
+}
+
+/** The words phrases use, each with a number; found in a text by hash without slicing it. */
+class Vocabulary {
+  private readonly words: string[] = [];
+  private readonly hashes: number[] = [];
+  private readonly ids = new Map<string, number>();
+  /** Open addressing (linear probing) of word numbers by hash; -1 is a free slot. */
+  private table = new Int32Array(64).fill(-1);
+  /** Changes whenever a word is added: token ids read before are stale. */
+  version = 0;
+
+  get size(): number {
+    return this.words.length;
+  }
+
+  add(word: string): number {
+    const known = this.ids.get(word);
+    if (known !== undefined) return known;
+    const id = this.words.length;
+    this.words.push(word);
+    this.hashes.push(hashOf(word));
+    this.ids.set(word, id);
+    this.version++;
+    if (this.words.length * 2 > this.table.length) {
+      this.table = new Int32Array(this.table.length * 2).fill(-1);
+      for (let w = 0; w < this.words.length; w++) this.place(w);
+    } else this.place(id);
+    return id;
+  }
+
+  private place(id: number): void {
+    const mask = this.table.length - 1;
+    let slot = this.hashes[id]! & mask;
+    while (this.table[slot] !== -1) slot = (slot + 1) & mask;
+    this.table[slot] = id;
+  }
+
+  /** The number of `text.slice(start, end)`, whose hash is `h`; -1 when no phrase uses it. */
+  find(text: string, start: number, end: number, h: number): number {
+    const table = this.table;
+    const mask = table.length - 1;
+    for (let slot = h & mask; ; slot = (slot + 1) & mask) {
+      const id = table[slot]!;
+      if (id === -1) return -1;
+      if (this.hashes[id] === h) {
+        const w = this.words[id]!;
+        if (w.length === end - start && text.startsWith(w, start)) return id;
+      }
+    }
+  }
+}
+
+/** The words of a text as a phrase index reads them (the words of `tokenize(text)`, in order). */
+export interface TokenIds {
+  readonly text: string;
+  readonly count: number;
+  /** Per word: its number in the vocabulary, -1 when no phrase uses it. */
+  readonly ids: Int32Array;
+  /** Per word: where it starts and ends in `text`. */
+  readonly starts: Int32Array;
+  readonly ends: Int32Array;
+  /** The vocabulary and its version the words were read with. */
+  readonly vocabulary: Vocabulary;
+  readonly version: number;
+}
+
+/** Room for the words of one text, reused: a text's words are copied out at the end. */
+let scratchIds = new Int32Array(256);
+let scratchStarts = new Int32Array(256);
+let scratchEnds = new Int32Array(256);
+
+function grow(): void {
+  const n = Math.min(scratchIds.length * 2, MAX_TOKENS);
+  const ids = new Int32Array(n);
+  ids.set(scratchIds);
+  const starts = new Int32Array(n);
+  starts.set(scratchStarts);
+  const ends = new Int32Array(n);
+  ends.set(scratchEnds);
+  scratchIds = ids;
+  scratchStarts = starts;
+  scratchEnds = ends;
+}
+
+/** The words of `text` (exactly those of `tokenize(text)`) as numbers of `vocabulary`. */
+function readWords(text: string, vocabulary: Vocabulary): TokenIds {
+  const n = text.length;
+  let count = 0;
+  let i = 0;
+  while (i < n) {
+    let c = text.charCodeAt(i);
+    let k = c < 0x80 ? BMP[c]! : WORD_CLASSES.at(text, i, c);
+    if (k === OTHER) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let h = Math.imul(FNV_OFFSET ^ c, FNV_PRIME);
+    // a letter or number whose first code unit is a high surrogate is a surrogate pair
+    if (c >= 0xd800 && c <= 0xdbff) {
+      h = Math.imul(h ^ text.charCodeAt(i + 1), FNV_PRIME);
+      i += 2;
+    } else i++;
+    while (i < n) {
+      c = text.charCodeAt(i);
+      k = c < 0x80 ? BMP[c]! : WORD_CLASSES.at(text, i, c);
+      if (k === OTHER) break;
+      h = Math.imul(h ^ c, FNV_PRIME);
+      if (c >= 0xd800 && c <= 0xdbff) {
+        h = Math.imul(h ^ text.charCodeAt(i + 1), FNV_PRIME);
+        i += 2;
+      } else i++;
+    }
+    // an apostrophe followed by letters belongs to the word ("don't")
+    if (i + 1 < n && text.charCodeAt(i) === 39) {
+      let j = i + 1;
+      let h2 = Math.imul(h ^ 39, FNV_PRIME);
+      while (j < n) {
+        c = text.charCodeAt(j);
+        k = c < 0x80 ? BMP[c]! : WORD_CLASSES.at(text, j, c);
+        if (k !== LETTER) break;
+        h2 = Math.imul(h2 ^ c, FNV_PRIME);
+        if (c >= 0xd800 && c <= 0xdbff) {
+          h2 = Math.imul(h2 ^ text.charCodeAt(j + 1), FNV_PRIME);
+          j += 2;
+        } else j++;
+      }
+      if (j > i + 1) {
+        i = j;
+        h = h2;
+      }
+    }
+    if (count === scratchIds.length) grow();
+    scratchIds[count] = vocabulary.find(text, start, i, h);
+    scratchStarts[count] = start;
+    scratchEnds[count] = i;
+    count++;
+    if (count >= MAX_TOKENS) break;
+  }
+  return {
+    text,
+    count,
+    ids: scratchIds.slice(0, count),
+    starts: scratchStarts.slice(0, count),
+    ends: scratchEnds.slice(0, count),
+    vocabulary,
+    version: vocabulary.version,
+  };
+}
+
 interface Entry {
   key: string;
-  /** Tokens after the first. */
-  rest: string[];
-  /** The last token is a prefix (phrase ended with *). */
-  stem: boolean;
   label: string;
   /** The phrase list the entry belongs to. */
   list: number;
+  /** Numbers of the words after the first. */
+  rest: number[];
+  /** The phrase ended with *: its last word is a prefix (`last`). */
+  stem: boolean;
+  last: string;
 }
 
 /** What a scan found: per key, its label and how many times it was found. */
@@ -68,22 +229,24 @@ export type ScanHits = Map<string, { label: string; count: number }>;
 
 /**
  * One or more phrase lists in one index: a text is scanned once for all of them (one lookup per
- * token), each list with its own hits and its own bound on hits, exactly as if it were scanned
+ * word), each list with its own hits and its own bound on hits, exactly as if it were scanned
  * alone.
  */
 export class PhraseIndex {
-  private readonly byFirst = new Map<string, Entry[]>();
+  private readonly vocabulary = new Vocabulary();
+  /** Phrases by the number of their first word. */
+  private readonly byFirst: (Entry[] | undefined)[] = [];
   /**
-   * Single-token stems of at least 3 characters, in the order added (a shorter one can never
-   * match: stems are looked up by a token's first 3 characters).
+   * Single-word stems of at least 3 characters, in the order added (a shorter one can never
+   * match: stems are looked up by a word's first 3 characters).
    */
   private readonly stems: Entry[] = [];
   /** The same stems by their first 3 characters, used when there are many. */
   private readonly stemsByPrefix = new Map<string, Entry[]>();
   /** Phrases added per list. */
   private readonly sizes: number[];
-  /** scanLists answers by token array (token arrays are never changed once made). */
-  private scans = new WeakMap<readonly string[], ScanHits[]>();
+  /** scanLists answers by the words read (never changed once read). */
+  private scans = new WeakMap<TokenIds, ScanHits[]>();
 
   /** `maxHits`: per list, the number of hits after which a scan stops looking for more. */
   constructor(private readonly maxHits: readonly number[] = [500]) {
@@ -96,17 +259,18 @@ export class PhraseIndex {
   }
 
   /**
-   * `tokens` are the phrase's tokens (same tokenizer as the text); `key` is what a hit reports;
-   * `list` the phrase list it belongs to.
+   * `tokens` are the phrase's words (`tokenize` of the normalised phrase); `key` is what a hit
+   * reports; `list` the phrase list it belongs to.
    */
   add(tokens: string[], key: string, label: string, stem = false, list = 0): void {
     if (tokens.length === 0) return;
     this.sizes[list]!++;
     this.scans = new WeakMap();
     const [first, ...rest] = tokens as [string, ...string[]];
+    const last = tokens[tokens.length - 1]!;
     if (stem && rest.length === 0) {
       if (first.length < 3) return;
-      const e = { key, rest: [first], stem: true, label, list };
+      const e = { key, label, list, rest: [], stem: true, last };
       this.stems.push(e);
       const k = first.slice(0, 3);
       const sl = this.stemsByPrefix.get(k);
@@ -114,46 +278,60 @@ export class PhraseIndex {
       else this.stemsByPrefix.set(k, [e]);
       return;
     }
-    const e = { key, rest, stem, label, list };
-    const fl = this.byFirst.get(first);
+    const id = this.vocabulary.add(first);
+    const e = { key, label, list, rest: rest.map((w) => this.vocabulary.add(w)), stem, last };
+    const fl = this.byFirst[id];
     if (fl) fl.push(e);
-    else this.byFirst.set(first, [e]);
+    else this.byFirst[id] = [e];
+  }
+
+  /** The words of a (normalised) text, read for this index. */
+  read(text: string): TokenIds {
+    return readWords(text, this.vocabulary);
   }
 
   /** The hits of list 0 (key → label and count), at most about `maxHits`. */
-  scan(tokens: readonly string[], maxHits = this.maxHits[0]!): ScanHits {
-    if (maxHits === this.maxHits[0]) return this.run(tokens, this.maxHits)[0]!;
+  scan(words: TokenIds, maxHits = this.maxHits[0]!): ScanHits {
+    if (maxHits === this.maxHits[0]) return this.run(this.current(words), this.maxHits)[0]!;
     const caps = [...this.maxHits];
     caps[0] = maxHits;
-    return this.run(tokens, caps)[0]!;
+    return this.run(this.current(words), caps)[0]!;
   }
 
-  /** The hits of every list in `tokens`, computed once per token array. */
-  scanLists(tokens: readonly string[]): ScanHits[] {
-    let r = this.scans.get(tokens);
+  /** The hits of every list in `words`, computed once per words read. */
+  scanLists(words: TokenIds): ScanHits[] {
+    let r = this.scans.get(words);
     if (!r) {
-      r = this.run(tokens, this.maxHits);
-      this.scans.set(tokens, r);
+      r = this.run(this.current(words), this.maxHits);
+      this.scans.set(words, r);
     }
     return r;
   }
 
-  private run(tokens: readonly string[], maxHits: readonly number[]): ScanHits[] {
+  /** `words` read again when they were read for another index or before words were added. */
+  private current(words: TokenIds): TokenIds {
+    return words.vocabulary === this.vocabulary && words.version === this.vocabulary.version
+      ? words
+      : this.read(words.text);
+  }
+
+  private run(words: TokenIds, maxHits: readonly number[]): ScanHits[] {
     const lists = maxHits.length;
     const out: ScanHits[] = [];
     for (let l = 0; l < lists; l++) out.push(new Map());
     const hits = new Array<number>(lists).fill(0);
-    // A list stops once its hits reached its bound at the start of a token (its hits at that
-    // token all count), as a scan of that list alone would. Decided at the list's first entry of
-    // each token: nothing before it in the token changes the list's hits.
+    // A list stops once its hits reached its bound at the start of a word (its hits at that word
+    // all count), as a scan of that list alone would. Decided at the list's first entry of each
+    // word: nothing before it in the word changes the list's hits.
     const decidedAt = new Array<number>(lists).fill(-1);
     const open = new Array<boolean>(lists).fill(true);
+    const { text, count, ids, starts, ends } = words;
     const byFirst = this.byFirst;
     const stems = this.stems.length === 0 ? undefined : this.stems;
     const fewStems = this.stems.length <= 8;
-    for (let i = 0; i < tokens.length; i++) {
-      const t = tokens[i]!;
-      const fl = byFirst.get(t);
+    for (let i = 0; i < count; i++) {
+      const id = ids[i]!;
+      const fl = id === -1 ? undefined : byFirst[id];
       if (fl !== undefined) {
         for (const e of fl) {
           const l = e.list;
@@ -165,15 +343,22 @@ export class PhraseIndex {
           const rest = e.rest;
           let ok = true;
           for (let j = 0; j < rest.length; j++) {
-            const tok = tokens[i + 1 + j];
-            const want = rest[j]!;
-            if (
-              tok === undefined ||
-              !(tok === want || (e.stem && j === rest.length - 1 && tok.startsWith(want)))
-            ) {
+            const at = i + 1 + j;
+            if (at >= count) {
               ok = false;
               break;
             }
+            if (ids[at] === rest[j]) continue;
+            // the last word of a stem phrase: any word that starts with it
+            if (
+              e.stem &&
+              j === rest.length - 1 &&
+              ends[at]! - starts[at]! >= e.last.length &&
+              text.startsWith(e.last, starts[at])
+            )
+              continue;
+            ok = false;
+            break;
           }
           if (ok) {
             const m = out[l]!;
@@ -184,11 +369,12 @@ export class PhraseIndex {
           }
         }
       }
-      if (stems !== undefined && t.length >= 3) {
-        const sl = fewStems ? stems : this.stemsByPrefix.get(t.slice(0, 3));
+      if (stems !== undefined && ends[i]! - starts[i]! >= 3) {
+        const sl = fewStems ? stems : this.stemsByPrefix.get(text.slice(starts[i], starts[i]! + 3));
         if (sl !== undefined) {
           for (const e of sl) {
-            if (!t.startsWith(e.rest[0]!)) continue;
+            if (ends[i]! - starts[i]! < e.last.length || !text.startsWith(e.last, starts[i]))
+              continue;
             const l = e.list;
             if (decidedAt[l] !== i) {
               decidedAt[l] = i;

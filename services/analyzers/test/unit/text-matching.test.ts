@@ -134,6 +134,24 @@ describe('text matching helpers', () => {
     }
   });
 
+  it('a phrase index reads the words of tokenize, as numbers of its vocabulary', () => {
+    const index = new PhraseIndex();
+    index.add(["don't", 'ab', '𝘿a'], 'a', 'x');
+    index.add(['٣٤', 'é'], 'b', 'x');
+    for (const t of ["don't ab 𝘿a ٣٤ é don't", ...strings(TEXT_ALPHABET, 3000, 24, 6)]) {
+      const words = index.read(t);
+      const found = Array.from({ length: words.count }, (_, i) =>
+        t.slice(words.starts[i], words.ends[i]),
+      );
+      expect(found).toEqual(reference.tokenize(t));
+      const known = ["don't", 'ab', '𝘿a', '٣٤', 'é'];
+      found.forEach((w, i) => {
+        expect(words.ids[i]! >= 0).toBe(known.includes(w));
+      });
+    }
+    expect(index.read('ab '.repeat(MAX_TOKENS + 10)).count).toBe(MAX_TOKENS);
+  });
+
   it('tokenize stops at MAX_TOKENS', () => {
     expect(tokenize('ab '.repeat(MAX_TOKENS + 10))).toHaveLength(MAX_TOKENS);
   });
@@ -172,7 +190,7 @@ describe('text matching helpers', () => {
     index.add(['sweepstake'], 'c', 'reward', true);
     index.add(['ab'], 'd', 'reward', true); // a stem shorter than 3 characters never matches
     const hits = index.scan(
-      tokenize('verify your account now: password expires, sweepstakes and sweepstake ab abc'),
+      index.read('verify your account now: password expires, sweepstakes and sweepstake ab abc'),
     );
     expect([...hits]).toEqual([
       ['a', { label: 'credential', count: 1 }],
@@ -204,7 +222,7 @@ describe('text matching helpers', () => {
     });
     for (const text of strings(['a ', 'b ', 'c ', 'abc ', 'abcd ', 'ab '], 2000, 14, 5)) {
       const tokens = tokenize(text);
-      const all = shared.scanLists(tokens);
+      const all = shared.scanLists(shared.read(text));
       caps.forEach((cap, list) => {
         const found = new Map([...all[list]!].map(([k, v]) => [k, v.count]));
         // the reference lists single-token stems after the other phrases of a token
