@@ -53,18 +53,44 @@ interface Scored {
   answer: AnalyzerAnswer;
 }
 
+function byConfidenceDesc(a: Indicator, b: Indicator): number {
+  return b.confidence - a.confidence;
+}
+
+/** Up to this many indicators in all, duplicates are found by a scan instead of a Map. */
+const SCAN_LIMIT = 32;
+
 /** Union of indicators, deduplicated by (type, value) keeping the highest confidence; sorted by it. */
 function mergeIndicators(items: readonly AggregateInput[]): Indicator[] {
-  const byKey = new Map<string, Indicator>();
-  for (const it of items) {
-    for (const ind of it.answer.indicators) {
-      const key = `${ind.type}\u0000${ind.value}`;
-      const prev = byKey.get(key);
-      if (prev === undefined || ind.confidence > prev.confidence) byKey.set(key, ind);
+  let total = 0;
+  for (const it of items) total += it.answer.indicators.length;
+  // first occurrence of each (type, value) in input order; a more confident duplicate takes its place
+  const out: Indicator[] = [];
+  if (total <= SCAN_LIMIT) {
+    for (const it of items) {
+      for (const ind of it.answer.indicators) {
+        let j = 0;
+        while (j < out.length && (out[j]!.type !== ind.type || out[j]!.value !== ind.value)) j++;
+        if (j === out.length) out.push(ind);
+        else if (ind.confidence > out[j]!.confidence) out[j] = ind;
+      }
+    }
+  } else {
+    const at = new Map<string, number>();
+    for (const it of items) {
+      for (const ind of it.answer.indicators) {
+        const key = `${ind.type}\u0000${ind.value}`;
+        const j = at.get(key);
+        if (j === undefined) {
+          at.set(key, out.length);
+          out.push(ind);
+        } else if (ind.confidence > out[j]!.confidence) {
+          out[j] = ind;
+        }
+      }
     }
   }
-  const out = [...byKey.values()];
-  out.sort((a, b) => b.confidence - a.confidence);
+  if (out.length > 1) out.sort(byConfidenceDesc);
   return out;
 }
 
@@ -82,18 +108,33 @@ function summarize(
   const verdict = isPhishing ? 'Phishing' : 'Not phishing';
   let s = `${verdict} (threat ${threat}, phishing probability ${pct(p)}).`;
   if (drivers.length > 0) {
-    s += ` Driven by ${drivers
-      .slice(0, 3)
-      .map((d) => `${d.id} (${pct(d.p)})`)
-      .join(', ')}.`;
+    s += ' Driven by ';
+    for (let i = 0; i < drivers.length && i < 3; i++) {
+      const d = drivers[i]!;
+      s += `${i > 0 ? ', ' : ''}${d.id} (${pct(d.p)})`;
+    }
+    s += '.';
   }
   if (indicators.length > 0) {
-    s += ` Top indicators: ${indicators
-      .slice(0, 3)
-      .map((i) => `${i.type}: ${i.value.length > 120 ? `${i.value.slice(0, 117)}...` : i.value}`)
-      .join('; ')}.`;
+    s += ' Top indicators: ';
+    for (let i = 0; i < indicators.length && i < 3; i++) {
+      const ind = indicators[i]!;
+      const v = ind.value.length > 120 ? `${ind.value.slice(0, 117)}...` : ind.value;
+      s += `${i > 0 ? '; ' : ''}${ind.type}: ${v}`;
+    }
+    s += '.';
   }
   return s;
+}
+
+/** Most influential first: the largest weighted pull towards a phishing verdict. */
+function byPullToPhishing(a: Scored, b: Scored): number {
+  return b.w * b.p - a.w * a.p;
+}
+
+/** Most influential first: the largest weighted pull towards a not-phishing verdict. */
+function byPullToHam(a: Scored, b: Scored): number {
+  return b.w * (1 - b.p) - a.w * (1 - a.p);
 }
 
 /**
@@ -106,22 +147,35 @@ export function aggregate(
   threshold: number,
   thresholds: VerdictThresholds = DEFAULT_THRESHOLDS,
 ): StageAggregate {
-  const scored: Scored[] = results.map((r, i) => ({
-    id: r.id ?? `analyzer#${i + 1}`,
-    p: probabilityOf(r.answer),
-    w: Number.isFinite(r.weight) && r.weight > 0 ? r.weight : 0,
-    answer: r.answer,
-  }));
-  const totalW = scored.reduce((s, x) => s + x.w, 0);
-  const counted = totalW > 0 ? scored.filter((x) => x.w > 0) : scored.map((x) => ({ ...x, w: 1 }));
+  const scored: Scored[] = [];
+  let totalW = 0;
+  for (let i = 0; i < results.length; i++) {
+    const r = results[i]!;
+    const w = Number.isFinite(r.weight) && r.weight > 0 ? r.weight : 0;
+    scored.push({
+      id: r.id ?? `analyzer#${i + 1}`,
+      p: probabilityOf(r.answer),
+      w,
+      answer: r.answer,
+    });
+    totalW += w;
+  }
+  const counted: Scored[] = [];
+  for (const x of scored) {
+    if (totalW <= 0) counted.push({ id: x.id, p: x.p, w: 1, answer: x.answer });
+    else if (x.w > 0) counted.push(x);
+  }
 
   let p = 0;
   let drivers: Scored[] = [];
   if (counted.length > 0) {
     switch (method) {
       case 'weighted_average': {
-        const sw = counted.reduce((s, x) => s + x.w, 0);
-        p = counted.reduce((s, x) => s + x.w * x.p, 0) / sw;
+        let sw = 0;
+        for (const x of counted) sw += x.w;
+        let swp = 0;
+        for (const x of counted) swp += x.w * x.p;
+        p = swp / sw;
         break;
       }
       case 'max_confidence': {
@@ -143,8 +197,11 @@ export function aggregate(
           else wHam += x.w;
         }
         const phishWins = wPhish >= wHam;
-        const side = counted.filter((x) => x.answer.is_phishing === phishWins);
-        p = side.reduce((s, x) => s + x.p, 0) / side.length;
+        const side: Scored[] = [];
+        for (const x of counted) if (x.answer.is_phishing === phishWins) side.push(x);
+        let sp = 0;
+        for (const x of side) sp += x.p;
+        p = sp / side.length;
         drivers = side;
         break;
       }
@@ -155,9 +212,7 @@ export function aggregate(
   if (method !== 'max_confidence') {
     // Most influential first: the largest weighted pull towards the verdict.
     const pool = method === 'majority_vote' ? drivers : counted;
-    drivers = [...pool].sort((a, b) =>
-      isPhishing ? b.w * b.p - a.w * a.p : b.w * (1 - b.p) - a.w * (1 - a.p),
-    );
+    drivers = pool.slice().sort(isPhishing ? byPullToPhishing : byPullToHam);
   }
   const indicators = mergeIndicators(results);
   const v = verdictFor(p, thresholds);

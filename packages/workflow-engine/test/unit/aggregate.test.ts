@@ -1,4 +1,5 @@
-import { StageAggregate } from '@trawl/contracts';
+import { type Indicator, StageAggregate } from '@trawl/contracts';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   type AggregateInput,
@@ -135,6 +136,88 @@ describe('aggregate', () => {
     const g = aggregate('weighted_average', [r(false, 0.9, 1, 'rules')], 0.5, T);
     expect(g.summary).toMatch(/^Not phishing/);
     expect(g.recommended_action).toBe('allow');
+  });
+});
+
+/** The documented rules written plainly: the optimised aggregate must agree with them exactly. */
+function reference(method: 'weighted_average' | 'majority_vote', inputs: AggregateInput[]) {
+  const scored = inputs.map((x, i) => ({
+    id: x.id ?? `analyzer#${i + 1}`,
+    p: probabilityOf(x.answer),
+    w: Math.max(x.weight, 0),
+    answer: x.answer,
+  }));
+  const totalW = scored.reduce((s, x) => s + x.w, 0);
+  const counted = totalW > 0 ? scored.filter((x) => x.w > 0) : scored.map((x) => ({ ...x, w: 1 }));
+  let p: number;
+  let pool = counted;
+  if (method === 'weighted_average') {
+    p = counted.reduce((s, x) => s + x.w * x.p, 0) / counted.reduce((s, x) => s + x.w, 0);
+  } else {
+    const wp = counted.reduce((s, x) => s + (x.answer.is_phishing ? x.w : 0), 0);
+    const wh = counted.reduce((s, x) => s + (x.answer.is_phishing ? 0 : x.w), 0);
+    pool = counted.filter((x) => x.answer.is_phishing === wp >= wh);
+    p = pool.reduce((s, x) => s + x.p, 0) / pool.length;
+  }
+  const phishing = p >= 0.5;
+  const drivers = [...pool].sort((a, b) =>
+    phishing ? b.w * b.p - a.w * a.p : b.w * (1 - b.p) - a.w * (1 - a.p),
+  );
+  const byKey = new Map<string, Indicator>();
+  for (const x of inputs) {
+    for (const ind of x.answer.indicators) {
+      const key = `${ind.type}\u0000${ind.value}`;
+      const prev = byKey.get(key);
+      if (prev === undefined || ind.confidence > prev.confidence) byKey.set(key, ind);
+    }
+  }
+  const indicators = [...byKey.values()].sort((a, b) => b.confidence - a.confidence);
+  const pc = (x: number) => `${Math.round(x * 100)}%`;
+  const threat = verdictFor(p, T).threat_level;
+  let summary = `${phishing ? 'Phishing' : 'Not phishing'} (threat ${threat}, phishing probability ${pc(p)}).`;
+  summary += ` Driven by ${drivers
+    .slice(0, 3)
+    .map((d) => `${d.id} (${pc(d.p)})`)
+    .join(', ')}.`;
+  if (indicators.length > 0) {
+    summary += ` Top indicators: ${indicators
+      .slice(0, 3)
+      .map((i) => `${i.type}: ${i.value.length > 120 ? `${i.value.slice(0, 117)}...` : i.value}`)
+      .join('; ')}.`;
+  }
+  return { probability: p, indicators, summary };
+}
+
+describe('aggregate, any input', () => {
+  const indicator = fc.record({
+    type: fc.constantFrom('suspicious_url', 'rule_match', 'urgency_language'),
+    value: fc.oneof(fc.constantFrom('a', 'b', 'http://x.test'), fc.string({ maxLength: 130 })),
+    confidence: fc.constantFrom(0, 0.25, 0.5, 0.75, 1),
+  });
+  const input = fc.record({
+    isP: fc.boolean(),
+    c: fc.double({ min: 0, max: 1, noNaN: true }),
+    w: fc.constantFrom(0, 0.2, 0.5, 1),
+    id: fc.constantFrom('a', 'b', 'c', 'd'),
+    // up to 6 answers of up to 12 indicators: both sides of the 32-indicator scan limit
+    indicators: fc.array(indicator, { maxLength: 12 }),
+  });
+  it('gives what the documented rules give (probability, indicators, summary)', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom('weighted_average' as const, 'majority_vote' as const),
+        fc.array(input, { minLength: 1, maxLength: 6 }),
+        (method, xs) => {
+          const inputs = xs.map((x) => r(x.isP, x.c, x.w, x.id, { indicators: x.indicators }));
+          const g = aggregate(method, inputs, 0.5, T);
+          const want = reference(method, inputs);
+          expect(g.probability).toBe(want.probability);
+          expect(g.indicators).toEqual(want.indicators);
+          expect(g.summary).toBe(want.summary);
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });
 
