@@ -47,3 +47,20 @@ export function multipartDepth(raw: Buffer, limit: number): number {
   }
   return max;
 }
+
+const T_SLASH = [Buffer.from('t/'), Buffer.from('T/')];
+
+/**
+ * `multipartDepth(raw, limit) > limit`, answered without the scan when it cannot be true: every
+ * declaration the scan counts holds `multipart/`, so a `t/` or `T/` of its own, and the depth never
+ * exceeds the number of declarations. Most messages hold a handful of `t/`, far below any limit.
+ */
+export function multipartDeeperThan(raw: Buffer, limit: number): boolean {
+  let candidates = 0;
+  for (const needle of T_SLASH) {
+    for (let i = raw.indexOf(needle); i >= 0; i = raw.indexOf(needle, i + 2)) {
+      if (++candidates > limit) return multipartDepth(raw, limit) > limit;
+    }
+  }
+  return false;
+}

@@ -14,7 +14,7 @@ import { guessLanguage } from './guess-language.ts';
 import { stripControls } from './header-text.ts';
 import { htmlToText } from './html-to-text.ts';
 import { parseMailDate, receivedDate } from './mail-date.ts';
-import { multipartDepth } from './mime-depth.ts';
+import { multipartDeeperThan } from './mime-depth.ts';
 import { decodeHeaders, type HeaderLine, toRawHeaders } from './raw-headers.ts';
 
 export interface ParseRawEmailOptions {
@@ -587,8 +587,7 @@ export async function parseRawEmail(
     if (nl > 0) buf = buf.subarray(nl + 1);
   }
   buf = capTopHeaders(buf, maxHeaderBytes, notes);
-  const depth = multipartDepth(buf, maxDepth);
-  if (depth > maxDepth) {
+  if (multipartDeeperThan(buf, maxDepth)) {
     throw new MailUnparseableError(`multipart nesting deeper than ${maxDepth}`, [
       { path: '', message: `multipart nesting must be at most ${maxDepth} levels deep` },
     ]);
