@@ -19,19 +19,39 @@ export function parseMailDate(text: string): string | undefined {
     .replace(/\s+/g, ' ')
     .trim();
   // V8's lenient parser turns almost anything into a date; ask for at least a year's worth of digits
-  if ((s.match(/\d/g)?.length ?? 0) < 4) return undefined;
-  const candidates = [
-    s,
-    s.replace(/^[A-Za-z]{2,9},?\s*/, ''),
-    s.replace(/([+-]\d{4})\s+[A-Za-z]{2,5}$/, '$1'),
-    s.replace(/(\d{1,2})\.(\d{2})\.(\d{2})/, '$1:$2:$3'),
-    s.replace(/^[A-Za-z]{2,9},?\s*/, '').replace(/\s+[A-Za-z]{2,5}$/, ' +0000'),
-  ];
-  for (const c of candidates) {
-    const ms = Date.parse(c);
+  if (!hasDigits(s, 4)) return undefined;
+  for (let variant = 0; variant < VARIANTS; variant++) {
+    const ms = Date.parse(dateVariant(s, variant));
     if (plausible(ms)) return new Date(ms).toISOString();
   }
   return undefined;
+}
+
+function hasDigits(s: string, n: number): boolean {
+  let seen = 0;
+  for (let i = 0; i < s.length && seen < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 48 && c <= 57) seen++;
+  }
+  return seen >= n;
+}
+
+const VARIANTS = 5;
+
+/** The spellings of a date tried in turn (made one at a time: the first one usually parses). */
+function dateVariant(s: string, variant: number): string {
+  switch (variant) {
+    case 0:
+      return s;
+    case 1:
+      return s.replace(/^[A-Za-z]{2,9},?\s*/, '');
+    case 2:
+      return s.replace(/([+-]\d{4})\s+[A-Za-z]{2,5}$/, '$1');
+    case 3:
+      return s.replace(/(\d{1,2})\.(\d{2})\.(\d{2})/, '$1:$2:$3');
+    default:
+      return s.replace(/^[A-Za-z]{2,9},?\s*/, '').replace(/\s+[A-Za-z]{2,5}$/, ' +0000');
+  }
 }
 
 /** The timestamp of a Received header (the text after its last `;`). */

@@ -41,4 +41,11 @@ describe('addresses and domains', () => {
     expect(parseMailDate('not a date')).toBeUndefined();
     expect(parseMailDate('Mon, 1 Jan 1900 00:00:00 +0000')).toBeUndefined();
   });
+  it('parseMailDate reads the broken spellings seen in real mail', () => {
+    // dots in the time, a day name without comma, an unknown zone name, too few digits
+    expect(parseMailDate('Tue, 14 May 2024 09.30.00 +0200')).toBe('2024-05-14T07:30:00.000Z');
+    expect(parseMailDate('Tuesday 14 May 2024 09:30:00 +0200')).toBe('2024-05-14T07:30:00.000Z');
+    expect(parseMailDate('14 May 2024 09:30:00 XYZ')).toBe('2024-05-14T09:30:00.000Z');
+    expect(parseMailDate('x 123')).toBeUndefined();
+  });
 });
