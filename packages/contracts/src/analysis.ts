@@ -136,18 +136,17 @@ function fastIndicators(v: unknown): Indicator[] | typeof SLOW {
   return out;
 }
 
-/** A record of plain data, copied as `z.record(z.string(), z.unknown())` copies it. */
+/**
+ * A record of plain data, copied as `z.record(z.string(), z.unknown())` copies it: its own
+ * enumerable string keys in order, values as they are (zod skips non-enumerable keys too). Symbol
+ * keys and an own `__proto__` or `constructor` are left to zod.
+ */
 function fastDetails(v: unknown): Record<string, unknown> | typeof SLOW {
   if (!isObjectLike(v) || Object.getPrototypeOf(v) !== Object.prototype) return SLOW;
-  const keys = Reflect.ownKeys(v);
-  const out: Record<string, unknown> = {};
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i];
-    if (typeof k !== 'string' || k === '__proto__' || k === 'constructor') return SLOW;
-    if (!Object.prototype.propertyIsEnumerable.call(v, k)) return SLOW;
-    out[k] = v[k];
-  }
-  return out;
+  // zod's plain-object test reads `constructor`: an own one is left to zod as well
+  if (Object.hasOwn(v, '__proto__') || Object.hasOwn(v, 'constructor')) return SLOW;
+  if (Object.getOwnPropertySymbols(v).length !== 0) return SLOW;
+  return Object.assign({}, v);
 }
 
 /**
