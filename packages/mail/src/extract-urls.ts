@@ -146,8 +146,26 @@ const WANTED_ATTRS = new Map([
   ['data', DATA],
   ['src', SRC],
 ]);
-const MIN_WANTED = 3;
 const MAX_WANTED = 10;
+/**
+ * By name length, a bit per first letter of the wanted attributes: most other names (class,
+ * align, border, bgcolor, ...) are skipped without a copy or a look-up. A name that lower-cases
+ * to a wanted one has its length and an ASCII first letter (only the Kelvin sign lower-cases to
+ * an ASCII letter, `k`, which starts no wanted name).
+ */
+const WANTED_SHAPES = new Array<number>(MAX_WANTED + 1).fill(0);
+for (const name of WANTED_ATTRS.keys()) {
+  WANTED_SHAPES[name.length] =
+    (WANTED_SHAPES[name.length] as number) | (1 << (name.charCodeAt(0) - 0x61));
+}
+
+/** The name at `from` may lower-case to a wanted attribute name. */
+function wantedShape(s: string, from: number, to: number): boolean {
+  const len = to - from;
+  if (len > MAX_WANTED) return false;
+  const c = s.charCodeAt(from) | 0x20;
+  return c >= 0x61 && c <= 0x7a && ((WANTED_SHAPES[len] as number) & (1 << (c - 0x61))) !== 0;
+}
 
 /** `s.slice(from, to).toLowerCase()`, without the second copy when nothing needs lower-casing. */
 function lowerSlice(s: string, from: number, to: number): string {
@@ -171,7 +189,7 @@ class Attrs {
 
   parse(s: string): this {
     const raw = this.raw;
-    raw.fill(undefined);
+    for (let k = 0; k < raw.length; k++) raw[k] = undefined;
     const n = s.length;
     let p = 0;
     while (p < n) {
@@ -206,8 +224,7 @@ class Attrs {
         }
       }
       // lower-casing never changes the length of a name that becomes a wanted (ASCII) one
-      const len = nameEnd - nameStart;
-      if (len >= MIN_WANTED && len <= MAX_WANTED) {
+      if (wantedShape(s, nameStart, nameEnd)) {
         const slot = WANTED_ATTRS.get(lowerSlice(s, nameStart, nameEnd));
         if (slot !== undefined && raw[slot] === undefined) raw[slot] = value;
       }

@@ -30,6 +30,27 @@ let last = { html: '', text: '' };
 const TAG_NAME = /[a-zA-Z][a-zA-Z0-9:-]{0,62}/y;
 /** Longest element name this conversion tells apart (`blockquote`, `figcaption`). */
 const MAX_KNOWN_NAME = 10;
+/** By name length, a bit per first letter of the elements this conversion tells apart. */
+const KNOWN_SHAPES = new Array<number>(MAX_KNOWN_NAME + 1).fill(0);
+for (const name of [...SKIP_CONTENT, ...BLOCK, 'li', 'td', 'th']) {
+  KNOWN_SHAPES[name.length] =
+    (KNOWN_SHAPES[name.length] as number) | (1 << (name.charCodeAt(0) - 0x61));
+}
+
+/** The white space the clean-up collapses, but for the line break. */
+function isCollapsedSpace(c: number): boolean {
+  return (
+    c === 0x20 ||
+    c === 0x09 ||
+    c === 0x0d ||
+    c === 0x0c ||
+    c === 0x0b ||
+    c === 0xa0 ||
+    c === 0x2002 ||
+    c === 0x2003 ||
+    c === 0x2009
+  );
+}
 
 /** `</name\s*>` for each SKIP_CONTENT element, compiled once. */
 const SKIP_END = new Map([...SKIP_CONTENT].map((n) => [n, new RegExp(`</${n}\\s*>`, 'gi')]));
@@ -61,9 +82,23 @@ function convert(html: string): string {
       break;
     }
     if (lt > i) {
-      const s = decodeEntities(html.slice(i, lt));
-      out.push(s);
-      outLen += s.length;
+      // white space alone between tags (indentation) stands as one character: the clean-up
+      // below turns a run into a line break or a space only by whether it holds a line break
+      let k = i;
+      let newline = false;
+      for (; k < lt; k++) {
+        const ch = html.charCodeAt(k);
+        if (ch === 0x0a) newline = true;
+        else if (!isCollapsedSpace(ch)) break;
+      }
+      if (k === lt) {
+        out.push(newline ? '\n' : ' ');
+        outLen += lt - i;
+      } else {
+        const s = decodeEntities(html.slice(i, lt));
+        out.push(s);
+        outLen += s.length;
+      }
     }
     // in bounds: an index past the end would make the optimised code bail out once
     const c = lt + 1 < n ? html.charCodeAt(lt + 1) : 0;
@@ -90,8 +125,13 @@ function convert(html: string): string {
     TAG_NAME.lastIndex = nameStart;
     TAG_NAME.test(html);
     const nameEnd = TAG_NAME.lastIndex;
-    // names longer than any known element need no look-up
-    const name = nameEnd - nameStart <= MAX_KNOWN_NAME ? lowerName(html, nameStart, nameEnd) : '';
+    // only names shaped like a known element (length, first letter) are looked up
+    const len = nameEnd - nameStart;
+    const name =
+      len <= MAX_KNOWN_NAME &&
+      ((KNOWN_SHAPES[len] as number) & (1 << ((html.charCodeAt(nameStart) | 0x20) - 0x61))) !== 0
+        ? lowerName(html, nameStart, nameEnd)
+        : '';
     i = gt + 1;
     if (!closing && html.charCodeAt(gt - 1) !== 0x2f) {
       const skipEnd = SKIP_END.get(name);
