@@ -335,7 +335,7 @@ export function contentFindings(
     (email.attachments?.length ?? 0) === 0 &&
     v.urls.some((u) => u.is_image || u.source === 'src') &&
     v.urls.some((u) => u.source === 'href' && (u.scheme === 'http' || u.scheme === 'https')) &&
-    visibleLength(v.html_text, email.body_text) < 120
+    visibleBelow(v.html_text, email.body_text, 120)
   ) {
     out.push({
       type: 'suspicious_content',
@@ -354,9 +354,47 @@ export function contentFindings(
   };
 }
 
-/** Characters of visible text: the HTML's text with whitespace collapsed plus the plain text, trimmed. */
-function visibleLength(htmlText: string, bodyText: string | undefined): number {
-  return htmlText.replace(/\s+/g, ' ').trim().length + (bodyText?.trim().length ?? 0);
+/** Whether a UTF-16 code unit is white space as `\s` and `trim` know it. */
+function isSpace(c: number): boolean {
+  if (c < 0x80) return c === 32 || (c >= 9 && c <= 13);
+  return (
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
+}
+
+/**
+ * Whether the visible text is shorter than `limit`: the HTML's text with white space collapsed
+ * and trimmed (`replace(/\s+/g, ' ').trim()`) plus the trimmed plain text, counted without
+ * building either and only as far as needed.
+ */
+export function visibleBelow(
+  htmlText: string,
+  bodyText: string | undefined,
+  limit: number,
+): boolean {
+  let n = bodyText?.trim().length ?? 0;
+  if (n >= limit) return false;
+  let seen = false; // a visible character so far
+  let gap = false; // white space since the last visible character
+  for (let i = 0; i < htmlText.length; i++) {
+    if (isSpace(htmlText.charCodeAt(i))) {
+      gap = seen;
+      continue;
+    }
+    n += gap ? 2 : 1;
+    if (n >= limit) return false;
+    seen = true;
+    gap = false;
+  }
+  return true;
 }
 
 const isLowerAscii = (c: number) => c >= 97 && c <= 122;

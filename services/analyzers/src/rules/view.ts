@@ -79,10 +79,32 @@ export interface MailView {
   header_names: string[];
 }
 
+/** Answers of the public-suffix list by host, bounded: the same hosts come back message after message. */
+const orgDomains = new Map<string, string>();
+const publicSuffixes = new Map<string, string>();
+const MEMO_HOSTS = 10_000;
+
 export function orgDomain(host: string | undefined): string {
   if (!host) return '';
-  const h = host.toLowerCase();
-  return getDomain(h, { allowPrivateDomains: false }) ?? h;
+  let d = orgDomains.get(host);
+  if (d === undefined) {
+    const h = host.toLowerCase();
+    d = getDomain(h, { allowPrivateDomains: false }) ?? h;
+    if (orgDomains.size >= MEMO_HOSTS) orgDomains.clear();
+    orgDomains.set(host, d);
+  }
+  return d;
+}
+
+/** The public suffix of a host ("co.uk"), or its last label when the list knows none. */
+function publicSuffix(host: string): string {
+  let t = publicSuffixes.get(host);
+  if (t === undefined) {
+    t = getPublicSuffix(host) ?? host.split('.').pop() ?? '';
+    if (publicSuffixes.size >= MEMO_HOSTS) publicSuffixes.clear();
+    publicSuffixes.set(host, t);
+  }
+  return t;
 }
 
 function party(value: string | undefined): PartyView | undefined {
@@ -123,7 +145,7 @@ function toUrlView(raw: object): UrlView {
   host = host.replace(/^\[|\]$/g, '');
   const isIp = bool(o, 'isIp') || /^\d{1,3}(\.\d{1,3}){3}$/.test(host) || host.includes(':');
   const domain = isIp ? '' : str(o, 'registrableDomain') || (host ? orgDomain(host) : '');
-  const tld = isIp || !host ? '' : (getPublicSuffix(host) ?? host.split('.').pop() ?? '');
+  const tld = isIp || !host ? '' : publicSuffix(host);
   return {
     url: url.length > 2048 ? url.slice(0, 2048) : url,
     scheme,

@@ -1,6 +1,6 @@
 import type { Brand } from '../content/lexicons.ts';
 import { orgDomain } from '../rules/view.ts';
-import { editDistance, skeleton } from './similarity.ts';
+import { skeleton, withinOneEdit } from './similarity.ts';
 
 /** The first label of a registrable domain: "paypal.co.uk" → "paypal". */
 export function mainLabel(domain: string): string {
@@ -101,35 +101,107 @@ export function findLookalike(domain: string, names: ProtectedName[]): Lookalike
 /** findLookalike answers per name list, by domain (bounded). */
 const lookalikeMemo = new WeakMap<ProtectedName[], Map<string, LookalikeHit | null>>();
 
+/** What one protected name says of a label: the first of its tests that holds, in order. */
+function testName(
+  n: ProtectedName,
+  domain: string,
+  label: string,
+  sk: string,
+): LookalikeHit | undefined {
+  if (n.domains.has(domain)) return undefined;
+  if (label === n.label) return undefined; // same name under another suffix: brand's own or unrelated ccTLD
+  if (sk === n.skeleton) return { owner: n.owner, label: n.label, how: 'confusable' };
+  if (n.primary && n.label.length >= 6 && label.length >= 6 && withinOneEdit(sk, n.skeleton)) {
+    return { owner: n.owner, label: n.label, how: 'edit_distance' };
+  }
+  if (n.label.length >= 5 && label.length > n.label.length) {
+    const parts = label.split('-');
+    if (parts.length > 1 && parts.includes(n.label))
+      return { owner: n.owner, label: n.label, how: 'contains' };
+    const rest = label.startsWith(n.label)
+      ? label.slice(n.label.length)
+      : label.endsWith(n.label)
+        ? label.slice(0, -n.label.length)
+        : undefined;
+    if (rest !== undefined && LURE_WORDS.test(rest)) {
+      return { owner: n.owner, label: n.label, how: 'contains' };
+    }
+  }
+  return undefined;
+}
+
+/** Positions of the names in their list, by what computeLookalike tests. */
+interface NameIndex {
+  bySkeleton: Map<string, number[]>;
+  /** Primary names of 6+ characters (the edit-distance test), by skeleton length. */
+  bySkeletonLength: Map<number, number[]>;
+  /** Names of 5+ characters (the contains test), by label. */
+  byLabel: Map<string, number[]>;
+}
+
+const nameIndexes = new WeakMap<ProtectedName[], NameIndex>();
+
+function nameIndex(names: ProtectedName[]): NameIndex {
+  let x = nameIndexes.get(names);
+  if (!x) {
+    x = { bySkeleton: new Map(), bySkeletonLength: new Map(), byLabel: new Map() };
+    const push = <K>(m: Map<K, number[]>, k: K, i: number) => {
+      const l = m.get(k);
+      if (l) l.push(i);
+      else m.set(k, [i]);
+    };
+    names.forEach((n, i) => {
+      push(x!.bySkeleton, n.skeleton, i);
+      if (n.primary && n.label.length >= 6) push(x!.bySkeletonLength, n.skeleton.length, i);
+      if (n.label.length >= 5) push(x!.byLabel, n.label, i);
+    });
+    nameIndexes.set(names, x);
+  }
+  return x;
+}
+
+/**
+ * The first name (in list order) whose tests hold for the label, as a loop over every name would
+ * find it: the index narrows the names to those that can pass a test, the first of them that does
+ * is the answer (a name before it cannot pass any test).
+ */
 function computeLookalike(domain: string, names: ProtectedName[]): LookalikeHit | undefined {
   const label = mainLabel(domain);
   if (label.length < 4) return undefined;
   const sk = skeleton(label);
-  for (const n of names) {
-    if (n.domains.has(domain)) continue;
-    if (label === n.label) continue; // same name under another suffix: brand's own or unrelated ccTLD
-    if (sk === n.skeleton) return { owner: n.owner, label: n.label, how: 'confusable' };
-    if (
-      n.primary &&
-      n.label.length >= 6 &&
-      label.length >= 6 &&
-      editDistance(sk, n.skeleton, 1) <= 1
-    ) {
-      return { owner: n.owner, label: n.label, how: 'edit_distance' };
-    }
-    if (n.label.length >= 5 && label.length > n.label.length) {
-      const parts = label.split('-');
-      if (parts.length > 1 && parts.includes(n.label))
-        return { owner: n.owner, label: n.label, how: 'contains' };
-      const rest = label.startsWith(n.label)
-        ? label.slice(n.label.length)
-        : label.endsWith(n.label)
-          ? label.slice(0, -n.label.length)
-          : undefined;
-      if (rest !== undefined && LURE_WORDS.test(rest)) {
-        return { owner: n.owner, label: n.label, how: 'contains' };
+  const x = nameIndex(names);
+  let best = names.length;
+  /** The first position in `list` before `best` whose name passes `test`. */
+  const first = (list: number[] | undefined, test: (n: ProtectedName) => boolean) => {
+    if (!list) return;
+    for (const i of list) {
+      if (i >= best) return;
+      const n = names[i]!;
+      if (!n.domains.has(domain) && label !== n.label && test(n)) {
+        best = i;
+        return;
       }
     }
+  };
+  first(x.bySkeleton.get(sk), () => true);
+  if (label.length >= 6) {
+    for (let len = sk.length - 1; len <= sk.length + 1; len++)
+      first(x.bySkeletonLength.get(len), (n) => withinOneEdit(sk, n.skeleton));
+    const parts = label.split('-');
+    if (parts.length > 1) for (const p of parts) first(x.byLabel.get(p), () => true);
+    for (let len = 5; len < label.length; len++) {
+      const prefix = label.slice(0, len);
+      first(x.byLabel.get(prefix), () => LURE_WORDS.test(label.slice(len)));
+      const suffix = label.slice(label.length - len);
+      first(
+        x.byLabel.get(suffix),
+        () => !label.startsWith(suffix) && LURE_WORDS.test(label.slice(0, label.length - len)),
+      );
+    }
+  }
+  for (let i = best; i < names.length; i++) {
+    const hit = testName(names[i]!, domain, label, sk);
+    if (hit) return hit;
   }
   return undefined;
 }

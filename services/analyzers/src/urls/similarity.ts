@@ -43,6 +43,23 @@ export function editDistance(a: string, b: string, max = 2, transpositions = fal
   return prev[n]!;
 }
 
+/** Whether two strings are at most one edit apart: `editDistance(a, b, 1) <= 1`, in one pass. */
+export function withinOneEdit(a: string, b: string): boolean {
+  if (a.length === b.length) {
+    let differ = 0;
+    for (let i = 0; i < a.length; i++)
+      if (a.charCodeAt(i) !== b.charCodeAt(i) && ++differ > 1) return false;
+    return true;
+  }
+  const [short, long] = a.length < b.length ? [a, b] : [b, a];
+  if (long.length - short.length > 1) return false;
+  // the longer one is the shorter one with one character inserted
+  let i = 0;
+  while (i < short.length && short.charCodeAt(i) === long.charCodeAt(i)) i++;
+  for (; i < short.length; i++) if (short.charCodeAt(i) !== long.charCodeAt(i + 1)) return false;
+  return true;
+}
+
 /** How a skeleton folds a label: single characters, then digraphs, in order. */
 export interface Fold {
   chars: Readonly<Record<string, string>>;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { insertedNoise } from '../../src/content/analyzer.ts';
+import { insertedNoise, visibleBelow } from '../../src/content/analyzer.ts';
 import { hostInList } from '../../src/content/lexicons.ts';
 import { countMixedScriptWords, normalizeForMatch } from '../../src/content/normalize.ts';
 import { MAX_TOKENS, PhraseIndex, tokenize } from '../../src/content/phrase-index.ts';
-import { editDistance, INTERNAL_FOLD, skeleton } from '../../src/urls/similarity.ts';
+import { editDistance, INTERNAL_FOLD, skeleton, withinOneEdit } from '../../src/urls/similarity.ts';
 
 const INVISIBLE =
   // biome-ignore lint/suspicious/noMisleadingCharacterClass: a list of single invisible code points
@@ -183,6 +183,30 @@ describe('text matching helpers', () => {
     }
   });
 
+  it('visibleBelow compares the collapsed, trimmed visible text with a limit', () => {
+    const alphabet = [
+      'a',
+      ' ',
+      '\n',
+      '\t',
+      '\u00a0',
+      '\u2003',
+      '\u3000',
+      '\ufeff',
+      '\u200b',
+      '😀',
+      'é',
+    ];
+    const texts = strings(alphabet, 2000, 14, 7);
+    texts.forEach((html, i) => {
+      const body = i % 3 === 0 ? undefined : texts[(i * 7) % texts.length];
+      for (const limit of [0, 1, 3, 6, 12]) {
+        const reference = html.replace(/\s+/g, ' ').trim().length + (body?.trim().length ?? 0);
+        expect(visibleBelow(html, body, limit)).toBe(reference < limit);
+      }
+    });
+  });
+
   it('a phrase index finds multi-word phrases and stems', () => {
     const index = new PhraseIndex();
     index.add(['verify', 'your', 'account'], 'a', 'credential');
@@ -254,6 +278,21 @@ describe('text matching helpers', () => {
     expect(editDistance('example', 'exmaple', 1, true)).toBe(1);
     expect(editDistance('', 'ab', 2)).toBe(2);
     expect(editDistance('abcdef', 'uvwxyz', 2)).toBe(3);
+  });
+
+  it('withinOneEdit is an edit distance of at most one', () => {
+    const words = strings(['a', 'b', 'c', '😀'], 3000, 6, 8);
+    words.forEach((a, i) => {
+      const b = words[(i * 13 + 5) % words.length]!;
+      for (const [x, y] of [
+        [a, b],
+        [a, a.slice(1)],
+        [a, `${a}c`],
+        [a, a.replace('a', 'b')],
+      ] as const) {
+        expect(withinOneEdit(x, y)).toBe(editDistance(x, y, 1) <= 1);
+      }
+    });
   });
 
   it('the internal-domain fold is narrower than the look-alike fold', () => {

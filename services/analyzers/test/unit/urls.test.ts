@@ -101,6 +101,28 @@ describe('look-alike helpers', () => {
     expect(editDistance('amazon', 'arnazon', 2)).toBe(2);
     expect(editDistance('abc', 'xyzxyz', 1)).toBe(2);
   });
+  it('answers the first protected name that a domain imitates, and how', () => {
+    const names = protectedNames(
+      [
+        { id: 'paypal', names: [], case_names: [], domains: ['paypal.com'] },
+        { id: 'amazon', names: [], case_names: [], domains: ['amazon.com', 'amazonpay.com'] },
+        { id: 'payp', names: [], case_names: [], domains: ['paypalsecure.net'] },
+      ],
+      [],
+    );
+    const how = (d: string) => {
+      const hit = findLookalike(d, names);
+      return hit && `${hit.owner}:${hit.how}`;
+    };
+    expect(how('paypai.com')).toBe('paypal:confusable');
+    expect(how('amazom.com')).toBe('amazon:edit_distance');
+    expect(how('secure-amazon-login.com')).toBe('amazon:contains');
+    expect(how('paypalsecure.com')).toBe('paypal:contains'); // paypal comes first in the list
+    expect(how('paypalsecure.net')).toBe('paypal:contains'); // not payp's own domain for paypal
+    expect(how('amazonpay.com')).toBeUndefined();
+    expect(how('example.com')).toBeUndefined();
+  });
+
   it('does not call a brand’s own domain a look-alike', () => {
     const names = protectedNames(
       [{ id: 'paypal', names: [], case_names: [], domains: ['paypal.com'] }],
