@@ -267,7 +267,8 @@ class StageRun {
     readonly calls: CallTrace[],
     readonly scope: Scope,
   ) {
-    this.answers = new Array<AnalyzerAnswer | undefined>(stage.analyzers.length).fill(undefined);
+    this.answers = [];
+    for (let j = 0; j < stage.analyzers.length; j++) this.answers.push(undefined);
   }
 
   /** The stage fails (the first reason wins) and its calls still in flight are cancelled. */

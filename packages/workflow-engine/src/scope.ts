@@ -18,8 +18,8 @@ export interface ScopeListener {
 export class Scope implements ScopeListener {
   /** Set when the scope aborts; never changes afterwards. */
   reason: AbortReason | undefined = undefined;
-  private listeners: Array<ScopeListener | undefined> = [];
-  private dispatching = false;
+  /** In the order added; a Set's iteration skips entries deleted while it runs. */
+  private readonly listeners = new Set<ScopeListener>();
 
   /** A scope that aborts, with the same reason, when `parent` does (at once if it has). */
   static childOf(parent: Scope): Scope {
@@ -35,30 +35,20 @@ export class Scope implements ScopeListener {
 
   /** No effect once aborted: like an abort listener added to an aborted signal, it is never told. */
   add(l: ScopeListener): void {
-    if (this.reason === undefined) this.listeners.push(l);
+    if (this.reason === undefined) this.listeners.add(l);
   }
 
   remove(l: ScopeListener): void {
-    const ls = this.listeners;
-    const i = ls.indexOf(l);
-    if (i < 0) return;
-    if (this.dispatching) ls[i] = undefined;
-    else ls.splice(i, 1);
+    this.listeners.delete(l);
   }
 
   abort(reason: AbortReason): void {
     if (this.reason !== undefined) return;
     this.reason = reason;
-    const ls = this.listeners;
-    this.dispatching = true;
-    for (let i = 0; i < ls.length; i++) {
-      const l = ls[i];
-      if (l === undefined) continue;
-      ls[i] = undefined;
+    for (const l of this.listeners) {
+      this.listeners.delete(l);
       l.onAbort(reason);
     }
-    this.dispatching = false;
-    this.listeners = [];
   }
 
   onAbort(reason: AbortReason): void {
