@@ -114,9 +114,13 @@ export function createJobInsertBatcher(
     const byId = new Map<string, Created>();
     for (const c of created) byId.set(String(c.job_id).toLowerCase(), c);
     for (const p of rows) {
-      const c = byId.get(p.job.job_id.toLowerCase());
-      if (c) p.resolve(newJobOf(p.job, c));
-      else p.reject(new Error(`job ${p.job.job_id} was not returned by its insert`));
+      try {
+        const c = byId.get(p.job.job_id.toLowerCase());
+        if (!c) throw new Error(`job ${p.job.job_id} was not returned by its insert`);
+        p.resolve(newJobOf(p.job, c));
+      } catch (err) {
+        p.reject(err);
+      }
     }
   }
 
