@@ -7,6 +7,7 @@ import {
   countStyledLetters,
   countZeroWidth,
   hasNonAscii,
+  MAX_SCAN_CHARS,
   normalizeForMatch,
 } from './normalize.ts';
 import type { TokenIds } from './phrase-index.ts';
@@ -287,7 +288,7 @@ export function contentFindings(
   // styled letters and mixed-script words need characters outside ASCII; most texts have none
   const raw = `${v.subject}\n${v.text}`;
   const plain = !hasNonAscii(v.subject) && !hasNonAscii(v.text);
-  const zw = countZeroWidth(`${v.subject}\n${v.html || v.text}`);
+  const zw = zeroWidthIn(v.subject, v.html || v.text);
   const styled = plain ? 0 : countStyledLetters(raw);
   const mixed = plain ? 0 : countMixedScriptWords(raw);
   if (zw >= 5 || styled >= 4 || mixed >= 2) {
@@ -352,6 +353,16 @@ export function contentFindings(
       hits: { subject: hits.subject, body: hits.body },
     },
   };
+}
+
+/**
+ * countZeroWidth of `${subject}\n${body}` (bounded like it), counted in the two parts when the
+ * bound leaves them whole: no copy of a large body.
+ */
+function zeroWidthIn(subject: string, body: string): number {
+  if (subject.length + 1 + body.length > MAX_SCAN_CHARS)
+    return countZeroWidth(`${subject}\n${body}`);
+  return countZeroWidth(subject) + countZeroWidth(body);
 }
 
 /** Whether a UTF-16 code unit is white space as `\s` and `trim` know it. */

@@ -9,7 +9,10 @@ export function headerValues(email: Email, name: string): string[] {
 }
 
 export function firstHeader(email: Email, name: string): string | undefined {
-  return headerValues(email, name)[0];
+  const v = email.headers.raw_headers?.[name];
+  const first = Array.isArray(v) ? v[0] : v;
+  if (first === undefined) return undefined;
+  return first.length > 8192 ? first.slice(0, 8192) : first;
 }
 
 export interface ParsedAddress {

@@ -116,6 +116,7 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
   const w = s.weights;
   const out: Finding[] = [];
   const { names, shorteners, risky } = tablesFor(lex, s);
+  const pathRe = pathBrandRe(names);
   const fromOrg = v.from.org_domain;
   const once = new Set<string>();
   const add = (key: string, f: Finding) => {
@@ -232,7 +233,7 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
     }
     if (
       u.tld &&
-      risky.has(u.tld.split('.').pop() ?? u.tld) &&
+      risky.has(u.tld.slice(u.tld.lastIndexOf('.') + 1)) &&
       u.domain !== fromOrg &&
       riskyCount < 2
     ) {
@@ -290,7 +291,7 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
     }
     const path = afterHost(u.url, u.host).toLowerCase();
     if (path.length > 1) {
-      const label = pathBrandRe(names).exec(path)?.[1];
+      const label = pathRe.exec(path)?.[1];
       const owner = label ? names.find((n) => n.label === label) : undefined;
       if (owner && !owner.domains.has(u.domain)) {
         add('path', {
