@@ -1,7 +1,7 @@
 import type { AnalyzerAnswerInput, Email } from '@trawl/contracts';
 import { answerFrom, type Finding } from '../rules/score.ts';
 import { type MailView, viewOf } from '../rules/view.ts';
-import { type LanguageCategory, type Lexicons, loadLexicons } from './lexicons.ts';
+import { type Brand, type LanguageCategory, type Lexicons, loadLexicons } from './lexicons.ts';
 import {
   countMixedScriptWords,
   countStyledLetters,
@@ -187,6 +187,11 @@ export function displayNameBrands(v: MailView, lex: Lexicons): Map<string, numbe
   return b;
 }
 
+/** Whether a domain is one of a brand's domains or below one. */
+function brandOwns(brand: Brand, d: string): boolean {
+  return brand.domains.some((bd) => d === bd || d.endsWith(`.${bd}`));
+}
+
 export function contentFindings(
   email: Email,
   s: ContentSettings,
@@ -262,9 +267,8 @@ export function contentFindings(
     const inName = dnBrands.has(id);
     const conf = subjBrands.has(id) || inName ? 0.9 : (bodyBrands.get(id) ?? 0) >= 2 ? 0.7 : 0.5;
     if (conf < s.ner_confidence_threshold) continue;
-    const owns = (d: string) => brand.domains.some((bd) => d === bd || d.endsWith(`.${bd}`));
-    if (owns(fromDomain)) continue;
-    const linksToBrand = [...linkDomains].some(owns);
+    if (brandOwns(brand, fromDomain)) continue;
+    const linksToBrand = [...linkDomains].some((d) => brandOwns(brand, d));
     if (pressure && !linksToBrand) {
       out.push({
         type: 'brand_impersonation',

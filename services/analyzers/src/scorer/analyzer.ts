@@ -30,6 +30,22 @@ function symbolsOf(details: Record<string, unknown> | undefined): string[] | und
   return s.filter((x): x is string => typeof x === 'string');
 }
 
+/** The symbols an ensemble score counted so far. */
+interface Tally {
+  seen: Set<string>;
+  contributions: Contribution[];
+  sum: number;
+}
+
+/** Counts `symbol` once, with its weight when it has one. */
+function count(t: Tally, symbol: string, weight: number | undefined): void {
+  if (t.seen.has(symbol)) return;
+  t.seen.add(symbol);
+  if (weight === undefined || weight === 0) return;
+  t.sum += weight;
+  t.contributions.push({ symbol, weight });
+}
+
 /**
  * Combines the evidence of earlier stages in log-odds space (Rspamd-style symbol scores): each
  * `<analyzer>.<symbol>` an analyzer reported adds its weight once; analyzers without symbols count
@@ -40,17 +56,8 @@ export function ensembleScore(
   w: ScorerWeights,
   opts: { stages: string[]; maxLogOdds: number; self?: string },
 ): EnsembleScore {
-  const seen = new Set<string>();
-  const contributions: Contribution[] = [];
+  const t: Tally = { seen: new Set(), contributions: [], sum: 0 };
   const indicators = new Map<string, Indicator>();
-  let sum = 0;
-  const count = (symbol: string, weight: number | undefined) => {
-    if (seen.has(symbol)) return;
-    seen.add(symbol);
-    if (weight === undefined || weight === 0) return;
-    sum += weight;
-    contributions.push({ symbol, weight });
-  };
   for (const [stage, raw] of Object.entries(ctx ?? {})) {
     if (opts.stages.length && !opts.stages.includes(stage)) continue;
     const parsed = StageContext.safeParse(raw);
@@ -60,10 +67,10 @@ export function ensembleScore(
       if (r.status !== 'success' || id === opts.self) continue;
       const symbols = symbolsOf(r.analyzer_details);
       if (symbols) {
-        for (const s of symbols) count(`${id}.${s}`, w.symbols[`${id}.${s}`]);
+        for (const s of symbols) count(t, `${id}.${s}`, w.symbols[`${id}.${s}`]);
       } else {
-        for (const t of new Set(r.indicators.map((i) => i.type)))
-          count(`${id}.${t}`, w.symbols[`${id}.${t}`] ?? w.types[t]);
+        for (const type of new Set(r.indicators.map((i) => i.type)))
+          count(t, `${id}.${type}`, w.symbols[`${id}.${type}`] ?? w.types[type]);
       }
       for (const i of r.indicators) {
         const key = `${i.type}\u0000${i.value}`;
@@ -72,13 +79,13 @@ export function ensembleScore(
       }
     }
   }
-  const logOdds = Math.max(-opts.maxLogOdds, Math.min(opts.maxLogOdds, w.bias + sum));
-  contributions.sort((a, b) => Math.abs(b.weight) - Math.abs(a.weight));
+  const logOdds = Math.max(-opts.maxLogOdds, Math.min(opts.maxLogOdds, w.bias + t.sum));
+  t.contributions.sort((a, b) => Math.abs(b.weight) - Math.abs(a.weight));
   return {
     logOdds,
     probability: sigmoid(logOdds),
-    contributions,
-    symbols: [...seen],
+    contributions: t.contributions,
+    symbols: [...t.seen],
     indicators: [...indicators.values()].sort((a, b) => b.confidence - a.confidence).slice(0, 50),
   };
 }

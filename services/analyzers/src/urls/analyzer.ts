@@ -110,6 +110,13 @@ function recipientForms(r: string): RecipientForms {
   };
 }
 
+/** Adds a finding unless one with the same key was added already. */
+function addOnce(once: Set<string>, out: Finding[], key: string, f: Finding): void {
+  if (once.has(key)) return;
+  once.add(key);
+  out.push(f);
+}
+
 /** Pure URL checks; never fetches anything. */
 export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Finding[] {
   const v = viewOf(email);
@@ -119,18 +126,13 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
   const pathRe = pathBrandRe(names);
   const fromOrg = v.from.org_domain;
   const once = new Set<string>();
-  const add = (key: string, f: Finding) => {
-    if (once.has(key)) return;
-    once.add(key);
-    out.push(f);
-  };
   let recipients: RecipientForms[] | undefined;
   let hidden = 0;
   let riskyCount = 0;
   for (const u of v.urls as UrlView[]) {
     const scheme = u.scheme;
     if (scheme === 'javascript' || (scheme === 'data' && u.source !== 'src' && !u.is_image)) {
-      add(`script:${scheme}`, {
+      addOnce(once, out, `script:${scheme}`, {
         type: 'script_url',
         value: `${scheme}: URL in a link`,
         symbol: 'script_url',
@@ -140,14 +142,14 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
     }
     if (u.source === 'form') {
       if (u.form_has_password) {
-        add('form:pw', {
+        addOnce(once, out, 'form:pw', {
           type: 'credential_form',
           value: `form asking for a password posts to ${u.host || u.url.slice(0, 80)}`,
           symbol: 'credential_form',
           weight: w.credential_form,
         });
       } else if (w.external_form > 0 && u.domain && u.domain !== fromOrg) {
-        add('form:ext', {
+        addOnce(once, out, 'form:ext', {
           type: 'credential_form',
           value: `form posts to ${u.domain}`,
           symbol: 'external_form',
@@ -159,7 +161,7 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
     if (!u.host) continue;
     if (u.hidden) hidden++;
     if (u.is_ip) {
-      add(`ip:${u.host}`, {
+      addOnce(once, out, `ip:${u.host}`, {
         type: 'ip_url',
         value: `link to the IP address ${u.host}`,
         symbol: 'ip_url',
@@ -168,7 +170,7 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
       continue;
     }
     if (authorityHasAt(u.url)) {
-      add('userinfo', {
+      addOnce(once, out, 'userinfo', {
         type: 'suspicious_url',
         value: `URL hides its host behind user info: ${u.url.slice(0, 100)}`,
         symbol: 'userinfo',
@@ -177,14 +179,14 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
     }
     if (/(^|\.)xn--/.test(u.host)) {
       if (unicodeMixedScript(u.host)) {
-        add(`mixed:${u.host}`, {
+        addOnce(once, out, `mixed:${u.host}`, {
           type: 'homograph_domain',
           value: `mixed-script host ${toUnicode(u.host)}`,
           symbol: 'mixed_script',
           weight: w.mixed_script,
         });
       } else {
-        add(`puny:${u.host}`, {
+        addOnce(once, out, `puny:${u.host}`, {
           type: 'homograph_domain',
           value: `punycode host ${u.host}`,
           symbol: 'punycode',
@@ -194,7 +196,7 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
     }
     const look = findLookalike(u.domain, names);
     if (look) {
-      add(`look:${u.domain}`, {
+      addOnce(once, out, `look:${u.domain}`, {
         type: look.owner === 'organisation' ? 'internal_domain_lookalike' : 'lookalike_domain',
         value: `${u.domain} looks like ${look.label} (${look.how})`,
         symbol: 'lookalike',
@@ -203,7 +205,7 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
     }
     const sub = brandInSubdomain(u.host, u.domain, names);
     if (sub) {
-      add(`sub:${u.host}`, {
+      addOnce(once, out, `sub:${u.host}`, {
         type: 'brand_impersonation',
         value: `${sub.label} used in the subdomain of ${u.domain}`,
         symbol: 'brand_in_subdomain',
@@ -216,7 +218,7 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
       u.domain !== fromOrg &&
       looksRandom(mainLabel(u.domain))
     ) {
-      add('random', {
+      addOnce(once, out, 'random', {
         type: 'suspicious_url',
         value: `link to a machine-generated domain ${u.domain}`,
         symbol: 'random_domain',
@@ -224,7 +226,7 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
       });
     }
     if (shorteners.has(u.domain) || shorteners.has(u.host)) {
-      add('short', {
+      addOnce(once, out, 'short', {
         type: 'url_shortener',
         value: `shortened link via ${u.host}`,
         symbol: 'shortener',
@@ -238,7 +240,7 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
       riskyCount < 2
     ) {
       if (!once.has(`tld:${u.domain}`)) riskyCount++;
-      add(`tld:${u.domain}`, {
+      addOnce(once, out, `tld:${u.domain}`, {
         type: 'risky_tld',
         value: `link to ${u.domain} (.${u.tld})`,
         symbol: 'risky_tld',
@@ -246,7 +248,7 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
       });
     }
     if (u.source !== 'src' && hostInList(lex.freeHosting, u.host, u.domain)) {
-      add('hosting', {
+      addOnce(once, out, 'hosting', {
         type: 'suspicious_url',
         value: `link to a page on shared hosting ${u.host}`,
         symbol: 'free_hosting',
@@ -261,7 +263,7 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
         if (shownReg && shownReg !== u.domain) {
           const brand = names.find((n) => n.domains.has(shownReg));
           const strong = brand !== undefined && !brand.domains.has(u.domain);
-          add(strong ? 'mismatch:brand' : 'mismatch', {
+          addOnce(once, out, strong ? 'mismatch:brand' : 'mismatch', {
             type: 'link_text_mismatch',
             value: `link text shows ${shown} but points to ${u.domain}`,
             ...(strong
@@ -279,7 +281,7 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
       const lower = recipients.length > 0 ? u.url.toLowerCase() : '';
       for (const r of recipients) {
         if (lower.includes(r.plain) || lower.includes(r.encoded) || lower.includes(r.base64)) {
-          add('rcpt', {
+          addOnce(once, out, 'rcpt', {
             type: 'suspicious_url',
             value: 'link carries the recipient’s address',
             symbol: 'recipient_in_url',
@@ -294,7 +296,7 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
       const label = pathRe.exec(path)?.[1];
       const owner = label ? names.find((n) => n.label === label) : undefined;
       if (owner && !owner.domains.has(u.domain)) {
-        add('path', {
+        addOnce(once, out, 'path', {
           type: 'brand_impersonation',
           value: `${label} named in the path of ${u.domain}`,
           symbol: 'brand_in_path',
