@@ -19,7 +19,7 @@ const NAME = /[a-zA-Z][a-zA-Z0-9:-]{0,63}/y;
 const STOP = /[>"']/g;
 
 /** An ASCII element name, lower-cased (copied a second time only when it has capitals). */
-function lowerName(s: string, from: number, to: number): string {
+export function lowerName(s: string, from: number, to: number): string {
   for (let k = from; k < to; k++) {
     const c = s.charCodeAt(k);
     if (c >= 0x41 && c <= 0x5a) return s.slice(from, to).toLowerCase();

@@ -1,4 +1,5 @@
 import { decodeEntities } from './html-entities.ts';
+import { lowerName } from './html-tags.ts';
 
 /** Elements whose content is never shown as text. */
 const SKIP_CONTENT = new Set(['script', 'style', 'title', 'template', 'xml']);
@@ -54,15 +55,6 @@ function isCollapsedSpace(c: number): boolean {
 
 /** `</name\s*>` for each SKIP_CONTENT element, compiled once. */
 const SKIP_END = new Map([...SKIP_CONTENT].map((n) => [n, new RegExp(`</${n}\\s*>`, 'gi')]));
-
-/** An ASCII element name, lower-cased (copied a second time only when it has capitals). */
-function lowerName(s: string, from: number, to: number): string {
-  for (let k = from; k < to; k++) {
-    const c = s.charCodeAt(k);
-    if (c >= 0x41 && c <= 0x5a) return s.slice(from, to).toLowerCase();
-  }
-  return s.slice(from, to);
-}
 
 function isLetter(c: number): boolean {
   return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
