@@ -1,9 +1,10 @@
 import {
-  AnalyzerAnswer,
+  type AnalyzerAnswer,
   type AnalyzerAnswerInput,
   type Email,
   EnrichmentResult,
   type EnrichRequest,
+  safeParseAnalyzerAnswer,
   toProblems,
 } from '@trawl/contracts';
 import type { z } from 'zod';
@@ -46,7 +47,7 @@ export function createInProcessInvoker(opts: InProcessInvokerOptions): PluginInv
     id: string,
     o: CallOptions | undefined,
     fn: (signal: AbortSignal) => Promise<unknown> | unknown,
-    schema: z.ZodType<T>,
+    validate: (v: unknown) => z.ZodSafeParseResult<T>,
     fill?: (v: unknown) => unknown,
   ): Promise<T> {
     const label = pluginLabel(kind, id);
@@ -81,7 +82,7 @@ export function createInProcessInvoker(opts: InProcessInvokerOptions): PluginInv
           cause: e,
         });
       }
-      const r = schema.safeParse(fill ? fill(raw) : raw);
+      const r = validate(fill ? fill(raw) : raw);
       if (r.success) return r.data;
       const detail = toProblems(r.error)
         .slice(0, 5)
@@ -108,7 +109,13 @@ export function createInProcessInvoker(opts: InProcessInvokerOptions): PluginInv
           new PluginCallError('unknown', 'analyzer', id, `analyzer ${id} is not configured`),
         );
       }
-      return run('analyzer', id, o, (signal) => fn(email, { signal }), AnalyzerAnswer);
+      return run<AnalyzerAnswer>(
+        'analyzer',
+        id,
+        o,
+        (signal) => fn(email, { signal }),
+        safeParseAnalyzerAnswer,
+      );
     },
     enrich(id, req, o) {
       const fn = providers.get(id);
@@ -128,7 +135,7 @@ export function createInProcessInvoker(opts: InProcessInvokerOptions): PluginInv
         id,
         o,
         (signal) => fn(req, { signal }),
-        EnrichmentResult,
+        (v) => EnrichmentResult.safeParse(v),
         (v) =>
           v && typeof v === 'object' && !('provider_id' in v) ? { provider_id: id, ...v } : v,
       );

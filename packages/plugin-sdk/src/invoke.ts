@@ -1,8 +1,9 @@
 import {
-  AnalyzerAnswer,
+  type AnalyzerAnswer,
   type Email,
   EnrichmentResult,
   type EnrichRequest,
+  safeParseAnalyzerAnswer,
   TrawlError,
 } from '@trawl/contracts';
 import type { AnalyzerDefinition, PluginContext, ProviderDefinition } from './define.ts';
@@ -64,7 +65,7 @@ export async function invokeAnalyzer(
     def.analyze(email, { settings: parsed, signal, log: opts.log ?? silentLog }),
   );
   const answer = await raceAbort(def.id, work, signal);
-  const r = AnalyzerAnswer.safeParse(answer);
+  const r = safeParseAnalyzerAnswer(answer);
   if (!r.success) throw new PluginInvalidAnswerError(def.id, describeProblems(r.error.issues));
   return r.data;
 }

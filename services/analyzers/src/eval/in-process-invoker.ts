@@ -14,6 +14,7 @@ export function inProcessDeps(
   service: ServiceConfigFile,
 ): Pick<EngineDeps, 'callAnalyzer' | 'callProvider'> {
   const settings = new Map<string, unknown>();
+  const disabledErrors = new Map<string, Error>();
   const settingsOf = (def: PluginDefinition) => {
     if (!settings.has(def.id))
       settings.set(def.id, def.settings.parse(service.analyzers[def.id]?.settings ?? {}));
@@ -23,10 +24,18 @@ export function inProcessDeps(
     async callAnalyzer(id: string, email: Email, o: { signal: AbortSignal }) {
       const def = registry[id];
       if (def?.kind !== 'analyzer') throw new Error(`analyzer ${id} is not available in-process`);
-      if (service.analyzers[id]?.enabled === false) throw new Error(`analyzer ${id} is disabled`);
+      if (service.analyzers[id]?.enabled === false) {
+        // one Error per id: the llm stage asks for a disabled llm on every message
+        let err = disabledErrors.get(id);
+        if (!err) disabledErrors.set(id, (err = new Error(`analyzer ${id} is disabled`)));
+        throw err;
+      }
       const answer = await def.analyze(email, {
         settings: settingsOf(def),
-        signal: o.signal,
+        // read only if the analyzer asks: the engine makes a call's signal on first read
+        get signal() {
+          return o.signal;
+        },
         log: silentLog,
       });
       // the engine validates the answer (AnalyzerAnswer.safeParse) itself: no second parse here
