@@ -15,5 +15,10 @@ export {
 } from './config-state.ts';
 export type { GatewayDeps, PluginInvoker } from './deps.ts';
 export { GATEWAY_ERRORS } from './errors.ts';
-export { createGatewayLogger, gatewayLoggerOptions, REDACT_PATHS } from './logger.ts';
+export {
+  createGatewayLogger,
+  gatewayLogDestination,
+  gatewayLoggerOptions,
+  REDACT_PATHS,
+} from './logger.ts';
 export { defaultGatewayOptions, type GatewayOptions, gatewayOptionsFrom } from './options.ts';

@@ -17,7 +17,7 @@ import { bootstrapAdmin } from './bootstrap.ts';
 import { followConfigReloads } from './config-events.ts';
 import { loadSnapshot } from './config-loader.ts';
 import { createConfigState } from './config-state.ts';
-import { createGatewayLogger } from './logger.ts';
+import { createGatewayLogger, gatewayLogDestination } from './logger.ts';
 import { gatewayOptionsFrom } from './options.ts';
 
 const version = (): string => packageVersion(new URL('../package.json', import.meta.url));
@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   const cfg = loadConfigOrExit({
     needs: { postgres: true, rabbitmq: true, redis: true, secretKey: true },
   });
-  const logger = createGatewayLogger(cfg.pinoLevel);
+  const logger = createGatewayLogger(cfg.pinoLevel, gatewayLogDestination());
   const serviceVersion = version();
 
   let initial: ReturnType<typeof loadSnapshot>;

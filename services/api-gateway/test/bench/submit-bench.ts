@@ -27,12 +27,12 @@ import * as platform from '@trawl/platform';
 import { memoryPlatform, testRedis, testSchema, uniqueSuffix } from '@trawl/platform/testing';
 import type { CompiledWorkflow } from '@trawl/workflow-engine';
 import Fastify from 'fastify';
-import pino from 'pino';
 import {
   buildApp,
   createConfigState,
   createGatewayLogger,
   defaultGatewayOptions,
+  gatewayLogDestination,
   hashPassword,
   loadSnapshot,
 } from '../../src/index.ts';
@@ -292,8 +292,9 @@ export async function runGatewayBench(): Promise<void> {
         throw new Error('not used');
       },
     },
-    // Production-like logging (one request line per submission, with its job_id) to /dev/null.
-    logger: createGatewayLogger(LOG_LEVEL, pino.destination({ dest: '/dev/null', sync: false })),
+    // Production logging (main.ts's buffered destination; one request line per submission, with
+    // its job_id), to /dev/null.
+    logger: createGatewayLogger(LOG_LEVEL, gatewayLogDestination('/dev/null')),
     version: 'bench',
   });
   const bare = Fastify({ bodyLimit: 10 * 1024 * 1024 });
