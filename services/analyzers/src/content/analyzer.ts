@@ -8,7 +8,6 @@ import {
   countZeroWidth,
   hasNonAscii,
   MAX_SCAN_CHARS,
-  normalizeForMatch,
 } from './normalize.ts';
 import type { TokenIds } from './phrase-index.ts';
 import type { ContentSettings } from './settings.ts';
@@ -45,13 +44,7 @@ export function languageHits(
   lex: Lexicons,
   allowed: string[],
 ): LanguageHits {
-  return wordHits(
-    lex.readWords(normalizeForMatch(subject)),
-    lex.readWords(normalizeForMatch(text)),
-    language,
-    lex,
-    allowed,
-  );
+  return wordHits(lex.readText(subject), lex.readText(text), language, lex, allowed);
 }
 
 function mergeHits(
@@ -98,8 +91,8 @@ function viewWords(v: MailView, lex: Lexicons): ViewWords {
   let w = m.get(lex);
   if (!w) {
     w = {
-      subject: lex.readWords(normalizeForMatch(v.subject)),
-      text: lex.readWords(normalizeForMatch(v.text)),
+      subject: lex.readText(v.subject),
+      text: lex.readText(v.text),
     };
     m.set(lex, w);
   }
@@ -160,10 +153,7 @@ export function viewBrands(v: MailView, lex: Lexicons): ViewBrands {
     b = {
       subject: lex.brandMatcher.findTokens(v.subject, w.subject),
       displayName: displayNameBrands(v, lex),
-      body: lex.brandMatcher.findTokens(
-        head,
-        head === v.text ? w.text : lex.readWords(normalizeForMatch(head)),
-      ),
+      body: lex.brandMatcher.findTokens(head, head === v.text ? w.text : lex.readText(head)),
     };
     m.set(lex, b);
   }

@@ -44,8 +44,8 @@ const DomainsFile = z.object({
 });
 
 export interface Lexicons {
-  /** The words of normalised text (`normalizeForMatch`) as the language and brand matchers read them. */
-  readWords(normalized: string): TokenIds;
+  /** The words of `normalizeForMatch(raw)` as the language and brand matchers read them. */
+  readText(raw: string): TokenIds;
   languages: Map<string, LanguageMatcher>;
   brands: Brand[];
   brandMatcher: BrandMatcher;
@@ -104,7 +104,7 @@ export interface BrandMatcher {
   /** Brand ids named in `raw` (original case) with the number of mentions. */
   find(raw: string): Map<string, number>;
   /**
-   * The same as `find(raw)` when `words` are `readWords(normalizeForMatch(raw))` of the lexicons
+   * The same as `find(raw)` when `words` are `readText(raw)` of the lexicons
    * (the caller has them already), for `raw` of at most MAX_SCAN_CHARS characters.
    */
   findTokens(raw: string, words: TokenIds): Map<string, number>;
@@ -145,7 +145,7 @@ function compileBrands(
   return {
     find(raw: string): Map<string, number> {
       const bounded = raw.length > MAX_SCAN_CHARS ? raw.slice(0, MAX_SCAN_CHARS) : raw;
-      return findTokens(bounded, ci.read(normalizeForMatch(bounded)));
+      return findTokens(bounded, readText(ci, bounded));
     },
     findTokens(raw: string, words: TokenIds): Map<string, number> {
       return findTokens(raw.length > MAX_SCAN_CHARS ? raw.slice(0, MAX_SCAN_CHARS) : raw, words);
@@ -165,6 +165,12 @@ export function hostInList(list: Set<string>, host: string, domain: string): boo
     if (list.has(host.slice(dot + 1))) return true;
   }
   return false;
+}
+
+/** The words of `normalizeForMatch(raw)`; ASCII is read as is, folded on the fly. */
+function readText(index: PhraseIndex, raw: string): TokenIds {
+  const bounded = raw.length > MAX_SCAN_CHARS ? raw.slice(0, MAX_SCAN_CHARS) : raw;
+  return hasNonAscii(bounded) ? index.read(normalizeForMatch(bounded)) : index.readAscii(bounded);
 }
 
 function readYaml(path: string): unknown {
@@ -207,7 +213,7 @@ export function loadLexicons(dir: string = DEFAULT_LEXICON_DIR): Lexicons {
   });
   const lower = (xs: string[]) => new Set(xs.map((x) => x.toLowerCase().replace(/^\./, '')));
   const result: Lexicons = {
-    readWords: (normalized) => index.read(normalized),
+    readText: (raw) => readText(index, raw),
     languages,
     brands,
     brandMatcher: compileBrands(brands, { index, list: languageFiles.length }),

@@ -99,8 +99,11 @@ class Vocabulary {
     this.table[slot] = id;
   }
 
-  /** The number of `text.slice(start, end)`, whose hash is `h`; -1 when no phrase uses it. */
-  find(text: string, start: number, end: number, h: number): number {
+  /**
+   * The number of the word at `start`…`end` of `text` (folded with `fold`), whose hash is `h`; -1
+   * when no phrase uses it.
+   */
+  find(text: string, start: number, end: number, h: number, fold: boolean): number {
     const table = this.table;
     const mask = table.length - 1;
     for (let slot = h & mask; ; slot = (slot + 1) & mask) {
@@ -108,15 +111,35 @@ class Vocabulary {
       if (id === -1) return -1;
       if (this.hashes[id] === h) {
         const w = this.words[id]!;
-        if (w.length === end - start && text.startsWith(w, start)) return id;
+        if (w.length === end - start && startsWithAt(text, w, start, fold)) return id;
       }
     }
   }
 }
 
+/**
+ * ASCII text is read as `normalizeForMatch` would make it without making it: upper-case letters
+ * lower-cased and the backtick read as an apostrophe (white space does not change words).
+ */
+function foldAscii(c: number): number {
+  return c >= 65 && c <= 90 ? c + 32 : c === 96 ? 39 : c;
+}
+
+/** Whether `word` stands in `text` at `at` (`text` read folded when `fold`). */
+function startsWithAt(text: string, word: string, at: number, fold: boolean): boolean {
+  if (!fold) return text.startsWith(word, at);
+  if (at + word.length > text.length) return false;
+  for (let k = 0; k < word.length; k++) {
+    if (foldAscii(text.charCodeAt(at + k)) !== word.charCodeAt(k)) return false;
+  }
+  return true;
+}
+
 /** The words of a text as a phrase index reads them (the words of `tokenize(text)`, in order). */
 export interface TokenIds {
+  /** The text read: normalised, or ASCII read folded (`fold`). */
   readonly text: string;
+  readonly fold: boolean;
   readonly count: number;
   /** Per word: its number in the vocabulary, -1 when no phrase uses it. */
   readonly ids: Int32Array;
@@ -146,8 +169,11 @@ function grow(): void {
   scratchEnds = ends;
 }
 
-/** The words of `text` (exactly those of `tokenize(text)`) as numbers of `vocabulary`. */
-function readWords(text: string, vocabulary: Vocabulary): TokenIds {
+/**
+ * The words of `text` (exactly those of `tokenize(text)`) as numbers of `vocabulary`; with `fold`,
+ * `text` is ASCII and read as `normalizeForMatch(text)` (see foldAscii).
+ */
+function readWords(text: string, vocabulary: Vocabulary, fold: boolean): TokenIds {
   const n = text.length;
   let count = 0;
   let i = 0;
@@ -159,7 +185,7 @@ function readWords(text: string, vocabulary: Vocabulary): TokenIds {
       continue;
     }
     const start = i;
-    let h = Math.imul(FNV_OFFSET ^ c, FNV_PRIME);
+    let h = Math.imul(FNV_OFFSET ^ (fold ? foldAscii(c) : c), FNV_PRIME);
     // a letter or number whose first code unit is a high surrogate is a surrogate pair
     if (c >= 0xd800 && c <= 0xdbff) {
       h = Math.imul(h ^ text.charCodeAt(i + 1), FNV_PRIME);
@@ -169,21 +195,22 @@ function readWords(text: string, vocabulary: Vocabulary): TokenIds {
       c = text.charCodeAt(i);
       k = c < 0x80 ? BMP[c]! : WORD_CLASSES.at(text, i, c);
       if (k === OTHER) break;
-      h = Math.imul(h ^ c, FNV_PRIME);
+      h = Math.imul(h ^ (fold ? foldAscii(c) : c), FNV_PRIME);
       if (c >= 0xd800 && c <= 0xdbff) {
         h = Math.imul(h ^ text.charCodeAt(i + 1), FNV_PRIME);
         i += 2;
       } else i++;
     }
     // an apostrophe followed by letters belongs to the word ("don't")
-    if (i + 1 < n && text.charCodeAt(i) === 39) {
+    c = i + 1 < n ? text.charCodeAt(i) : 0;
+    if (c === 39 || (fold && c === 96)) {
       let j = i + 1;
       let h2 = Math.imul(h ^ 39, FNV_PRIME);
       while (j < n) {
         c = text.charCodeAt(j);
         k = c < 0x80 ? BMP[c]! : WORD_CLASSES.at(text, j, c);
         if (k !== LETTER) break;
-        h2 = Math.imul(h2 ^ c, FNV_PRIME);
+        h2 = Math.imul(h2 ^ (fold ? foldAscii(c) : c), FNV_PRIME);
         if (c >= 0xd800 && c <= 0xdbff) {
           h2 = Math.imul(h2 ^ text.charCodeAt(j + 1), FNV_PRIME);
           j += 2;
@@ -195,7 +222,7 @@ function readWords(text: string, vocabulary: Vocabulary): TokenIds {
       }
     }
     if (count === scratchIds.length) grow();
-    scratchIds[count] = vocabulary.find(text, start, i, h);
+    scratchIds[count] = vocabulary.find(text, start, i, h, fold);
     scratchStarts[count] = start;
     scratchEnds[count] = i;
     count++;
@@ -203,6 +230,7 @@ function readWords(text: string, vocabulary: Vocabulary): TokenIds {
   }
   return {
     text,
+    fold,
     count,
     ids: scratchIds.slice(0, count),
     starts: scratchStarts.slice(0, count),
@@ -210,6 +238,12 @@ function readWords(text: string, vocabulary: Vocabulary): TokenIds {
     vocabulary,
     version: vocabulary.version,
   };
+}
+
+/** The first 3 characters of the word at `at` (folded with `fold`). */
+function prefix3(text: string, at: number, fold: boolean): string {
+  const p = text.slice(at, at + 3);
+  return fold ? p.toLowerCase().replaceAll('`', "'") : p;
 }
 
 interface Entry {
@@ -287,7 +321,12 @@ export class PhraseIndex {
 
   /** The words of a (normalised) text, read for this index. */
   read(text: string): TokenIds {
-    return readWords(text, this.vocabulary);
+    return readWords(text, this.vocabulary, false);
+  }
+
+  /** The words of `normalizeForMatch(ascii)` for ASCII text, read without normalising it. */
+  readAscii(ascii: string): TokenIds {
+    return readWords(ascii, this.vocabulary, true);
   }
 
   /** The hits of list 0 (key → label and count), at most about `maxHits`. */
@@ -312,7 +351,7 @@ export class PhraseIndex {
   private current(words: TokenIds): TokenIds {
     return words.vocabulary === this.vocabulary && words.version === this.vocabulary.version
       ? words
-      : this.read(words.text);
+      : readWords(words.text, this.vocabulary, words.fold);
   }
 
   private run(words: TokenIds, maxHits: readonly number[]): ScanHits[] {
@@ -325,7 +364,7 @@ export class PhraseIndex {
     // word: nothing before it in the word changes the list's hits.
     const decidedAt = new Array<number>(lists).fill(-1);
     const open = new Array<boolean>(lists).fill(true);
-    const { text, count, ids, starts, ends } = words;
+    const { text, fold, count, ids, starts, ends } = words;
     const byFirst = this.byFirst;
     const stems = this.stems.length === 0 ? undefined : this.stems;
     const fewStems = this.stems.length <= 8;
@@ -354,7 +393,7 @@ export class PhraseIndex {
               e.stem &&
               j === rest.length - 1 &&
               ends[at]! - starts[at]! >= e.last.length &&
-              text.startsWith(e.last, starts[at])
+              startsWithAt(text, e.last, starts[at]!, fold)
             )
               continue;
             ok = false;
@@ -370,10 +409,13 @@ export class PhraseIndex {
         }
       }
       if (stems !== undefined && ends[i]! - starts[i]! >= 3) {
-        const sl = fewStems ? stems : this.stemsByPrefix.get(text.slice(starts[i], starts[i]! + 3));
+        const sl = fewStems ? stems : this.stemsByPrefix.get(prefix3(text, starts[i]!, fold));
         if (sl !== undefined) {
           for (const e of sl) {
-            if (ends[i]! - starts[i]! < e.last.length || !text.startsWith(e.last, starts[i]))
+            if (
+              ends[i]! - starts[i]! < e.last.length ||
+              !startsWithAt(text, e.last, starts[i]!, fold)
+            )
               continue;
             const l = e.list;
             if (decidedAt[l] !== i) {

@@ -152,6 +152,37 @@ describe('text matching helpers', () => {
     expect(index.read('ab '.repeat(MAX_TOKENS + 10)).count).toBe(MAX_TOKENS);
   });
 
+  it.each([1, 12])(
+    'ASCII text read as is answers as its normalised form does (%i stems)',
+    (stems) => {
+      const index = new PhraseIndex([500, 2]);
+      index.add(["don't", 'stop'], 'a', 'x');
+      index.add(['verif'], 'b', 'x', true);
+      index.add(['password', 'expir'], 'c', 'x', true);
+      index.add(['abc'], 'd', 'y', false, 1);
+      for (let k = 1; k < stems; k++) index.add([`don't${'s'.repeat(k)}`], `s${k}`, 'z', true);
+      const alphabet = [
+        'Don`t',
+        "don't",
+        'STOP',
+        ' stop',
+        'Verified',
+        'VERIF',
+        'password',
+        ' EXPIRES',
+      ];
+      const more = ['abc', 'ABC', ' ', '\n', '\t\t', '`', "'", 'x', '9'];
+      for (const t of strings([...alphabet, ...more], 3000, 12, 9)) {
+        const folded = index.readAscii(t);
+        const normal = index.read(normalizeForMatch(t));
+        expect([...folded.ids]).toEqual([...normal.ids]);
+        expect(index.scanLists(folded).map((m) => [...m])).toEqual(
+          index.scanLists(normal).map((m) => [...m]),
+        );
+      }
+    },
+  );
+
   it('tokenize stops at MAX_TOKENS', () => {
     expect(tokenize('ab '.repeat(MAX_TOKENS + 10))).toHaveLength(MAX_TOKENS);
   });
