@@ -43,7 +43,9 @@ const SCRIPTS: [RegExp, string][] = [
 ];
 
 /** Characters of text looked at. */
-const SAMPLE_CHARS = 4096;
+/** Characters of the text the guess reads (callers may cut longer texts to this first). */
+export const LANGUAGE_SAMPLE_CHARS = 4096;
+const SAMPLE_CHARS = LANGUAGE_SAMPLE_CHARS;
 
 const WORD = /\p{L}+/gu;
 /** The letters of a lower-cased ASCII text (what WORD finds there, faster). */

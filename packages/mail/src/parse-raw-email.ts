@@ -10,7 +10,7 @@ import {
 import { MailParser } from 'mailparser';
 import { normalizeAddress } from './addresses.ts';
 import { MailInvalidError, MailTooLargeError, MailUnparseableError } from './errors.ts';
-import { guessLanguage } from './guess-language.ts';
+import { guessLanguage, LANGUAGE_SAMPLE_CHARS } from './guess-language.ts';
 import { stripControls } from './header-text.ts';
 import { htmlToText } from './html-to-text.ts';
 import { parseMailDate, receivedDate } from './mail-date.ts';
@@ -750,7 +750,8 @@ export async function parseRawEmail(
   const language =
     contentLanguage && /^[a-z]{2}$/.test(contentLanguage)
       ? contentLanguage
-      : guessLanguage(`${subject}\n${text}`);
+      : // only the first LANGUAGE_SAMPLE_CHARS are read: do not copy a long body to join it
+        guessLanguage(`${subject}\n${text.slice(0, LANGUAGE_SAMPLE_CHARS)}`);
 
   const candidate = {
     headers: {
