@@ -1,7 +1,8 @@
 /**
  * Per-component costs of one gateway submission (profiling aid for `pnpm bench:gateway`):
- * emailId, Email validation, JSON serialisation, and the job insert and confirmed publish at a
- * fixed concurrency against the real test servers. Bounded: --n=2000 operations per measure.
+ * emailId, Email validation, JSON serialisation, and the job insert (one row per statement and
+ * group commit) and confirmed publish (20 KB Email and claim check) at a fixed concurrency against
+ * the real test servers. Bounded: --n=2000 operations per measure.
  * Run: pnpm exec tsx bench/gateway/components.ts [--n=2000] [--concurrency=32]
  */
 import { randomUUID } from 'node:crypto';
@@ -69,7 +70,19 @@ cpu('JSON.parse(body)', 2000, () => JSON.parse(JSON.stringify({ email })));
 const { id, json } = serializeEmail(parsed);
 const db = await testSchema({ max: Number(args.pool ?? 16) });
 try {
-  await concurrent('store.jobs.create', N, () =>
+  // one row per statement, as before group commit (ADR 005)
+  const single = platform.createStore(db.sql, { jobInsertBatch: { maxRows: 1 } });
+  await concurrent('store.jobs.create, one row per INSERT', N, () =>
+    single.jobs.create({
+      job_id: randomUUID(),
+      email_id: id,
+      workflow_id: 'w',
+      email: parsed,
+      email_json: json,
+      submitted_by: 'bench',
+    }),
+  );
+  await concurrent('store.jobs.create (group commit)', N, () =>
     db.store.jobs.create({
       job_id: randomUUID(),
       email_id: id,
@@ -108,10 +121,19 @@ if (typeof p.createRabbitBroker === 'function') {
     prefetch: 256,
   });
   try {
-    await concurrent('broker.publish (confirmed)', N, (i) =>
+    await concurrent('broker.publish (confirmed), 20 KB Email', N, (i) =>
       broker.publish(t.exchanges.analysis, t.routingKeys.analysisRequested, {
         job_id: String(i),
         email: parsed,
+      }),
+    );
+    // the message the gateway publishes since ADR 005: the row holds the Email
+    await concurrent('broker.publish (confirmed), claim check', N, (i) =>
+      broker.publish(t.exchanges.analysis, t.routingKeys.analysisRequested, {
+        job_id: randomUUID(),
+        email_id: id,
+        workflow_id: 'default',
+        submitted_at: new Date(i).toISOString(),
       }),
     );
   } finally {
