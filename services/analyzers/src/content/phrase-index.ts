@@ -12,47 +12,6 @@ const BMP = WORD_CLASSES.bmp;
 /** Max tokens scanned per text (keeps matching bounded on huge bodies). */
 export const MAX_TOKENS = 12_000;
 
-/**
- * The word tokens of `text`, at most MAX_TOKENS: exactly the matches of
- * `/[\p{L}\p{N}]+(?:'[\p{L}]+)?/gu`, found in one pass over the code units without match objects.
- */
-export function tokenize(text: string): string[] {
-  const out: string[] = [];
-  const n = text.length;
-  let i = 0;
-  while (i < n) {
-    let c = text.charCodeAt(i);
-    let k = c < 0x80 ? BMP[c]! : WORD_CLASSES.at(text, i, c);
-    if (k === OTHER) {
-      i++;
-      continue;
-    }
-    const start = i;
-    // a letter or number whose first code unit is a high surrogate is a surrogate pair
-    i += c >= 0xd800 && c <= 0xdbff ? 2 : 1;
-    while (i < n) {
-      c = text.charCodeAt(i);
-      k = c < 0x80 ? BMP[c]! : WORD_CLASSES.at(text, i, c);
-      if (k === OTHER) break;
-      i += c >= 0xd800 && c <= 0xdbff ? 2 : 1;
-    }
-    // an apostrophe followed by letters belongs to the word ("don't")
-    if (i + 1 < n && text.charCodeAt(i) === 39) {
-      let j = i + 1;
-      while (j < n) {
-        c = text.charCodeAt(j);
-        k = c < 0x80 ? BMP[c]! : WORD_CLASSES.at(text, j, c);
-        if (k !== LETTER) break;
-        j += c >= 0xd800 && c <= 0xdbff ? 2 : 1;
-      }
-      if (j > i + 1) i = j;
-    }
-    out.push(text.slice(start, i));
-    if (out.length >= MAX_TOKENS) break;
-  }
-  return out;
-}
-
 /** FNV-1a over UTF-16 code units: the hash of the vocabulary's table. */
 const FNV_OFFSET = 0x811c9dc5 | 0;
 const FNV_PRIME = 0x01000193;
@@ -244,6 +203,20 @@ function readWords(text: string, vocabulary: Vocabulary, fold: boolean): TokenId
 function prefix3(text: string, at: number, fold: boolean): string {
   const p = text.slice(at, at + 3);
   return fold ? p.toLowerCase().replaceAll('`', "'") : p;
+}
+
+/** A vocabulary without words: reading with it finds every word's bounds only. */
+const NO_WORDS = new Vocabulary();
+
+/**
+ * The word tokens of `text`, at most MAX_TOKENS: exactly the matches of
+ * `/[\p{L}\p{N}]+(?:'[\p{L}]+)?/gu`, found in one pass over the code units without match objects.
+ */
+export function tokenize(text: string): string[] {
+  const words = readWords(text, NO_WORDS, false);
+  const out = new Array<string>(words.count);
+  for (let i = 0; i < words.count; i++) out[i] = text.slice(words.starts[i], words.ends[i]);
+  return out;
 }
 
 interface Entry {
