@@ -23,6 +23,17 @@ describe('rules analyzer', () => {
     expect(a.analyzer_details?.rule_file_error).toBeUndefined();
     expect(a.analyzer_details?.rules_loaded).toBeGreaterThan(5);
     expect(a.indicators).toEqual([]);
+    // every default rule evaluates (a rule that errors, e.g. on a regex JavaScript refuses, is dead)
+    expect(a.analyzer_details?.rule_errors).toBeUndefined();
+  });
+
+  it('the default wallet rule matches a seed-phrase request whatever its case', () => {
+    const e = makeEmail({
+      text: 'Please confirm your Wallet Verification by entering your Seed Phrase.',
+    });
+    const a = analyzeRules(e, RulesSettings.parse({}));
+    expect(a.analyzer_details?.rule_errors).toBeUndefined();
+    expect(a.analyzer_details?.matched).toContain('wallet-secret-request');
   });
 
   it('raises the indicator type of a matching rule', () => {
