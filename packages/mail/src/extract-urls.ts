@@ -1,6 +1,7 @@
 import { domainToUnicode } from 'node:url';
 import type { Email } from '@trawl/contracts';
 import { parse as parseHost } from 'tldts';
+import { isSpaceCode } from './char-codes.ts';
 import { decodeEntities } from './html-entities.ts';
 import { TagCursor } from './html-tags.ts';
 import { htmlToText } from './html-to-text.ts';
@@ -71,23 +72,6 @@ const SRC_TAGS = new Set([
   'track',
   'input',
 ]);
-
-/** JavaScript's white space (`\s`, what trim() removes), by char code. */
-function isSpaceCode(c: number): boolean {
-  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
-  if (c < 0xa0) return false;
-  return (
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000 ||
-    c === 0xfeff
-  );
-}
 
 /** `[^\s"'<>/=]`: a character of an attribute name. */
 function isNameCode(c: number): boolean {

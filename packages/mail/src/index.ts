@@ -1,4 +1,5 @@
 export * from './addresses.ts';
+export * from './char-codes.ts';
 export * from './email-id.ts';
 export * from './errors.ts';
 export * from './extract-urls.ts';

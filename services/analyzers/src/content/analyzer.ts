@@ -1,4 +1,5 @@
 import type { AnalyzerAnswerInput, Email } from '@trawl/contracts';
+import { isSpaceCode } from '@trawl/mail';
 import { answerFrom, type Finding } from '../rules/score.ts';
 import { type MailView, viewOf } from '../rules/view.ts';
 import { type Brand, type LanguageCategory, type Lexicons, loadLexicons } from './lexicons.ts';
@@ -359,22 +360,6 @@ function zeroWidthIn(subject: string, body: string): number {
   return countZeroWidth(subject) + countZeroWidth(body);
 }
 
-/** Whether a UTF-16 code unit is white space as `\s` and `trim` know it. */
-function isSpace(c: number): boolean {
-  if (c < 0x80) return c === 32 || (c >= 9 && c <= 13);
-  return (
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000 ||
-    c === 0xfeff
-  );
-}
-
 /**
  * Whether the visible text is shorter than `limit`: the HTML's text with white space collapsed
  * and trimmed (`replace(/\s+/g, ' ').trim()`) plus the trimmed plain text, counted without
@@ -390,7 +375,7 @@ export function visibleBelow(
   let seen = false; // a visible character so far
   let gap = false; // white space since the last visible character
   for (let i = 0; i < htmlText.length; i++) {
-    if (isSpace(htmlText.charCodeAt(i))) {
+    if (isSpaceCode(htmlText.charCodeAt(i))) {
       gap = seen;
       continue;
     }
