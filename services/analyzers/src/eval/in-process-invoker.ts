@@ -27,7 +27,10 @@ export function inProcessDeps(
       if (service.analyzers[id]?.enabled === false) {
         // one Error per id: the llm stage asks for a disabled llm on every message
         let err = disabledErrors.get(id);
-        if (!err) disabledErrors.set(id, (err = new Error(`analyzer ${id} is disabled`)));
+        if (!err) {
+          err = new Error(`analyzer ${id} is disabled`);
+          disabledErrors.set(id, err);
+        }
         throw err;
       }
       const answer = await def.analyze(email, {
