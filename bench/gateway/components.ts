@@ -12,6 +12,7 @@ import { emailId } from '@trawl/mail';
 import * as platform from '@trawl/platform';
 import { testSchema, uniqueSuffix } from '@trawl/platform/testing';
 import { serializeEmail } from '../../services/api-gateway/src/email-json.ts';
+import { email20k } from '../../services/api-gateway/test/bench/submit-bench.ts';
 
 const args = Object.fromEntries(
   process.argv.slice(2).map((a) => {
@@ -22,18 +23,7 @@ const args = Object.fromEntries(
 const N = Math.min(20_000, Math.max(10, Number(args.n ?? 2000)));
 const C = Math.min(128, Math.max(1, Number(args.concurrency ?? 32)));
 
-const sentence = 'Dear customer, your account has been suspended. Verify your identity at once. ';
-const email = {
-  headers: {
-    subject: 'Urgent: verify your account',
-    sender: 'security@examp1e-bank.com',
-    recipients: ['alice@example.org', 'bob@example.org'],
-    date: '2024-05-01T09:30:00Z',
-    raw_headers: { 'message-id': '<bench@examp1e-bank.com>', 'x-mailer': 'bench' },
-  },
-  body_text: sentence.repeat(128),
-  body_html: `<html><body><p>${sentence.repeat(124)}</p><a href="http://examp1e-bank.com/login">login</a></body></html>`,
-};
+const { email } = email20k();
 
 function cpu(name: string, n: number, fn: () => unknown): void {
   for (let i = 0; i < Math.min(200, n); i++) fn();
@@ -72,35 +62,18 @@ const db = await testSchema({ max: Number(args.pool ?? 16) });
 try {
   // one row per statement, as before group commit (ADR 005)
   const single = platform.createStore(db.sql, { jobInsertBatch: { maxRows: 1 } });
-  await concurrent('store.jobs.create, one row per INSERT', N, () =>
-    single.jobs.create({
-      job_id: randomUUID(),
-      email_id: id,
-      workflow_id: 'w',
-      email: parsed,
-      email_json: json,
-      submitted_by: 'bench',
-    }),
-  );
-  await concurrent('store.jobs.create (group commit)', N, () =>
-    db.store.jobs.create({
-      job_id: randomUUID(),
-      email_id: id,
-      workflow_id: 'w',
-      email: parsed,
-      email_json: json,
-      submitted_by: 'bench',
-    }),
-  );
+  const job = (emailJson: string) => ({
+    job_id: randomUUID(),
+    email_id: id,
+    workflow_id: 'w',
+    email: parsed,
+    email_json: emailJson,
+    submitted_by: 'bench',
+  });
+  await concurrent('store.jobs.create, one row per INSERT', N, () => single.jobs.create(job(json)));
+  await concurrent('store.jobs.create (group commit)', N, () => db.store.jobs.create(job(json)));
   await concurrent('store.jobs.create, 200-byte Email', N, () =>
-    db.store.jobs.create({
-      job_id: randomUUID(),
-      email_id: id,
-      workflow_id: 'w',
-      email: parsed,
-      email_json: '{"headers":{}}',
-      submitted_by: 'bench',
-    }),
+    db.store.jobs.create(job('{"headers":{}}')),
   );
   await concurrent('SELECT 1 (pool round trip)', N, () => db.sql.query('SELECT 1'));
 } finally {
