@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Email } from './email.ts';
+import { fastRecord, isObjectLike, SLOW } from './fast-path.ts';
 
 export const Probability = z.number().min(0).max(1);
 
@@ -88,12 +89,6 @@ export type AnalyzerAnswerInput = z.input<typeof AnalyzerAnswer>;
 
 const THREAT_LEVEL_SET: ReadonlySet<unknown> = new Set(THREAT_LEVELS);
 const RECOMMENDED_ACTION_SET: ReadonlySet<unknown> = new Set(RECOMMENDED_ACTIONS);
-/** Marks "not on the fast path: let zod decide". */
-const SLOW = Symbol('slow');
-
-function isObjectLike(v: unknown): v is Record<PropertyKey, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function isProbability(v: unknown): v is number {
   return typeof v === 'number' && v >= 0 && v <= 1;
@@ -137,19 +132,6 @@ function fastIndicators(v: unknown): Indicator[] | typeof SLOW {
 }
 
 /**
- * A record of plain data, copied as `z.record(z.string(), z.unknown())` copies it: its own
- * enumerable string keys in order, values as they are (zod skips non-enumerable keys too). Symbol
- * keys and an own `__proto__` or `constructor` are left to zod.
- */
-function fastDetails(v: unknown): Record<string, unknown> | typeof SLOW {
-  if (!isObjectLike(v) || Object.getPrototypeOf(v) !== Object.prototype) return SLOW;
-  // zod's plain-object test reads `constructor`: an own one is left to zod as well
-  if (Object.hasOwn(v, '__proto__') || Object.hasOwn(v, 'constructor')) return SLOW;
-  if (Object.getOwnPropertySymbols(v).length !== 0) return SLOW;
-  return Object.assign({}, v);
-}
-
-/**
  * The fast path of `safeParseAnalyzerAnswer`: the parsed answer when `v` is plain data that the
  * schema accepts (built exactly as zod builds it: same keys, same order, unknown keys dropped), or
  * SLOW for anything else, valid or not.
@@ -173,7 +155,7 @@ function fastAnalyzerAnswer(v: unknown): AnalyzerAnswer | typeof SLOW {
   if (rawDetails === undefined) {
     if ('analyzer_details' in v) return SLOW;
   } else {
-    const d = fastDetails(rawDetails);
+    const d = fastRecord(rawDetails);
     if (d === SLOW) return SLOW;
     details = d;
   }

@@ -24,7 +24,7 @@ export function base64DecodedLength(b64: string): number {
   return Math.floor((clean.length * 3) / 4) - padding;
 }
 
-const BASE64_RE = /^[A-Za-z0-9+/\r\n]*={0,2}[\r\n]*$/;
+export const BASE64_RE = /^[A-Za-z0-9+/\r\n]*={0,2}[\r\n]*$/;
 
 export const EmailAddress = z.email({ message: 'must be a valid email address' });
 

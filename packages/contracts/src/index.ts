@@ -1,6 +1,7 @@
 export * from './analysis.ts';
 export * from './broker.ts';
 export * from './email.ts';
+export * from './email-fast.ts';
 export * from './errors.ts';
 export * from './iso639.ts';
 export * from './job.ts';

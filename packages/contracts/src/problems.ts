@@ -27,11 +27,11 @@ export function toProblems(error: z.ZodError, prefix = ''): ValidationProblem[] 
 export type ParseOutcome<T> = { ok: true; value: T } | { ok: false; problems: ValidationProblem[] };
 
 /** Parses `data` with `schema`, answering either the value or every problem found. */
-export function parseWith<S extends z.ZodType>(
-  schema: S,
+export function parseWith<T>(
+  schema: { safeParse(data: unknown): z.ZodSafeParseResult<T> },
   data: unknown,
   prefix = '',
-): ParseOutcome<z.output<S>> {
+): ParseOutcome<T> {
   const r = schema.safeParse(data);
   if (r.success) return { ok: true, value: r.data };
   return { ok: false, problems: toProblems(r.error, prefix) };

@@ -1,9 +1,9 @@
 import { Transform, type TransformCallback, type Writable } from 'node:stream';
 import {
-  createEmailSchema,
   DEFAULT_EMAIL_LIMITS,
   type Email,
   type EmailLimits,
+  emailParser,
   parseWith,
   type ValidationProblem,
 } from '@trawl/contracts';
@@ -451,17 +451,6 @@ function collect(
   });
 }
 
-const schemas = new WeakMap<EmailLimits, ReturnType<typeof createEmailSchema>>();
-/** The Email schema for `limits`, built once per limits object (zod compiles it on first use). */
-function emailSchema(limits: EmailLimits): ReturnType<typeof createEmailSchema> {
-  let schema = schemas.get(limits);
-  if (schema === undefined) {
-    schema = createEmailSchema(limits);
-    schemas.set(limits, schema);
-  }
-  return schema;
-}
-
 function walkAddresses(list: ParsedAddress[] | undefined, out: string[]): void {
   for (const a of list ?? []) {
     if (out.length > 10_000) return;
@@ -769,13 +758,13 @@ export async function parseRawEmail(
     ...(language !== undefined ? { language } : {}),
     ...(opts.source !== undefined ? { source: opts.source } : {}),
   };
-  const result = parseWith(emailSchema(limits), candidate);
+  const result = parseWith(emailParser(limits), candidate);
   if (!result.ok) {
     // a language code the schema refuses (e.g. a bogus Content-Language) must not sink the message
     const rest = result.problems.filter((p) => p.path !== '/language');
     if (rest.length === 0 && 'language' in candidate) {
       const { language: _dropped, ...withoutLanguage } = candidate;
-      const again = parseWith(emailSchema(limits), withoutLanguage);
+      const again = parseWith(emailParser(limits), withoutLanguage);
       if (again.ok) return again.value;
     }
     throw new MailInvalidError('message cannot become a valid Email', result.problems);
