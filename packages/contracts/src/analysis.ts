@@ -215,6 +215,81 @@ export const StageContext = z.object({
 });
 export type StageContext = z.infer<typeof StageContext>;
 export const AnalysisContext = z.record(z.string(), StageContext);
+
+const ANALYZER_STATUS_SET: ReadonlySet<unknown> = new Set(ANALYZER_STATUSES);
+
+/** An optional boolean or string key: absent is fine, a key holding undefined is left to zod. */
+function optionalOf(o: Record<PropertyKey, unknown>, key: string, ok: (v: unknown) => boolean) {
+  const v = o[key];
+  if (v === undefined) return key in o ? SLOW : undefined;
+  return ok(v) ? v : SLOW;
+}
+
+/** The fast path of `safeParseStageContext` for one analyzer's result (zod's output, by hand). */
+function fastAnalyzerResult(v: unknown): AnalyzerResult | typeof SLOW {
+  if (!isObjectLike(v)) return SLOW;
+  const { analyzer_id: id, status, is_phishing: isPhishing, confidence } = v;
+  const { threat_level: threat, attempts, duration_ms: duration } = v;
+  if (
+    typeof id !== 'string' ||
+    !ANALYZER_STATUS_SET.has(status) ||
+    typeof isPhishing !== 'boolean' ||
+    !isProbability(confidence) ||
+    !THREAT_LEVEL_SET.has(threat) ||
+    !Number.isSafeInteger(attempts) ||
+    (attempts as number) < 0 ||
+    typeof duration !== 'number' ||
+    !Number.isFinite(duration) ||
+    duration < 0
+  )
+    return SLOW;
+  const summary = optionalOf(v, 'summary', (x) => typeof x === 'string');
+  const cached = optionalOf(v, 'cached', (x) => typeof x === 'boolean');
+  if (summary === SLOW || cached === SLOW) return SLOW;
+  const indicators = fastIndicators(v.indicators);
+  if (indicators === SLOW) return SLOW;
+  let details: Record<string, unknown> | typeof SLOW = {};
+  if (v.analyzer_details !== undefined) details = fastRecord(v.analyzer_details);
+  else if ('analyzer_details' in v) return SLOW;
+  if (details === SLOW) return SLOW;
+  const out = {
+    analyzer_id: id,
+    status,
+    is_phishing: isPhishing,
+    confidence,
+    threat_level: threat,
+  } as AnalyzerResult;
+  if (summary !== undefined) out.summary = summary as string;
+  out.indicators = indicators;
+  out.analyzer_details = details;
+  out.attempts = attempts as number;
+  out.duration_ms = duration;
+  if (cached !== undefined) out.cached = cached as boolean;
+  return out;
+}
+
+function fastStageContext(v: unknown): StageContext | typeof SLOW {
+  if (!isObjectLike(v)) return SLOW;
+  const providers = fastRecord(v.providers);
+  const analyzers = fastRecord(v.analyzers);
+  if (providers === SLOW || analyzers === SLOW) return SLOW;
+  for (const id in analyzers) {
+    const r = fastAnalyzerResult(analyzers[id]);
+    if (r === SLOW) return SLOW;
+    analyzers[id] = r;
+  }
+  return { providers, analyzers: analyzers as Record<string, AnalyzerResult> };
+}
+
+/**
+ * Exactly `StageContext.safeParse(value)` (same accepted and refused inputs, same output), cheap
+ * for a stage of plain data as the engine builds it; anything else goes through zod.
+ */
+export function safeParseStageContext(value: unknown): ReturnType<typeof StageContext.safeParse> {
+  const data = fastStageContext(value);
+  return data === SLOW ? StageContext.safeParse(value) : { success: true, data };
+}
+
 export type AnalysisContext = z.infer<typeof AnalysisContext>;
 
 /** POST /internal/enrich request. */

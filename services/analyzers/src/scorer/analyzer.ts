@@ -2,7 +2,7 @@ import {
   type AnalyzerAnswerInput,
   type Email,
   type Indicator,
-  StageContext,
+  safeParseStageContext,
 } from '@trawl/contracts';
 import { sigmoid } from '../rules/score.ts';
 import type { ScorerSettings } from './settings.ts';
@@ -60,7 +60,7 @@ export function ensembleScore(
   const indicators = new Map<string, Indicator>();
   for (const [stage, raw] of Object.entries(ctx ?? {})) {
     if (opts.stages.length && !opts.stages.includes(stage)) continue;
-    const parsed = StageContext.safeParse(raw);
+    const parsed = safeParseStageContext(raw);
     if (!parsed.success) continue; // not a stage of this engine's shape: nothing to count
     const sc = parsed.data;
     for (const [id, r] of Object.entries(sc.analyzers)) {
