@@ -7,7 +7,7 @@ import {
   emailParser,
   safeParseEmail,
 } from '../../src/index.ts';
-import { canon } from './canon.ts';
+import { canon, expectSameResult } from './canon.ts';
 
 const SMALL: EmailLimits = {
   maxAttachments: 2,
@@ -17,12 +17,10 @@ const SMALL: EmailLimits = {
 };
 
 function sameAsZod(input: unknown, limits: EmailLimits = DEFAULT_EMAIL_LIMITS): boolean {
-  const ours = emailParser(limits).safeParse(input);
-  const zod = createEmailSchema(limits).safeParse(input);
-  expect(ours.success).toBe(zod.success);
-  if (ours.success && zod.success) expect(canon(ours.data)).toEqual(canon(zod.data));
-  else if (!ours.success && !zod.success) expect(ours.error.issues).toEqual(zod.error.issues);
-  return ours.success;
+  return expectSameResult(
+    emailParser(limits).safeParse(input),
+    createEmailSchema(limits).safeParse(input),
+  );
 }
 
 const headers = {

@@ -6,15 +6,10 @@ import {
   safeParseStageContext,
   THREAT_LEVELS,
 } from '../../src/index.ts';
-import { canon } from './canon.ts';
+import { expectSameResult } from './canon.ts';
 
 function sameAsZod(input: unknown): boolean {
-  const ours = safeParseStageContext(input);
-  const zod = StageContext.safeParse(input);
-  expect(ours.success).toBe(zod.success);
-  if (ours.success && zod.success) expect(canon(ours.data)).toEqual(canon(zod.data));
-  else if (!ours.success && !zod.success) expect(ours.error.issues).toEqual(zod.error.issues);
-  return ours.success;
+  return expectSameResult(safeParseStageContext(input), StageContext.safeParse(input));
 }
 
 const result = {
