@@ -2,6 +2,8 @@ import type { AnalysisResult, Job, JobError, JobStatus, Trace } from '@trawl/con
 import { JOB_STATUSES } from '@trawl/contracts';
 import { badCursor } from '../errors.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
+import { createJobClaimBatcher } from './job-claim-batch.ts';
+import { createJobFinishBatcher } from './job-finish-batch.ts';
 import { createJobInsertBatcher, type JobInsertBatchOptions } from './job-insert-batch.ts';
 import type { JobPage, JobRepository } from './repositories.ts';
 import { CURSOR_TS, iso, isoOrNull, json, jsonParam } from './rows.ts';
@@ -46,6 +48,7 @@ export function createJobRepository(
   sql: SqlClient,
   opts: { insertBatch?: JobInsertBatchOptions } = {},
 ): JobRepository {
+  const claim = createJobClaimBatcher(sql);
   return {
     // Group commit (ADR 005): creates of one event-loop turn share one INSERT statement.
     create: createJobInsertBatcher(sql, opts.insertBatch),
@@ -104,16 +107,9 @@ export function createJobRepository(
       return r.rowCount === 1;
     },
 
-    async claim(jobId, deadlineAt, configVersion) {
-      const r = await sql.query<{ email: unknown }>(
-        `UPDATE jobs SET status = 'processing', started_at = now(), deadline_at = $2,
-           attempts = attempts + 1, config_version = COALESCE($3, config_version)
-         WHERE job_id = $1 AND ${UNFINISHED} RETURNING email`,
-        [jobId, deadlineAt, configVersion ?? null],
-      );
-      const row = r.rows[0];
-      return row ? { email: row.email } : null;
-    },
+    // Group commit (ADR 007): claims and finishes of one event-loop turn share one statement each.
+    claim: (jobId, deadlineAt, configVersion) => claim({ jobId, deadlineAt, configVersion }),
+    finish: createJobFinishBatcher(sql),
 
     async complete(jobId, result: AnalysisResult, trace: Trace) {
       const r = await sql.query(

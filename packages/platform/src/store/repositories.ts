@@ -33,6 +33,26 @@ export interface ClaimedJob {
   email: unknown;
 }
 
+/** How a run ended, for `jobs.finish`. */
+export type JobOutcome =
+  | { status: 'completed'; result: AnalysisResult; trace: Trace }
+  | { status: 'failed'; error: JobError; trace?: Trace | undefined };
+
+export interface JobFinish {
+  job_id: string;
+  outcome: JobOutcome;
+  /** Recorded in the sender history (as `senders.record`) when, and only when, the job changes. */
+  sender?: { address: string; at: Date; is_phishing: boolean | null } | undefined;
+}
+
+/** What `jobs.finish` answers for a job it finished. */
+export interface FinishedJob {
+  /** The job as stored now: what `get` would answer, built without reading it back. */
+  job: Job;
+  /** Why the sender could not be recorded; the job is stored all the same. */
+  senderError?: unknown;
+}
+
 export interface JobRepository {
   /**
    * Stores a new `queued` job. Creates made in the same event-loop turn are written together by
@@ -54,13 +74,20 @@ export interface JobRepository {
   /**
    * markProcessing that also answers the job's stored Email in the same statement (claim check,
    * ADR 005: the analysis request message does not carry the Email). Null when the job is already
-   * completed or failed, or unknown.
+   * completed or failed, or unknown. Claims made in the same event-loop turn share one statement
+   * (group commit, ADR 007).
    */
   claim(jobId: string, deadlineAt: Date, configVersion?: string): Promise<ClaimedJob | null>;
   /** processing|queued → completed; false when already finished (exactly one stored result). */
   complete(jobId: string, result: AnalysisResult, trace: Trace): Promise<boolean>;
   /** any unfinished → failed; false when already finished. */
   fail(jobId: string, error: JobError, trace?: Trace): Promise<boolean>;
+  /**
+   * `complete` or `fail` (by `outcome.status`) and, when the job changed, its sender recorded, in
+   * one statement that also answers the stored job; null when the job was already finished or is
+   * unknown. Finishes made in the same event-loop turn share one statement (group commit, ADR 007).
+   */
+  finish(f: JobFinish): Promise<FinishedJob | null>;
   /** Jobs still processing after their deadline plus `graceMs`. */
   findStuck(now: Date, graceMs: number, limit: number): Promise<string[]>;
   countByStatus(): Promise<Record<JobStatus, number>>;

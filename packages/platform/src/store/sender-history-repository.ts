@@ -25,24 +25,36 @@ function domainOf(address: string): string {
   return at >= 0 ? address.slice(at + 1) : '';
 }
 
-export function createSenderHistoryRepository(sql: SqlClient): SenderHistoryRepository {
-  return {
-    async record(address, at, isPhishing) {
-      const a = address.trim().toLowerCase();
-      await sql.query(
-        `INSERT INTO sender_history (address, domain, first_seen, last_seen, message_count, phishing_count)
-         VALUES ($1, $2, $3, $3, 1, $4)
+/** The key of a sender's row: the address trimmed and lower-cased, and its domain. */
+export function senderKey(address: string): { address: string; domain: string } {
+  const a = address.trim().toLowerCase();
+  return { address: a, domain: domainOf(a) };
+}
+
+/**
+ * Upsert of sender rows (address, domain, first_seen, last_seen, message_count, phishing_count)
+ * given as `rows`: counts add up, first and last seen widen. Shared with `jobs.finish`.
+ */
+export function senderUpsertSql(rows: string): string {
+  return `INSERT INTO sender_history (address, domain, first_seen, last_seen, message_count, phishing_count)
+         ${rows}
          ON CONFLICT (address) DO UPDATE SET
            first_seen = LEAST(sender_history.first_seen, EXCLUDED.first_seen),
            last_seen = GREATEST(sender_history.last_seen, EXCLUDED.last_seen),
-           message_count = sender_history.message_count + 1,
-           phishing_count = sender_history.phishing_count + EXCLUDED.phishing_count`,
-        [a, domainOf(a), at, isPhishing === true ? 1 : 0],
-      );
+           message_count = sender_history.message_count + EXCLUDED.message_count,
+           phishing_count = sender_history.phishing_count + EXCLUDED.phishing_count`;
+}
+
+const RECORD_SQL = senderUpsertSql('VALUES ($1, $2, $3, $3, 1, $4)');
+
+export function createSenderHistoryRepository(sql: SqlClient): SenderHistoryRepository {
+  return {
+    async record(address, at, isPhishing) {
+      const k = senderKey(address);
+      await sql.query(RECORD_SQL, [k.address, k.domain, at, isPhishing === true ? 1 : 0]);
     },
     async get(address) {
-      const a = address.trim().toLowerCase();
-      const domain = domainOf(a);
+      const { address: a, domain } = senderKey(address);
       const s = await sql.query<StatsRow>(
         `SELECT address, first_seen, last_seen, message_count, phishing_count
          FROM sender_history WHERE address = $1`,

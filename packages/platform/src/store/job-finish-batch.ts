@@ -1,0 +1,139 @@
+import type { Job } from '@trawl/contracts';
+import type { FinishedJob, JobFinish } from './repositories.ts';
+import { iso, isoOrNull, json, jsonParam } from './rows.ts';
+import { senderKey, senderUpsertSql } from './sender-history-repository.ts';
+import {
+  createStatementBatcher,
+  isUnavailable,
+  memoByRows,
+  valuesRows,
+} from './statement-batch.ts';
+import type { SqlClient } from './types.ts';
+
+const COLUMNS = ['uuid', 'text', 'jsonb', 'jsonb', 'jsonb', 'text', 'text', 'timestamptz', 'int'];
+
+/**
+ * completes or fails n unfinished jobs (as `complete` and `fail` do, row by row) and, with `senders`,
+ * records the senders of the jobs it changed (as `senders.record`, one row per address however many
+ * of its jobs the statement holds, in address order so that concurrent statements lock rows in one
+ * order).
+ */
+function buildFinishSql(n: number, senders: boolean): string {
+  const record = senders
+    ? `, recorded AS (${senderUpsertSql(`SELECT address, min(domain), min(seen_at), max(seen_at), count(*), sum(phishing)
+         FROM done WHERE address IS NOT NULL GROUP BY address ORDER BY address`)})`
+    : '';
+  return `WITH v (job_id, status, result, error, trace, address, domain, seen_at, phishing) AS (
+      VALUES ${valuesRows(n, COLUMNS)}
+    ), done AS (
+      UPDATE jobs AS j SET status = v.status,
+        result = CASE WHEN v.status = 'completed' THEN v.result ELSE j.result END,
+        error = CASE WHEN v.status = 'completed' THEN NULL ELSE v.error END,
+        trace = CASE WHEN v.status = 'completed' THEN v.trace ELSE COALESCE(v.trace, j.trace) END,
+        started_at = CASE WHEN v.status = 'completed' THEN COALESCE(j.started_at, now())
+          ELSE j.started_at END,
+        completed_at = now()
+      FROM v WHERE j.job_id = v.job_id AND j.status IN ('queued', 'processing')
+      RETURNING j.job_id, j.email_id, j.workflow_id, j.created_at, j.started_at, j.completed_at,
+        CASE WHEN v.trace IS NULL THEN j.trace END AS kept_trace,
+        v.address, v.domain, v.seen_at, v.phishing
+    )${record}
+    SELECT job_id, email_id, workflow_id, created_at, started_at, completed_at, kept_trace FROM done`;
+}
+const withSendersSql = memoByRows((n) => buildFinishSql(n, true));
+const jobsOnlySql = memoByRows((n) => buildFinishSql(n, false));
+
+function pushParams(params: unknown[], f: JobFinish, withSender: boolean): void {
+  const o = f.outcome;
+  const sender = withSender && f.sender ? f.sender : undefined;
+  const k = sender ? senderKey(sender.address) : undefined;
+  params.push(
+    f.job_id,
+    o.status,
+    o.status === 'completed' ? jsonParam(o.result) : null,
+    o.status === 'failed' ? jsonParam(o.error) : null,
+    jsonParam(o.trace),
+    k?.address ?? null,
+    k?.domain ?? null,
+    sender?.at ?? null,
+    sender?.is_phishing === true ? 1 : 0,
+  );
+}
+
+interface Row {
+  job_id: string;
+  email_id: string;
+  workflow_id: string;
+  created_at: unknown;
+  started_at: unknown;
+  completed_at: unknown;
+  kept_trace: unknown;
+}
+
+/** The stored job, as `jobs.get` would read it back: the row's columns and what was written. */
+function jobOf(f: JobFinish, r: Row): Job {
+  const o = f.outcome;
+  const job: Job = {
+    job_id: r.job_id,
+    email_id: r.email_id,
+    status: o.status,
+    workflow: r.workflow_id,
+    created_at: iso(r.created_at),
+    started_at: isoOrNull(r.started_at),
+    completed_at: isoOrNull(r.completed_at),
+  };
+  if (o.status === 'completed') job.result = o.result;
+  else job.error = o.error;
+  if (o.trace !== undefined) job.trace = o.trace;
+  else if (r.kept_trace !== null && r.kept_trace !== undefined) job.trace = json(r.kept_trace);
+  return job;
+}
+
+async function finishRows(
+  sql: SqlClient,
+  items: JobFinish[],
+  withSenders: boolean,
+): Promise<Map<string, FinishedJob | null>> {
+  const params: unknown[] = [];
+  for (const f of items) pushParams(params, f, withSenders);
+  const senders = withSenders && items.some((f) => f.sender !== undefined);
+  const r = await sql.query<Row>((senders ? withSendersSql : jobsOnlySql)(items.length), params);
+  const byId = new Map<string, JobFinish>();
+  for (const f of items) byId.set(f.job_id.toLowerCase(), f);
+  const out = new Map<string, FinishedJob | null>();
+  for (const row of r.rows) {
+    const key = String(row.job_id).toLowerCase();
+    const f = byId.get(key);
+    if (f) out.set(key, { job: jobOf(f, row) });
+  }
+  return out;
+}
+
+/**
+ * `jobs.finish` with group commit: finishes of one event-loop turn share one statement that stores
+ * each result (or error) and trace, records the senders and answers what `jobs.get` would read back.
+ * A job that is already finished or unknown is not changed (its caller gets null, and its sender is
+ * not recorded). A finish whose statement fails for another reason than the connection is written
+ * again without its sender: the job is stored and `senderError` says why the sender was not.
+ */
+export function createJobFinishBatcher(
+  sql: SqlClient,
+  maxRows = 64,
+): (f: JobFinish) => Promise<FinishedJob | null> {
+  return createStatementBatcher<JobFinish, FinishedJob | null>({
+    maxRows,
+    absent: null,
+    key: (f) => f.job_id.toLowerCase(),
+    many: (items) => finishRows(sql, items, true),
+    async one(f) {
+      const key = f.job_id.toLowerCase();
+      try {
+        return (await finishRows(sql, [f], true)).get(key) ?? null;
+      } catch (err) {
+        if (f.sender === undefined || isUnavailable(err)) throw err;
+        const alone = (await finishRows(sql, [f], false)).get(key) ?? null;
+        return alone && { ...alone, senderError: err };
+      }
+    },
+  });
+}

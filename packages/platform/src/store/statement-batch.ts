@@ -1,0 +1,121 @@
+import { PLATFORM_ERRORS } from '../errors.ts';
+
+/**
+ * Group commit of per-job statements (ADR 007): calls made in the same event-loop turn are written
+ * by one statement. The statement of a batch answers by key; the statement of one call stands alone.
+ */
+export interface StatementBatchSpec<I, O> {
+  /** Calls per statement (1 turns grouping off). */
+  maxRows: number;
+  /** The row's key (the job id, lower case). A second call with a key already in the batch waits for the next statement. */
+  key(item: I): string;
+  /** One statement for every item; answers the outcome of each key it changed. */
+  many(items: I[]): Promise<Map<string, O>>;
+  /**
+   * The statement of one item alone (a batch of one, and the row-by-row fallback); by default
+   * `many` of that item.
+   */
+  one?(item: I): Promise<O>;
+  /** What an item answers when `many` did not return its key (not changed: finished or unknown). */
+  absent: O;
+}
+
+interface Pending<I, O> {
+  item: I;
+  resolve(v: O): void;
+  reject(err: unknown): void;
+}
+
+/** A connection-level failure (pg-client wraps those): a batch is not retried row by row. */
+export function isUnavailable(err: unknown): boolean {
+  return (err as { code?: unknown }).code === PLATFORM_ERRORS.storeUnavailable;
+}
+
+/**
+ * Collects calls made in the same event-loop turn and runs them as one statement, flushed on
+ * setImmediate (or at once when the batch reaches `maxRows`). Each caller gets its own promise.
+ * When the statement fails for a reason other than the connection, nothing of it was stored (one
+ * statement is atomic) and its items run again one by one, in arrival order, so that one bad row
+ * fails only its own caller; a connection failure fails every caller of the batch.
+ */
+export function createStatementBatcher<I, O>(
+  spec: StatementBatchSpec<I, O>,
+): (item: I) => Promise<O> {
+  const maxRows = Math.max(1, Math.trunc(spec.maxRows));
+  let batch: Pending<I, O>[] = [];
+  let keys = new Set<string>();
+  let scheduled = false;
+  const answer = (out: Map<string, O>, item: I): O => {
+    const o = out.get(spec.key(item));
+    return o === undefined ? spec.absent : o;
+  };
+  const one = spec.one ?? (async (item: I) => answer(await spec.many([item]), item));
+
+  async function runOne(p: Pending<I, O>): Promise<void> {
+    try {
+      p.resolve(await one(p.item));
+    } catch (err) {
+      p.reject(err);
+    }
+  }
+
+  async function runMany(rows: Pending<I, O>[]): Promise<void> {
+    let out: Map<string, O>;
+    try {
+      out = await spec.many(rows.map((p) => p.item));
+    } catch (err) {
+      if (isUnavailable(err)) {
+        for (const p of rows) p.reject(err);
+        return;
+      }
+      for (const p of rows) await runOne(p);
+      return;
+    }
+    for (const p of rows) p.resolve(answer(out, p.item));
+  }
+
+  function flush(): void {
+    const rows = batch;
+    batch = [];
+    keys = new Set();
+    if (rows.length === 0) return;
+    void (rows.length === 1 ? runOne(rows[0] as Pending<I, O>) : runMany(rows));
+  }
+
+  function onImmediate(): void {
+    scheduled = false;
+    flush();
+  }
+
+  return (item) =>
+    new Promise<O>((resolve, reject) => {
+      const k = spec.key(item);
+      if (keys.has(k)) flush();
+      batch.push({ item, resolve, reject });
+      keys.add(k);
+      if (batch.length >= maxRows) flush();
+      else if (!scheduled) {
+        scheduled = true;
+        setImmediate(onImmediate);
+      }
+    });
+}
+
+/** `($1::uuid, $2::text), ($3::uuid, $4::text), …`: n rows of placeholders with the given casts. */
+export function valuesRows(n: number, casts: readonly string[]): string {
+  const rows: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const b = i * casts.length;
+    rows.push(`(${casts.map((c, k) => `$${b + k + 1}::${c}`).join(', ')})`);
+  }
+  return rows.join(', ');
+}
+
+/** A statement built once per row count. */
+export function memoByRows(build: (n: number) => string): (n: number) => string {
+  const memo: string[] = [];
+  return (n) => {
+    memo[n] ??= build(n);
+    return memo[n];
+  };
+}
