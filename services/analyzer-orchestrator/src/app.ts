@@ -9,7 +9,7 @@ import {
   type Topology,
   toProblems,
 } from '@trawl/contracts';
-import type { Broker, Cache, Consumer, Delivery, Store } from '@trawl/platform';
+import type { Broker, Cache, Consumer, Delivery, FinishedJob, Store } from '@trawl/platform';
 import type { PluginInvoker } from '@trawl/plugin-client';
 import { type RunOutcome, runWorkflow, WORKFLOW_ERROR_CODES } from '@trawl/workflow-engine';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -171,22 +171,15 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
       stopAc.signal.addEventListener('abort', done, { once: true });
     });
 
-  async function writeJobCache(jobId: string, jlog: Logger): Promise<Job | null> {
-    let job: Job | null = null;
+  /** Writes a finished job to the status cache (`job:<id>`) that GET /analyze/{id} reads first. */
+  async function writeJobCache(jobId: string, job: Job, jlog: Logger): Promise<void> {
+    if (!cache) return;
     try {
-      job = await store.jobs.get(jobId);
-    } catch (e) {
-      jlog.warn({ err: errText(e) }, 'could not read the finished job back');
-    }
-    if (!cache) return job;
-    try {
-      if (job) await cache.set(`job:${jobId}`, JSON.stringify(job), jobCacheTtl);
-      else await cache.del(`job:${jobId}`);
+      await cache.set(`job:${jobId}`, JSON.stringify(job), jobCacheTtl);
     } catch (e) {
       jlog.warn({ err: errText(e) }, 'could not write the job to the cache');
       await cache.del(`job:${jobId}`).catch(() => undefined);
     }
-    return job;
   }
 
   /**
@@ -237,12 +230,15 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
     jlog: Logger,
     origin?: AnalysisRequestMessage['origin'],
   ): Promise<boolean> {
-    const changed = await store.jobs.fail(jobId, error);
-    if (!changed) return false;
+    const finished = await store.jobs.finish({
+      job_id: jobId,
+      outcome: { status: 'failed', error },
+    });
+    if (!finished) return false;
     metrics.jobs.inc({ status: 'failed' });
     jlog.warn({ code: error.code, reason: error.message }, 'job failed');
-    const job = await writeJobCache(jobId, jlog);
-    const ev = job ? eventFromJob(job, origin) : null;
+    await writeJobCache(jobId, finished.job, jlog);
+    const ev = eventFromJob(finished.job, origin);
     if (ev) {
       try {
         await publishEvent(ev);
@@ -344,7 +340,8 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
       await d.ack();
       return;
     }
-    if (cache) await cache.del(`job:${msg.job_id}`).catch(() => undefined);
+    // No cache entry to clear: `job:<id>` is only written once the job is finished, and a finished
+    // job is never claimed again (ADR 007).
 
     let email: Email;
     if (msg.email) email = msg.email;
@@ -416,12 +413,23 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
       return;
     }
 
-    let stored: boolean;
+    // One statement (shared with the jobs finishing in the same event-loop turn) stores the result,
+    // records the sender history (it feeds the sender-history context provider) and answers the
+    // stored job for the cache and the event.
+    let finished: FinishedJob | null;
     try {
-      stored = await retryStore('store the result', jlog, () =>
-        outcome.status === 'completed'
-          ? store.jobs.complete(msg.job_id, outcome.result, outcome.trace)
-          : store.jobs.fail(msg.job_id, outcome.error, outcome.trace),
+      finished = await retryStore('store the result', jlog, () =>
+        store.jobs.finish({
+          job_id: msg.job_id,
+          outcome,
+          sender: store.senders
+            ? {
+                address: email.headers.sender,
+                at: clock(),
+                is_phishing: outcome.status === 'completed' ? outcome.result.is_phishing : null,
+              }
+            : undefined,
+        }),
       );
     } catch (e) {
       jlog.error({ err: errText(e) }, 'could not store the result: returned to the queue');
@@ -429,7 +437,7 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
       await d.nack({ requeue: true });
       return;
     }
-    if (!stored) {
+    if (!finished) {
       // Someone else finished it meanwhile (the reaper, another replica): one stored result only.
       jlog.info({}, 'job finished elsewhere meanwhile: result dropped');
       await d.ack();
@@ -437,16 +445,9 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
     }
     metrics.jobs.inc({ status: outcome.status });
     metrics.jobDuration.observe({ status: outcome.status }, seconds);
-    // Sender history feeds the sender-history context provider (first-time senders, past verdicts).
-    // Best effort: the verdict is already stored; a failure here must not requeue the job.
-    try {
-      await store.senders?.record(
-        email.headers.sender,
-        clock(),
-        outcome.status === 'completed' ? outcome.result.is_phishing : null,
-      );
-    } catch (e) {
-      jlog.warn({ err: errText(e) }, 'could not record the sender history');
+    // Best effort: the verdict is stored; a sender that could not be recorded must not requeue it.
+    if (finished.senderError !== undefined) {
+      jlog.warn({ err: errText(finished.senderError) }, 'could not record the sender history');
     }
     if (outcome.status === 'completed') {
       jlog.info(
@@ -469,28 +470,8 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
       );
     }
 
-    const job = await writeJobCache(msg.job_id, jlog);
-    const ev: AnalysisEvent =
-      (job && eventFromJob(job, msg.origin)) ??
-      (outcome.status === 'completed'
-        ? {
-            event: 'analysis.completed',
-            job_id: msg.job_id,
-            email_id: msg.email_id,
-            workflow: msg.workflow_id,
-            result: outcome.result,
-            ...(msg.origin ? { origin: msg.origin } : {}),
-            at: clock().toISOString(),
-          }
-        : {
-            event: 'analysis.failed',
-            job_id: msg.job_id,
-            email_id: msg.email_id,
-            workflow: msg.workflow_id,
-            error: outcome.error,
-            ...(msg.origin ? { origin: msg.origin } : {}),
-            at: clock().toISOString(),
-          });
+    await writeJobCache(msg.job_id, finished.job, jlog);
+    const ev = eventFromJob(finished.job, msg.origin) as AnalysisEvent; // finished: never null
     try {
       await publishEvent(ev);
     } catch (e) {

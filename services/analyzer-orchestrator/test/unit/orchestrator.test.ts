@@ -217,9 +217,9 @@ describe('analyzer orchestrator (memory platform)', () => {
     const store = {
       jobs: {
         ...p.store.jobs,
-        complete: async (...a: Parameters<typeof p.store.jobs.complete>) => {
+        finish: async (...a: Parameters<typeof p.store.jobs.finish>) => {
           if (failures-- > 0) throw new Error('database down');
-          return p.store.jobs.complete(...a);
+          return p.store.jobs.finish(...a);
         },
       },
     };
@@ -235,8 +235,10 @@ describe('analyzer orchestrator (memory platform)', () => {
     const store = {
       jobs: {
         ...p.store.jobs,
-        complete: async () => {
-          throw new Error('database down');
+        // Storing a result fails; failing the job (the dead letter) goes through.
+        finish: async (...a: Parameters<typeof p.store.jobs.finish>) => {
+          if (a[0].outcome.status === 'completed') throw new Error('database down');
+          return p.store.jobs.finish(...a);
         },
       },
     };
