@@ -93,7 +93,11 @@ async function main(): Promise<void> {
   });
   const t = topology(cfg.brokerPrefix);
   await declareTopology(broker, t);
-  const redis = createRedisClient(cfg.redis.url, { connectionName: 'trawl-analyzer-orchestrator' });
+  // The cache writes of the jobs finished together (one finish statement) leave in one write.
+  const redis = createRedisClient(cfg.redis.url, {
+    connectionName: 'trawl-analyzer-orchestrator',
+    autoPipelining: true,
+  });
   const cache = createRedisCache({ client: redis, prefix: 'trawl:', ownsClient: true });
 
   const registry = new Registry();

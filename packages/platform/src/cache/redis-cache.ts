@@ -12,13 +12,21 @@ if t < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); t = tonumber(ARGV[1]) end
 return {c, t}
 `;
 
-/** A Redis client configured to fail fast while Redis is down (callers fall back or answer 503). */
-export function createRedisClient(url: string, opts: { connectionName?: string } = {}): Redis {
+/**
+ * A Redis client configured to fail fast while Redis is down (callers fall back or answer 503).
+ * `autoPipelining`: commands issued in the same event-loop turn leave in one write (ioredis
+ * auto-pipelining), e.g. the status-cache writes of the jobs an orchestrator finishes together.
+ */
+export function createRedisClient(
+  url: string,
+  opts: { connectionName?: string; autoPipelining?: boolean } = {},
+): Redis {
   return new Redis(url, {
     maxRetriesPerRequest: 1,
     connectTimeout: 5000,
     retryStrategy: (times) => Math.min(100 * 2 ** Math.min(times, 5), 3000),
     ...(opts.connectionName === undefined ? {} : { connectionName: opts.connectionName }),
+    ...(opts.autoPipelining === true ? { enableAutoPipelining: true } : {}),
   });
 }
 
