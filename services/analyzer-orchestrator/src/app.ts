@@ -3,9 +3,10 @@ import {
   AnalysisEvent,
   AnalysisRequestMessage,
   ConfigReloadedEvent,
-  Email,
+  type Email,
   type Job,
   type JobError,
+  safeParseEmail,
   type Topology,
   toProblems,
 } from '@trawl/contracts';
@@ -100,7 +101,7 @@ function storedEmail(raw: unknown): { ok: true; email: Email } | { ok: false; de
   } catch {
     return { ok: false, detail: 'it is not JSON' };
   }
-  const r = Email.safeParse(value);
+  const r = safeParseEmail(value);
   if (r.success) return { ok: true, email: r.data };
   return {
     ok: false,
