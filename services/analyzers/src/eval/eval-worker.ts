@@ -14,12 +14,12 @@ export type MainMessage = { kind: 'items'; items: [number, EvalItem][] } | { kin
 
 /**
  * Messages a worker posts: `ready` once its modules are loaded and the workflow compiled (the clock
- * starts when every worker is ready), one `outcome` per message, `idle` when its batch is done.
+ * starts when every worker is ready), then one `outcomes` per batch when the batch is done (one
+ * message per batch: every post wakes the main thread, which costs more than the copy).
  */
 export type WorkerMessage =
   | { kind: 'ready' }
-  | { kind: 'outcome'; at: number; outcome: MessageOutcome }
-  | { kind: 'idle' }
+  | { kind: 'outcomes'; outcomes: [number, MessageOutcome][] }
   | { kind: 'error'; message: string };
 
 const post = (m: WorkerMessage) => parentPort?.postMessage(m);
@@ -36,9 +36,9 @@ async function main(): Promise<void> {
     }
     queue = queue
       .then(async () => {
-        for (const [at, item] of m.items)
-          post({ kind: 'outcome', at, outcome: await runner.run(item) });
-        post({ kind: 'idle' });
+        const outcomes: [number, MessageOutcome][] = [];
+        for (const [at, item] of m.items) outcomes.push([at, await runner.run(item)]);
+        post({ kind: 'outcomes', outcomes });
       })
       .catch((err: unknown) => post({ kind: 'error', message: (err as Error).message }));
   });

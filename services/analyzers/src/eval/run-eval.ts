@@ -188,19 +188,20 @@ async function runInWorkers(
               } else resolve();
             };
             w.on('message', (m: WorkerMessage) => {
-              if (m.kind === 'outcome') {
-                outcomes[m.at] = m.outcome;
-                received++;
-                tick();
+              if (m.kind === 'outcomes') {
+                for (const [at, outcome] of m.outcomes) {
+                  outcomes[at] = outcome;
+                  received++;
+                  tick();
+                }
+                if (!feed(w) && received === items.length)
+                  for (const x of pool) x.postMessage({ kind: 'end' } satisfies MainMessage);
               } else if (m.kind === 'ready') {
                 if (++ready === workers) {
                   onReady();
                   // two batches each, so a worker never waits for the next one
                   for (const x of pool) for (let k = 0; k < 2; k++) feed(x);
                 }
-              } else if (m.kind === 'idle') {
-                if (!feed(w) && received === items.length)
-                  for (const x of pool) x.postMessage({ kind: 'end' } satisfies MainMessage);
               } else if (m.kind === 'error') {
                 done(new Error(`eval worker failed: ${m.message}`));
               }
