@@ -10,9 +10,14 @@
  * half of the corpus) --configs=scale-out-1,scale-out-2,embedded --profile (node --cpu-prof into
  * bench/e2e/profiles) --log-level=info
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
+import {
+  pidsNamed,
+  since,
+  snapshot,
+} from '../../services/api-gateway/test/bench/cpu-accounting.ts';
 import { type Cluster, ROOT, type ServiceKind, startCluster } from './cluster.ts';
 import { type CorpusMessage, loadCorpus } from './corpus.ts';
 import { percentile, submitAll } from './load.ts';
@@ -48,6 +53,30 @@ interface PhaseResult {
   p99: number;
   cpuPerMsgMs: number;
   cpu: Record<string, number>;
+  /** CPU seconds of the servers Trawl uses and of this bench process (load + result watcher). */
+  elsewhere: Record<string, number>;
+  /** Share of all cores busy (whole machine, /proc/stat) during the phase. */
+  machineBusy: number;
+}
+
+/** The servers' processes (all of their users on this machine). */
+const serverPids = () => ({
+  PostgreSQL: pidsNamed('postgres'),
+  RabbitMQ: pidsNamed('beam.smp'),
+  Redis: pidsNamed('redis-server'),
+});
+
+/** Busy and total jiffies of all cores (/proc/stat); zeros where it is unreadable. */
+function machineTicks(): { busy: number; total: number } {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
+    const v = line.trim().split(/\s+/).slice(1).map(Number);
+    const total = v.reduce((a, b) => a + b, 0);
+    const idle = (v[3] ?? 0) + (v[4] ?? 0);
+    return { busy: total - idle, total };
+  } catch {
+    return { busy: 0, total: 0 };
+  }
 }
 
 function cpuOf(c: Cluster): Record<string, number> {
@@ -65,6 +94,9 @@ async function phase(
   rate: number | undefined,
 ): Promise<PhaseResult> {
   const cpu0 = cpuOf(c);
+  const servers0 = snapshot(serverPids());
+  const self0 = process.cpuUsage();
+  const machine0 = machineTicks();
   const deadline = performance.now() + PHASE_MS;
   const s = await submitAll(msgs, {
     gatewayUrl: c.gatewayUrl,
@@ -75,6 +107,14 @@ async function phase(
   });
   await w.waitFor(s.accepted.keys(), deadline);
   const cpu1 = cpuOf(c);
+  const servers = since(servers0, serverPids());
+  const self = process.cpuUsage(self0);
+  const machine1 = machineTicks();
+  const elsewhere: Record<string, number> = {};
+  for (const [k, ms] of Object.entries(servers)) elsewhere[k] = ms / 1000;
+  elsewhere['bench (load + watcher)'] = (self.user + self.system) / 1e6;
+  const machineBusy =
+    (machine1.busy - machine0.busy) / Math.max(1, machine1.total - machine0.total);
   const lat: number[] = [];
   let completed = 0;
   let failed = 0;
@@ -109,6 +149,8 @@ async function phase(
     p99: percentile(lat, 99),
     cpuPerMsgMs: done > 0 ? (total / done) * 1000 : Number.NaN,
     cpu,
+    elsewhere,
+    machineBusy,
   };
 }
 
@@ -139,6 +181,11 @@ function print(r: PhaseResult): void {
     `    cpu s by service: ${Object.entries(r.cpu)
       .map(([k, v]) => `${k}=${v.toFixed(1)}`)
       .join(' ')}\n`,
+  );
+  process.stdout.write(
+    `    cpu s elsewhere: ${Object.entries(r.elsewhere)
+      .map(([k, v]) => `${k}=${v.toFixed(1)}`)
+      .join(' ')}; whole machine ${f(r.machineBusy * 100)}% busy\n`,
   );
 }
 
