@@ -1,21 +1,69 @@
 import { createHash } from 'node:crypto';
 import type { Email, EmailInput } from '@trawl/contracts';
 
-function canonical(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  const keys = Object.keys(value as Record<string, unknown>)
-    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-    .sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+/** `String.prototype.isWellFormed` (ES2024; Node 20 has it, the ES2023 lib types do not). */
+type WellFormedCheck = { isWellFormed(): boolean };
+
+/**
+ * Appends the canonical encoding of a JSON value to `out` and answers the result. Every value is a
+ * tag and, where it has one, its length, so no value's encoding is a prefix of another's and the
+ * encoding is injective (two different values never encode alike):
+ * - string: `s<length in UTF-16 units>:<the string>`, hashed as UTF-8; a string with a lone surrogate
+ *   (which UTF-8 cannot carry: it would become U+FFFD) is `u<length>:<its JSON.stringify>` instead;
+ * - number: `n<String(n)>;` (a non-finite number is `z`, as JSON writes it null);
+ * - `t`, `f`, `z` for true, false, null;
+ * - array: `a<count>:` and its elements (a member JSON cannot write, such as undefined, is `z`);
+ * - object: `o<count>:` and, in sorted key order, each key (encoded as a string) and its value;
+ *   members whose value is undefined are left out, as JSON leaves them out. `toJSON` is honoured.
+ * No JSON escaping: the strings go in as they are (`+` builds a rope that hashing flattens once).
+ */
+function encode(value: unknown, out: string): string {
+  switch (typeof value) {
+    case 'string':
+      if ((value as unknown as WellFormedCheck).isWellFormed()) {
+        return `${out}s${value.length}:${value}`;
+      } else {
+        const json = JSON.stringify(value);
+        return `${out}u${json.length}:${json}`;
+      }
+    case 'number':
+      return Number.isFinite(value) ? `${out}n${String(value)};` : `${out}z`;
+    case 'boolean':
+      return `${out}${value ? 't' : 'f'}`;
+    case 'object':
+      break;
+    default:
+      return `${out}z`;
+  }
+  if (value === null) return `${out}z`;
+  const toJson = (value as { toJSON?: unknown }).toJSON;
+  if (typeof toJson === 'function') return encode(toJson.call(value), out);
+  let s = out;
+  if (Array.isArray(value)) {
+    s += `a${value.length}:`;
+    for (let i = 0; i < value.length; i++) s = encode(value[i], s);
+    return s;
+  }
+  const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj).sort();
+  let count = 0;
+  let members = '';
+  for (const k of keys) {
+    const v = obj[k];
+    if (v === undefined) continue;
+    count++;
+    members = encode(v, encode(k, members));
+  }
+  return `${s}o${count}:${members}`;
 }
 
 /**
- * Stable id of a message: `em_` + the first 32 hex digits of the sha256 of a canonical JSON (keys
- * sorted, undefined members left out) of the Email without `analysis_context`. The same Email always
- * gets the same id, whatever the key order it arrived in.
+ * Stable id of a message: `em_` + the first 32 hex digits of the sha256 of the canonical encoding
+ * (above; docs/api.md "email_id") of the Email without `analysis_context`. The same Email always gets
+ * the same id, whatever the key order it arrived in; Emails that differ in any field get different
+ * ids. One definition, shared by the gateway and the mail orchestrator.
  */
 export function emailId(email: Email | EmailInput): string {
   const { analysis_context: _ignored, ...rest } = email as Email;
-  return `em_${createHash('sha256').update(canonical(rest)).digest('hex').slice(0, 32)}`;
+  return `em_${createHash('sha256').update(encode(rest, '')).digest('hex').slice(0, 32)}`;
 }
