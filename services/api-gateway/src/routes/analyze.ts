@@ -12,8 +12,9 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { actorOf, guard } from '../auth/access.ts';
 import type { GatewayContext } from '../context.ts';
-import { serializeEmail } from '../email-json.ts';
+import { type SentEmail, serializeEmail } from '../email-json.ts';
 import { DependencyDownError, GATEWAY_ERRORS, NotFoundError, ValidationError } from '../errors.ts';
+import { keepJsonText } from '../plugins/json-text.ts';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -38,6 +39,7 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
     workflowIdIn: string | undefined,
     source: 'json' | 'raw',
     origin?: { retriever: string; message_id: string },
+    sent?: SentEmail,
   ): Promise<SubmitResponse> {
     const snapshot = ctx.configState.current();
     const workflowId = workflowIdIn ?? snapshot.files.service.workflow.default_workflow_id;
@@ -47,8 +49,8 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
       ]);
     }
     const jobId = randomUUID();
-    // One serialisation: the id (same as @trawl/mail's emailId) and the row's JSON text.
-    const { id: eid, json: emailJson } = serializeEmail(email);
+    // The id (@trawl/mail's emailId) and the row's JSON text (the body's own, when it can be).
+    const { id: eid, json: emailJson } = serializeEmail(email, sent);
     const submittedBy = actorOf(request);
     try {
       await ctx.store.jobs.create({
@@ -115,13 +117,26 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
   }
 
   return async (app) => {
+    keepJsonText(app);
     app.post(
       '/analyze',
       { preHandler: guard({ role: 'analyst', service: true }) },
       async (request) => {
-        const parsed = parseWith(submitSchema, request.body ?? {});
+        const body = request.body ?? {};
+        const parsed = parseWith(submitSchema, body);
         if (!parsed.ok) throw new ValidationError(parsed.problems, 'the submission is not valid');
-        return submit(request, parsed.value.email, parsed.value.workflow_id, 'json');
+        const sent =
+          request.jsonText === null
+            ? undefined
+            : { body: request.jsonText, input: (body as { email?: unknown }).email };
+        return submit(
+          request,
+          parsed.value.email,
+          parsed.value.workflow_id,
+          'json',
+          undefined,
+          sent,
+        );
       },
     );
 
