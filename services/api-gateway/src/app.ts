@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createEmailSchema } from '@trawl/contracts';
+import { emailParser } from '@trawl/contracts';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { createLoginThrottle } from './auth/login-throttle.ts';
@@ -63,7 +63,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     tokens,
     throttle,
     metrics,
-    emailSchema: createEmailSchema(config.limits),
+    emailParser: emailParser(config.limits),
   };
 
   await app.register(healthRoutes(ctx));

@@ -1,5 +1,4 @@
-import type { Email } from '@trawl/contracts';
-import type { z } from 'zod';
+import type { EmailParser } from '@trawl/contracts';
 import type { LoginThrottle } from './auth/login-throttle.ts';
 import type { TokenService } from './auth/tokens.ts';
 import type { GatewayDeps } from './deps.ts';
@@ -11,6 +10,9 @@ export interface GatewayContext extends GatewayDeps {
   tokens: TokenService;
   throttle: LoginThrottle;
   metrics: GatewayMetrics;
-  /** The Email schema with the configured limits. */
-  emailSchema: z.ZodType<Email>;
+  /**
+   * The Email schema with the configured limits (`.schema`) and its answers, cheap for plain valid
+   * Emails (`emailParser` of @trawl/contracts).
+   */
+  emailParser: EmailParser;
 }

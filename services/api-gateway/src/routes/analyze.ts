@@ -15,6 +15,7 @@ import type { GatewayContext } from '../context.ts';
 import { type SentEmail, serializeEmail } from '../email-json.ts';
 import { DependencyDownError, GATEWAY_ERRORS, NotFoundError, ValidationError } from '../errors.ts';
 import { keepJsonText } from '../plugins/json-text.ts';
+import { submissionParser } from '../submission.ts';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -27,10 +28,7 @@ const ListQuery = z.object({
 const RawQuery = z.object({ workflow_id: z.string().min(1).max(128).optional() });
 
 export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
-  const submitSchema = z.object({
-    email: ctx.emailSchema,
-    workflow_id: z.string().min(1).max(128).optional(),
-  });
+  const submission = submissionParser(ctx.emailParser);
 
   /** Stores the job, publishes it with a confirm, and only then answers; no half-created job. */
   async function submit(
@@ -123,7 +121,7 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
       { preHandler: guard({ role: 'analyst', service: true }) },
       async (request) => {
         const body = request.body ?? {};
-        const parsed = parseWith(submitSchema, body);
+        const parsed = parseWith(submission, body);
         if (!parsed.ok) throw new ValidationError(parsed.problems, 'the submission is not valid');
         const sent =
           request.jsonText === null

@@ -82,7 +82,7 @@ export function workflowRoutes(ctx: GatewayContext): FastifyPluginAsync {
           body && typeof body === 'object' && 'email' in body && !('headers' in body)
             ? body.email
             : body;
-        const parsed = parseWith(ctx.emailSchema, input);
+        const parsed = parseWith(ctx.emailParser, input);
         if (!parsed.ok) throw new ValidationError(parsed.problems, 'the Email is not valid');
         const email: Email = parsed.value;
         const svc = snapshot.files.service;
