@@ -1,4 +1,12 @@
 export { declareTopology, topologyNames } from './broker/declare-topology.ts';
+export {
+  batchBody,
+  batchJobs,
+  type ExpandOptions,
+  expandDeadBatches,
+  expandJobBatches,
+  MAX_JOBS_PER_BATCH,
+} from './broker/job-batches.ts';
 export { createMemoryBroker, type MemoryBroker } from './broker/memory-broker.ts';
 export {
   createRabbitBroker,
