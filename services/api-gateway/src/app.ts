@@ -30,7 +30,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     bodyLimit: config.limits.jsonBodyBytes,
     trustProxy: config.trustProxy ?? false,
     requestIdHeader: false,
-    logController: new GatewayLogController(),
+    logController: new GatewayLogController(logger),
     genReqId: (req) => {
       const h = req.headers['x-request-id'];
       return typeof h === 'string' && REQUEST_ID_RE.test(h) ? h : randomUUID();
