@@ -2,10 +2,12 @@ export { declareTopology, topologyNames } from './broker/declare-topology.ts';
 export {
   batchBody,
   batchJobs,
+  createRequestBatcher,
   type ExpandOptions,
   expandDeadBatches,
   expandJobBatches,
   MAX_JOBS_PER_BATCH,
+  type RequestBatcher,
 } from './broker/job-batches.ts';
 export { createMemoryBroker, type MemoryBroker } from './broker/memory-broker.ts';
 export {

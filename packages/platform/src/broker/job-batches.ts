@@ -35,6 +35,51 @@ export function batchBody(jobs: readonly unknown[]): unknown {
   return jobs.length === 1 ? jobs[0] : { jobs };
 }
 
+/** Publishes analysis requests, the ones of one event-loop turn as one batch message. */
+export interface RequestBatcher {
+  /** Resolves when the broker confirmed the message holding this request; rejects when it did not. */
+  publish(request: unknown): Promise<void>;
+}
+
+/**
+ * Collects the requests published in one event-loop turn (the jobs of one group commit arrive
+ * together) and publishes them as one message on `setImmediate`, or at once when `maxJobs` are
+ * waiting. Every caller shares that message's confirm or failure.
+ */
+export function createRequestBatcher(
+  publish: (body: unknown) => Promise<void>,
+  maxJobs = 64,
+): RequestBatcher {
+  let pending: { request: unknown; resolve: () => void; reject: (e: unknown) => void }[] = [];
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    const batch = pending;
+    pending = [];
+    if (batch.length === 0) return;
+    publish(batchBody(batch.map((p) => p.request))).then(
+      () => {
+        for (const p of batch) p.resolve();
+      },
+      (err: unknown) => {
+        for (const p of batch) p.reject(err);
+      },
+    );
+  };
+  return {
+    publish(request) {
+      return new Promise<void>((resolve, reject) => {
+        pending.push({ request, resolve, reject });
+        if (pending.length >= Math.min(maxJobs, MAX_JOBS_PER_BATCH)) flush();
+        else if (!scheduled) {
+          scheduled = true;
+          setImmediate(flush);
+        }
+      });
+    },
+  };
+}
+
 /** A counting semaphore: at most `n` holders at once, the others wait in order. */
 function semaphore(n: number) {
   let free = Math.max(1, n);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type Broker,
   batchBody,
+  createRequestBatcher,
   type Delivery,
   expandDeadBatches,
   expandJobBatches,
@@ -160,6 +161,32 @@ export function jobBatchesSuite(name: string, factory: BatchBrokerFactory): void
         await t.b.publish(t.n.ex, 'go', batchBody([7, 8].map(job)));
         await waitFor(() => t.seen.length >= 8);
         expect(peak).toBe(2);
+      } finally {
+        await t.close();
+      }
+    });
+
+    it('publishes the requests of one event-loop turn as one message, each caller confirmed', async () => {
+      const t = await setUp();
+      try {
+        const bodies: unknown[] = [];
+        const batcher = createRequestBatcher(async (body) => {
+          bodies.push(body);
+          await t.b.publish(t.n.ex, 'go', body);
+        }, 3);
+        await t.consume((d) => d.ack());
+        // four in one turn with at most 3 per message: two messages; then one alone
+        await Promise.all([1, 2, 3, 4].map((i) => batcher.publish(job(i))));
+        await batcher.publish(job(5));
+        expect(bodies).toEqual([{ jobs: [job(1), job(2), job(3)] }, job(4), job(5)]);
+        await waitFor(() => t.seen.length >= 5);
+        expect(t.ids().sort()).toEqual(['job-1', 'job-2', 'job-3', 'job-4', 'job-5']);
+        // a publish that fails fails every caller of its message
+        const failing = createRequestBatcher(async () => {
+          throw new Error('no confirm');
+        });
+        const r = await Promise.allSettled([failing.publish(job(6)), failing.publish(job(7))]);
+        expect(r.map((x) => x.status)).toEqual(['rejected', 'rejected']);
       } finally {
         await t.close();
       }
