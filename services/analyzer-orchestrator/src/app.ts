@@ -10,7 +10,16 @@ import {
   type Topology,
   toProblems,
 } from '@trawl/contracts';
-import type { Broker, Cache, Consumer, Delivery, FinishedJob, Store } from '@trawl/platform';
+import {
+  type Broker,
+  type Cache,
+  type Consumer,
+  type Delivery,
+  expandDeadBatches,
+  expandJobBatches,
+  type FinishedJob,
+  type Store,
+} from '@trawl/platform';
 import type { PluginInvoker } from '@trawl/plugin-client';
 import { type RunOutcome, runWorkflow, WORKFLOW_ERROR_CODES } from '@trawl/workflow-engine';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -621,11 +630,27 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
       await broker.bindQueue(controlQueue, t.exchanges.control, t.routingKeys.configReloaded);
       consumers.push(await broker.consume(controlQueue, handleControl, { prefetch: 1 }));
       consumers.push(
-        await broker.consume(t.queues.analysisDead, (d) => track(d, handleDead), { prefetch: 4 }),
+        await broker.consume(
+          t.queues.analysisDead,
+          expandDeadBatches((d) => track(d, handleDead)),
+          { prefetch: 4 },
+        ),
       );
-      consumers.push(
-        await broker.consume(t.queues.analysisRequests, handleRequestTracked, { prefetch }),
-      );
+      // A message may hold the jobs of one gateway group commit (ADR 008): one delivery per job here.
+      const requests = expandJobBatches(handleRequestTracked, {
+        requeue: (job) =>
+          broker.publish(t.exchanges.analysis, t.routingKeys.analysisRequested, job, {
+            persistent: true,
+          }),
+        reject: (job) =>
+          broker.publish(t.exchanges.deadLetter, t.routingKeys.deadLetter, job, {
+            persistent: true,
+            // what RabbitMQ itself writes on a rejected message: handleDead reads it the same way
+            headers: { 'x-first-death-reason': 'rejected' },
+          }),
+        maxInFlight: prefetch,
+      });
+      consumers.push(await broker.consume(t.queues.analysisRequests, requests, { prefetch }));
       if (reaperIntervalMs > 0) {
         reaper = setInterval(() => {
           reapOnce().catch((e) => log.error({ err: errText(e) }, 'reaper failed'));
