@@ -1,4 +1,4 @@
-import { type AnalyzerAnswerInput, type Email, topology } from '@trawl/contracts';
+import { type AnalyzerAnswerInput, type Email, Job, topology } from '@trawl/contracts';
 import { declareTopology } from '@trawl/platform';
 import { type MemoryPlatform, memoryPlatform } from '@trawl/platform/testing';
 import { createInProcessInvoker } from '@trawl/plugin-client';
@@ -88,8 +88,11 @@ describe('analyzer orchestrator (memory platform)', () => {
     expect(job?.result?.confidence).toBeGreaterThan(0);
     expect(job?.trace?.stages[0]?.analyzers.map((a) => a.id).sort()).toEqual(['a', 'b']);
     expect(job?.trace?.config_version).toBe('v1');
-    const cached = JSON.parse((await p.cache.get(`job:${id}`)) ?? '{}');
-    expect(cached.status).toBe('completed');
+    // The cached job (built from the finish statement, not read back) is what GET /analyze/{id}
+    // would read from the database, and passes the Job schema the gateway checks it with.
+    const cached = Job.parse(JSON.parse((await p.cache.get(`job:${id}`)) ?? '{}'));
+    expect(cached).toEqual(job);
+    expect(e).toMatchObject({ result: job?.result, at: job?.completed_at });
     expect(await p.broker.queueDepth(p.topology.queues.analysisRequests)).toBe(0);
     const m = await o.app.inject({ method: 'GET', url: '/metrics' });
     expect(m.body).toContain('trawl_jobs_total{status="completed"} 1');
