@@ -8,6 +8,7 @@ import {
   type SubmitResponse,
 } from '@trawl/contracts';
 import { parseRawEmail } from '@trawl/mail';
+import { createRequestBatcher } from '@trawl/platform';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { actorOf, guard } from '../auth/access.ts';
@@ -29,6 +30,15 @@ const RawQuery = z.object({ workflow_id: z.string().min(1).max(128).optional() }
 
 export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
   const submission = submissionParser(ctx.emailParser);
+  // The requests of one event-loop turn (the jobs of one group commit) go as one message (ADR 008).
+  const requests = createRequestBatcher((body) =>
+    ctx.broker.publish(
+      ctx.topology.exchanges.analysis,
+      ctx.topology.routingKeys.analysisRequested,
+      body,
+      { persistent: true },
+    ),
+  );
 
   /** Stores the job, publishes it with a confirm, and only then answers; no half-created job. */
   async function submit(
@@ -77,15 +87,7 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
       ...(origin ? { origin } : {}),
     };
     try {
-      await ctx.broker.publish(
-        ctx.topology.exchanges.analysis,
-        ctx.topology.routingKeys.analysisRequested,
-        message,
-        {
-          messageId: jobId,
-          persistent: true,
-        },
-      );
+      await requests.publish(message);
     } catch (err) {
       request.log.warn({ err, job_id: jobId }, 'broker did not confirm the job; removing it');
       try {
