@@ -27,10 +27,12 @@ describe('emailId', () => {
         date: '2024-05-01T09:30:00Z',
       },
       body_text: 'é',
+      body_html: 'x'.repeat(1500),
       attachments: [{ filename: 'x', content_type: 'text/plain', size: 3 }],
     } as EmailInput;
     const encoded =
-      'o3:s11:attachmentsa1:o3:s12:content_types10:text/plains8:filenames1:xs4:sizen3;' +
+      'o4:s11:attachmentsa1:o3:s12:content_types10:text/plains8:filenames1:xs4:sizen3;' +
+      `s9:body_htmls1500:${'x'.repeat(1500)}` +
       's9:body_texts1:é' +
       's7:headerso4:s4:dates20:2024-05-01T09:30:00Zs10:recipientsa1:s5:d@e.f' +
       's6:senders5:a@b.cs7:subjects2:Hi';
