@@ -12,22 +12,57 @@ if t < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); t = tonumber(ARGV[1]) end
 return {c, t}
 `;
 
+/** How long a cache command may wait for Redis's answer before it fails (`commandTimeoutMs`). */
+const REDIS_COMMAND_TIMEOUT_MS = 1000;
+
 /**
  * A Redis client configured to fail fast while Redis is down (callers fall back or answer 503).
+ * - Commands wait in ioredis's offline queue only during the client's first connection attempt (so
+ *   code may use a new client at once); from the first `ready` or `close` on, a command issued
+ *   while the connection is not ready is rejected at once (`enableOfflineQueue` turned off) instead
+ *   of waiting for a reconnect, and commands in flight when the connection drops are rejected
+ *   (`maxRetriesPerRequest: 0`). Reconnection goes on in the background (`retryStrategy`); commands
+ *   succeed again as soon as the connection is ready.
+ * - A Redis that accepts connections but does not answer: a command fails after `commandTimeoutMs`
+ *   (`commandTimeout`) and the connection is dropped after as long without data (`socketTimeout`),
+ *   so the commands after it fail at once while the client reconnects.
  * `autoPipelining`: commands issued in the same event-loop turn leave in one write (ioredis
  * auto-pipelining), e.g. the status-cache writes of the jobs an orchestrator finishes together.
  */
 export function createRedisClient(
   url: string,
-  opts: { connectionName?: string; autoPipelining?: boolean } = {},
+  opts: { connectionName?: string; autoPipelining?: boolean; commandTimeoutMs?: number } = {},
 ): Redis {
-  return new Redis(url, {
-    maxRetriesPerRequest: 1,
-    connectTimeout: 5000,
-    retryStrategy: (times) => Math.min(100 * 2 ** Math.min(times, 5), 3000),
-    ...(opts.connectionName === undefined ? {} : { connectionName: opts.connectionName }),
-    ...(opts.autoPipelining === true ? { enableAutoPipelining: true } : {}),
-  });
+  const timeoutMs = opts.commandTimeoutMs ?? REDIS_COMMAND_TIMEOUT_MS;
+  return queueOnlyWhileFirstConnecting(
+    new Redis(url, {
+      enableOfflineQueue: true,
+      maxRetriesPerRequest: 0,
+      commandTimeout: timeoutMs,
+      socketTimeout: timeoutMs,
+      connectTimeout: 5000,
+      retryStrategy: (times) => Math.min(100 * 2 ** Math.min(times, 5), 3000),
+      ...(opts.connectionName === undefined ? {} : { connectionName: opts.connectionName }),
+      ...(opts.autoPipelining === true ? { enableAutoPipelining: true } : {}),
+    }),
+  );
+}
+
+/**
+ * Turns the client's offline queue off once its first connection attempt has ended (ready, or
+ * closed). ioredis reads `options.enableOfflineQueue` at each command; `duplicate()` copies the
+ * options, so a duplicate starts with its own queue on and the same rule.
+ */
+function queueOnlyWhileFirstConnecting(client: Redis): Redis {
+  const failFast = () => {
+    client.options.enableOfflineQueue = false;
+  };
+  client.once('ready', failFast);
+  client.once('close', failFast);
+  const duplicate = client.duplicate.bind(client);
+  client.duplicate = (override) =>
+    queueOnlyWhileFirstConnecting(duplicate({ ...override, enableOfflineQueue: true }));
+  return client;
 }
 
 async function guard<T>(fn: () => Promise<T>): Promise<T> {
