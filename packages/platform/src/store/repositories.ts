@@ -10,9 +10,9 @@ export interface NewJob {
   workflow_id: string;
   email: Email;
   /**
-   * `JSON.stringify`-equivalent text of `email`, when the caller already has it (the gateway
-   * serialises the Email once for its id, the row and the message). Stored verbatim; the caller
-   * guarantees it is the JSON of `email`.
+   * A JSON text of `email`, when the caller already has one (the gateway: the submitted body's own
+   * text, ADR 006). Stored verbatim; the caller guarantees that `JSON.parse` of it is `email`
+   * (spacing, key order and escapes may differ from `JSON.stringify`).
    */
   email_json?: string;
   submitted_by?: string;
