@@ -115,7 +115,10 @@ export async function startEmbedded(cfg: AppConfig, opts: EmbeddedOptions = {}):
     // Cache.
     let cache: Cache;
     if (cfg.redis.explicit) {
-      const redis = createRedisClient(cfg.redis.url, { connectionName: 'trawl-all-in-one' });
+      const redis = createRedisClient(cfg.redis.url, {
+        connectionName: 'trawl-all-in-one',
+        logger,
+      });
       cache = createRedisCache({ client: redis, prefix: 'trawl:' });
     } else {
       cache = createMemoryCache({ maxEntries: 50_000, prefix: 'trawl:' });

@@ -104,6 +104,7 @@ async function main(): Promise<void> {
   const redis = createRedisClient(cfg.redis.url, {
     connectionName: 'trawl-analyzer-orchestrator',
     autoPipelining: true,
+    logger,
   });
   const cache = createRedisCache({ client: redis, prefix: 'trawl:', ownsClient: true });
 

@@ -50,7 +50,10 @@ async function main(): Promise<void> {
   });
   const topo = topology(cfg.brokerPrefix);
   await declareTopology(broker, topo);
-  const redis = createRedisClient(cfg.redis.url, { connectionName: 'trawl-api-gateway' });
+  const redis = createRedisClient(cfg.redis.url, {
+    connectionName: 'trawl-api-gateway',
+    logger,
+  });
   const cache = createRedisCache({ client: redis, prefix: 'trawl:' });
 
   const invoker = createPluginClient({

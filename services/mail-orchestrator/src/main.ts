@@ -32,7 +32,10 @@ async function main(): Promise<void> {
   });
   const topo = topology(cfg.brokerPrefix);
   await declareTopology(broker, topo);
-  const redis = createRedisClient(cfg.redis.url, { connectionName: 'trawl-mail-orchestrator' });
+  const redis = createRedisClient(cfg.redis.url, {
+    connectionName: 'trawl-mail-orchestrator',
+    logger,
+  });
   const cache = createRedisCache({ client: redis, prefix: 'trawl:' });
 
   const orchestrator = buildMailOrchestrator({

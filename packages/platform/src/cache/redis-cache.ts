@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { cacheUnavailable } from '../errors.ts';
+import { errorInfo, type PlatformLogger } from '../logger.ts';
 import type { Cache } from './types.ts';
 
 // Fixed window: the first hit starts the window (PEXPIRE), later hits only count. A key left without
@@ -28,10 +29,18 @@ const REDIS_COMMAND_TIMEOUT_MS = 1000;
  *   so the commands after it fail at once while the client reconnects.
  * `autoPipelining`: commands issued in the same event-loop turn leave in one write (ioredis
  * auto-pipelining), e.g. the status-cache writes of the jobs an orchestrator finishes together.
+ * Connection errors are logged through `logger`: one warning when the connection is lost (not one per
+ * reconnect attempt) and one line when it is back; without a logger they are dropped (ioredis would
+ * otherwise print "Unhandled error event" to stderr at every attempt).
  */
 export function createRedisClient(
   url: string,
-  opts: { connectionName?: string; autoPipelining?: boolean; commandTimeoutMs?: number } = {},
+  opts: {
+    connectionName?: string;
+    autoPipelining?: boolean;
+    commandTimeoutMs?: number;
+    logger?: PlatformLogger;
+  } = {},
 ): Redis {
   const timeoutMs = opts.commandTimeoutMs ?? REDIS_COMMAND_TIMEOUT_MS;
   return queueOnlyWhileFirstConnecting(
@@ -45,7 +54,24 @@ export function createRedisClient(
       ...(opts.connectionName === undefined ? {} : { connectionName: opts.connectionName }),
       ...(opts.autoPipelining === true ? { enableAutoPipelining: true } : {}),
     }),
+    opts.logger,
+    opts.connectionName ?? 'redis',
   );
+}
+
+/** One warning per outage and one line when the connection is back (see createRedisClient). */
+function logConnection(client: Redis, logger: PlatformLogger | undefined, name: string): void {
+  let down = false;
+  client.on('error', (err: Error) => {
+    if (down) return;
+    down = true;
+    logger?.warn({ connection: name, err: errorInfo(err) }, 'redis unavailable; reconnecting');
+  });
+  client.on('ready', () => {
+    if (!down) return;
+    down = false;
+    logger?.info({ connection: name }, 'redis connection restored');
+  });
 }
 
 /**
@@ -53,7 +79,12 @@ export function createRedisClient(
  * closed). ioredis reads `options.enableOfflineQueue` at each command; `duplicate()` copies the
  * options, so a duplicate starts with its own queue on and the same rule.
  */
-function queueOnlyWhileFirstConnecting(client: Redis): Redis {
+function queueOnlyWhileFirstConnecting(
+  client: Redis,
+  logger: PlatformLogger | undefined,
+  name: string,
+): Redis {
+  logConnection(client, logger, name);
   const failFast = () => {
     client.options.enableOfflineQueue = false;
   };
@@ -61,7 +92,11 @@ function queueOnlyWhileFirstConnecting(client: Redis): Redis {
   client.once('close', failFast);
   const duplicate = client.duplicate.bind(client);
   client.duplicate = (override) =>
-    queueOnlyWhileFirstConnecting(duplicate({ ...override, enableOfflineQueue: true }));
+    queueOnlyWhileFirstConnecting(
+      duplicate({ ...override, enableOfflineQueue: true }),
+      logger,
+      name,
+    );
   return client;
 }
 

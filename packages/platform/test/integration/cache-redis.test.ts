@@ -135,6 +135,25 @@ describe('Redis down: cache commands fail at once instead of waiting for a recon
     await expect(causeOf(cache.hit('rl', 1000))).resolves.toBeInstanceOf(Error);
   });
 
+  it('logs one warning per outage, not one per reconnect attempt', async () => {
+    const free = tcpServer(() => {});
+    await free.start();
+    await free.stop();
+    const warnings: unknown[] = [];
+    const noop = () => {};
+    const c = createRedisClient(`redis://127.0.0.1:${free.port}/0`, {
+      logger: { debug: noop, info: noop, error: noop, warn: (o) => warnings.push(o) },
+    });
+    toClose.push(() => c.disconnect());
+    let errors = 0;
+    c.on('error', () => {
+      errors++;
+    });
+    await waitFor(() => errors >= 3);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ connection: 'redis' });
+  });
+
   it('rejects commands on a server that accepts connections and never answers', async () => {
     const silent = tcpServer(() => {}); // reads nothing, answers nothing
     await silent.start();
