@@ -31,14 +31,16 @@ const RawQuery = z.object({ workflow_id: z.string().min(1).max(128).optional() }
 export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
   const submission = submissionParser(ctx.emailParser);
   // The requests of one event-loop turn (the jobs of one group commit) go as one message (ADR 008).
-  const requests = createRequestBatcher((body) =>
-    ctx.broker.publish(
+  const requests = createRequestBatcher((body) => {
+    // a message holding one job is named after it, as before batching
+    const jobId = (body as { job_id?: unknown }).job_id;
+    return ctx.broker.publish(
       ctx.topology.exchanges.analysis,
       ctx.topology.routingKeys.analysisRequested,
       body,
-      { persistent: true },
-    ),
-  );
+      typeof jobId === 'string' ? { persistent: true, messageId: jobId } : { persistent: true },
+    );
+  });
 
   /** Stores the job, publishes it with a confirm, and only then answers; no half-created job. */
   async function submit(
