@@ -26,8 +26,8 @@ import { type ResultWatcher, watchResults } from './watcher.ts';
 
 const args = new Map(
   process.argv.slice(2).map((a) => {
-    const [k, v] = a.replace(/^--/, '').split('=');
-    return [k as string, v ?? 'true'];
+    const [k, ...v] = a.replace(/^--/, '').split('=');
+    return [k as string, v.length ? v.join('=') : 'true'];
   }),
 );
 const RATE = Number(args.get('rate') ?? 100);
@@ -194,7 +194,10 @@ async function runConfig(config: string, msgs: CorpusMessage[]): Promise<PhaseRe
   const n = embedded ? 0 : Number(config.split('-').pop());
   const profDir = join(ROOT, 'bench', 'e2e', 'profiles', config);
   if (PROFILE) mkdirSync(profDir, { recursive: true });
-  const flags = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
+  const flags = [
+    ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []),
+    ...(args.get('node-flags')?.split(' ').filter(Boolean) ?? []),
+  ];
   const nodeFlags: Partial<Record<ServiceKind, string[]>> = {
     gateway: flags,
     analyzers: flags,
