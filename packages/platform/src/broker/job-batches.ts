@@ -43,7 +43,7 @@ export interface RequestBatcher {
 
 /**
  * Collects the requests published in one event-loop turn (the jobs of one group commit arrive
- * together) and publishes them as one message on `setImmediate`, or at once when `maxJobs` are
+ * together) and publishes them as one message on the next tick, or at once when `maxJobs` are
  * waiting. Every caller shares that message's confirm or failure.
  */
 export function createRequestBatcher(
@@ -73,7 +73,9 @@ export function createRequestBatcher(
         if (pending.length >= Math.min(maxJobs, MAX_JOBS_PER_BATCH)) flush();
         else if (!scheduled) {
           scheduled = true;
-          setImmediate(flush);
+          // the jobs of one group commit are released in one run of the microtask queue: a tick
+          // after it gathers them all, without waiting for the event loop's I/O phase
+          process.nextTick(flush);
         }
       });
     },
