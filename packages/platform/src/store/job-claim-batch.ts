@@ -1,5 +1,5 @@
 import type { ClaimedJob } from './repositories.ts';
-import { createStatementBatcher, memoByRows, valuesRows } from './statement-batch.ts';
+import { createStatementBatcher, memoByRows, preparedName, valuesRows } from './statement-batch.ts';
 import type { SqlClient } from './types.ts';
 
 export interface JobClaim {
@@ -41,7 +41,8 @@ export function createJobClaimBatcher(
     absent: null,
     key: (c) => c.jobId.toLowerCase(),
     async many(claims) {
-      const r = await sql.query<Row>(claimSql(claims.length), paramsOf(claims));
+      const n = claims.length;
+      const r = await sql.query<Row>(claimSql(n), paramsOf(claims), preparedName('job_claim', n));
       const out = new Map<string, ClaimedJob | null>();
       for (const row of r.rows) out.set(String(row.job_id).toLowerCase(), { email: row.email });
       return out;

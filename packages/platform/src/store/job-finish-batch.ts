@@ -6,6 +6,7 @@ import {
   createStatementBatcher,
   isUnavailable,
   memoByRows,
+  preparedName,
   valuesRows,
 } from './statement-batch.ts';
 import type { SqlClient } from './types.ts';
@@ -97,7 +98,10 @@ async function finishRows(
   const params: unknown[] = [];
   for (const f of items) pushParams(params, f, withSenders);
   const senders = withSenders && items.some((f) => f.sender !== undefined);
-  const r = await sql.query<Row>((senders ? withSendersSql : jobsOnlySql)(items.length), params);
+  const n = items.length;
+  const r = senders
+    ? await sql.query<Row>(withSendersSql(n), params, preparedName('job_finish_senders', n))
+    : await sql.query<Row>(jobsOnlySql(n), params, preparedName('job_finish', n));
   const byId = new Map<string, JobFinish>();
   for (const f of items) byId.set(f.job_id.toLowerCase(), f);
   const out = new Map<string, FinishedJob | null>();

@@ -2,6 +2,7 @@ import type { Job } from '@trawl/contracts';
 import { PLATFORM_ERRORS, storeConflict } from '../errors.ts';
 import type { NewJob } from './repositories.ts';
 import { iso, jsonParam } from './rows.ts';
+import { preparedName } from './statement-batch.ts';
 import type { SqlClient } from './types.ts';
 
 /** Group commit of job inserts (ADR 005): caps of one multi-row statement. */
@@ -88,7 +89,7 @@ export function createJobInsertBatcher(
 
   async function insertOne(p: Pending): Promise<void> {
     try {
-      const r = await sql.query<Created>(insertSql(1), p.params);
+      const r = await sql.query<Created>(insertSql(1), p.params, preparedName('job_insert', 1));
       p.resolve(newJobOf(p.job, r.rows[0] as Created));
     } catch (err) {
       p.reject(conflictOr(err, p.job));
@@ -100,7 +101,13 @@ export function createJobInsertBatcher(
     for (const p of rows) params.push(...p.params);
     let created: Created[];
     try {
-      created = (await sql.query<Created>(insertSql(rows.length), params)).rows;
+      created = (
+        await sql.query<Created>(
+          insertSql(rows.length),
+          params,
+          preparedName('job_insert', rows.length),
+        )
+      ).rows;
     } catch (err) {
       if (isUnavailable(err)) {
         for (const p of rows) p.reject(err);

@@ -23,9 +23,16 @@ export function quoteIdent(name: string): string {
 type Queryable = Pick<pg.PoolClient, 'query'>;
 
 function makeQuery(target: Queryable) {
-  return async <R>(sql: string, params?: unknown[]): Promise<SqlResult<R>> => {
+  return async <R>(sql: string, params?: unknown[], name?: string): Promise<SqlResult<R>> => {
     try {
-      const r = await target.query(sql, params as unknown[] | undefined);
+      const r =
+        name === undefined
+          ? await target.query(sql, params as unknown[] | undefined)
+          : await target.query({
+              name,
+              text: sql,
+              values: params as unknown[] | undefined,
+            } as pg.QueryConfig);
       return { rows: r.rows as R[], rowCount: r.rowCount ?? 0 };
     } catch (err) {
       throw wrap(err);

@@ -119,3 +119,17 @@ export function memoByRows(build: (n: number) => string): (n: number) => string 
     return memo[n];
   };
 }
+
+/** Batches of up to this many rows run as named prepared statements (preparedName). */
+export const PREPARED_MAX_ROWS = 16;
+
+/**
+ * The prepared statement name of a batch statement of `n` rows (`<kind>_<n>`), or undefined above
+ * PREPARED_MAX_ROWS: PostgreSQL then parses and plans the statement of a small batch once per
+ * connection instead of at every call (the parse and plan of a multi-row VALUES list cost as much
+ * as writing a few of its rows), while each connection keeps at most PREPARED_MAX_ROWS statements
+ * of a kind. Larger batches are rare and pay the parse over many rows.
+ */
+export function preparedName(kind: string, n: number): string | undefined {
+  return n <= PREPARED_MAX_ROWS ? `trawl_${kind}_${n}` : undefined;
+}

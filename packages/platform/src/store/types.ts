@@ -9,7 +9,15 @@ export interface SqlResult<R> {
 
 export interface SqlClient {
   readonly kind: 'postgres' | 'pglite';
-  query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<SqlResult<R>>;
+  /**
+   * `name` makes it a named prepared statement on PostgreSQL: parsed once per connection and then
+   * only bound and executed (the same name must always carry the same text). PGlite ignores it.
+   */
+  query<R = Record<string, unknown>>(
+    sql: string,
+    params?: unknown[],
+    name?: string,
+  ): Promise<SqlResult<R>>;
   /** Runs a script of several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
   /** Runs fn in one transaction on one connection; rolls back when it throws. */
