@@ -1,4 +1,3 @@
-import { Transform, type TransformCallback, type Writable } from 'node:stream';
 import {
   DEFAULT_EMAIL_LIMITS,
   type Email,
@@ -7,15 +6,19 @@ import {
   parseWith,
   type ValidationProblem,
 } from '@trawl/contracts';
-import { MailParser } from 'mailparser';
 import { normalizeAddress } from './addresses.ts';
 import { MailInvalidError, MailTooLargeError, MailUnparseableError } from './errors.ts';
 import { guessLanguage, LANGUAGE_SAMPLE_CHARS } from './guess-language.ts';
 import { stripControls } from './header-text.ts';
 import { htmlToText } from './html-to-text.ts';
 import { parseMailDate, receivedDate } from './mail-date.ts';
+import type { ParsedAddress } from './mime/libs.ts';
+import { parseMime, sha256Hex } from './mime/parse-mime.ts';
+import type { HeaderLine } from './mime/splitter.ts';
 import { multipartDeeperThan } from './mime-depth.ts';
-import { decodeHeaders, type HeaderLine, toRawHeaders } from './raw-headers.ts';
+import { decodeHeaders, toRawHeaders } from './raw-headers.ts';
+
+export { decodeQuotedPrintable } from './mime/quoted-printable.ts';
 
 export interface ParseRawEmailOptions {
   limits?: EmailLimits;
@@ -45,37 +48,6 @@ export const UNKNOWN_SENDER = 'unknown-sender@unknown.invalid';
 
 export const DEFAULT_MAX_RAW_BYTES = 25 * 1024 * 1024;
 const DEFAULTS = { maxHeaderBytes: 1024 * 1024, maxParts: 500, maxDepth: 32, timeoutMs: 10_000 };
-
-interface ParsedAddress {
-  address?: string;
-  name?: string;
-  group?: ParsedAddress[];
-}
-interface ParsedAttachment {
-  filename?: string;
-  contentType: string;
-  contentId?: string;
-  /** Hex digest (`checksumAlgo`) of the content, set before `content` ends. */
-  checksum?: string;
-  content: NodeJS.ReadableStream;
-  release: () => void;
-}
-interface Collected {
-  headerLines: HeaderLine[];
-  headers: Map<string, unknown>;
-  text: string | undefined;
-  html: string | undefined;
-  attachments: {
-    filename: string;
-    content_type: string;
-    content_id?: string;
-    size: number;
-    sha256: string;
-    content?: string;
-  }[];
-  droppedAttachments: number;
-  oversizedAttachments: number;
-}
 
 function blankLineEnd(buf: Buffer, from: number, to: number): number {
   // index just after the blank line that ends the header block, or -1
@@ -108,347 +80,90 @@ function capTopHeaders(buf: Buffer, max: number, notes: string[]): Buffer {
   return Buffer.concat([buf.subarray(0, cut), Buffer.from('\r\n'), rest]);
 }
 
-const HEX_VALUE = new Int8Array(256).fill(-1);
-for (let i = 0; i < 16; i++) {
-  HEX_VALUE[i.toString(16).charCodeAt(0)] = i;
-  HEX_VALUE[i.toString(16).toUpperCase().charCodeAt(0)] = i;
+interface Collected {
+  headerLines: HeaderLine[];
+  headers: Map<string, unknown>;
+  text: string | undefined;
+  html: string | undefined;
+  attachments: {
+    filename: string;
+    content_type: string;
+    content_id?: string;
+    size: number;
+    sha256: string;
+    content?: string;
+  }[];
+  droppedAttachments: number;
+  oversizedAttachments: number;
 }
+
+class ParseTimeout extends Error {}
 
 /**
- * Quoted-printable decoding, byte for byte what libqp 2.1's `decode` (mailsplit's decoder) answers,
- * in linear passes over bytes instead of regexes and a per-character loop over a binary string:
- *  1. runs of spaces and tabs before CR, LF or the end are dropped;
- *  2. then `=` before CRLF, LF or the end (a soft line break) is dropped;
- *  3. then `=XX` with two hex digits becomes that byte; every other byte is kept as it is.
+ * Parses the MIME structure (src/mime: the rules of mailparser 3.9 over mailsplit 5.4, synchronous)
+ * and collects what parseRawEmail needs: top-level header lines and address fields, text, html and
+ * the attachments within `limits`.
  */
-export function decodeQuotedPrintable(src: Buffer): Buffer {
-  const n = src.length;
-  const out = Buffer.allocUnsafe(n);
-  let w = 0;
-  // 1 and 2 in one pass: what follows a `=` once step 1 has run decides whether it is a soft break
-  for (let i = 0; i < n; ) {
-    const c = src[i] as number;
-    if (c === 61) {
-      let k = i + 1;
-      while (k < n && (src[k] === 32 || src[k] === 9)) k++;
-      if (k === n) break; // `=` (and blanks) at the very end
-      if (src[k] === 10) {
-        i = k + 1;
-        continue;
-      }
-      if (src[k] === 13) {
-        // blanks between CR and LF go too (step 1): `=` CR blanks LF is a soft break
-        let m = k + 1;
-        while (m < n && (src[m] === 32 || src[m] === 9)) m++;
-        if (src[m] === 10) {
-          i = m + 1;
-          continue;
-        }
-      }
-      out[w++] = 61;
-      i++;
-      continue;
-    }
-    if (c !== 32 && c !== 9) {
-      out[w++] = c;
-      i++;
-      continue;
-    }
-    let j = i + 1;
-    while (j < n && (src[j] === 32 || src[j] === 9)) j++;
-    const next = src[j];
-    if (j < n && next !== 10 && next !== 13) while (i < j) out[w++] = src[i++] as number;
-    else i = j;
-  }
-  // 3. =XX escapes (in place)
-  const len2 = w;
-  w = 0;
-  for (let r = 0; r < len2; ) {
-    const c = out[r] as number;
-    if (c === 61 && r + 2 < len2) {
-      const hi = HEX_VALUE[out[r + 1] as number] as number;
-      const lo = HEX_VALUE[out[r + 2] as number] as number;
-      if (hi >= 0 && lo >= 0) {
-        out[w++] = (hi << 4) | lo;
-        r += 3;
-        continue;
-      }
-    }
-    out[w++] = c;
-    r++;
-  }
-  return out.subarray(0, w);
-}
-
-/** Stands in for libqp's Decoder stream: buffers the part, decodes it once at the end. */
-class QuotedPrintableDecoder extends Transform {
-  private chunks: Buffer[] = [];
-  private bytes = 0;
-  override _transform(chunk: Buffer | string, encoding: BufferEncoding, done: TransformCallback) {
-    const b = typeof chunk === 'string' ? Buffer.from(chunk, encoding) : chunk;
-    if (b.length > 0) {
-      this.chunks.push(b);
-      this.bytes += b.length;
-    }
-    done();
-  }
-  override _flush(done: TransformCallback) {
-    if (this.bytes > 0) this.push(decodeQuotedPrintable(Buffer.concat(this.chunks, this.bytes)));
-    this.chunks = [];
-    done();
-  }
-}
-
-/** What mailsplit hands mailparser for each MIME node (the members used here). */
-interface SplitterNode {
-  headers: unknown;
-  encoding: string | false;
-  parseHeaders(): void;
-  getDecoder(): Writable;
-}
-interface HeaderListLine {
-  key: string;
-  line: string;
-}
-/** mailparser 3.9 internals overridden below (the version is pinned in package.json). */
-interface MailParserInternals {
-  processHeaders(lines: HeaderListLine[] | undefined): Map<string, unknown>;
-  createNode(node: SplitterNode): { decoder?: Writable };
-}
-
-/**
- * Header fields whose decoded value anything reads: From, Sender, To, Cc, Bcc here; Subject, Date
- * and the address fields for the summary mailparser writes into the text of an attached
- * message/rfc822; Content-ID for attachments. raw_headers is decoded from the header lines.
- */
-const DECODED_HEADER_KEYS = new Set([
-  'from',
-  'sender',
-  'to',
-  'cc',
-  'bcc',
-  'subject',
-  'date',
-  'content-id',
-]);
-
-const MailParserBase = MailParser as unknown as new (
-  options: object,
-) => MailParser & MailParserInternals;
-
-/**
- * mailparser's MailParser with three costs removed, same output:
- *  - it decodes (and parses addresses, Message-IDs, List-* of) every header field of every MIME node:
- *    here only the fields something reads;
- *  - libqp decodes quoted-printable through regexes and a per-character loop: decodeQuotedPrintable;
- *  - it ends a finished part decoder a second time, which builds and drops an
- *    ERR_STREAM_ALREADY_FINISHED error (with its stack) per message: a second end() is skipped.
- */
-class TrawlMailParser extends MailParserBase {
-  override processHeaders(lines: HeaderListLine[] | undefined): Map<string, unknown> {
-    return super.processHeaders(lines?.filter((l) => DECODED_HEADER_KEYS.has(l.key)));
-  }
-
-  override createNode(node: SplitterNode): { decoder?: Writable } {
-    const getDecoder = node.getDecoder;
-    node.getDecoder = () => {
-      if (!node.headers) node.parseHeaders();
-      return node.encoding === 'quoted-printable'
-        ? new QuotedPrintableDecoder()
-        : getDecoder.call(node);
-    };
-    const created = super.createNode(node);
-    const decoder = created.decoder;
-    if (decoder !== undefined) {
-      const end = decoder.end;
-      decoder.end = function (this: Writable, ...args: unknown[]) {
-        // a bare end() on an ending stream does nothing but build an error (see Writable.end)
-        if (args.length === 0 && this.writableEnded && this.writableCorked === 0) return this;
-        return (end as (...a: unknown[]) => Writable).apply(this, args);
-      } as Writable['end'];
-    }
-    return created;
-  }
-}
-
-type ParserOutput =
-  | ({ type: 'text'; text?: string | false; html?: string | false } & object)
-  | ({ type: 'attachment' } & ParsedAttachment)
-  | null;
-
-/**
- * One run of mailparser over a message, collecting what parseRawEmail needs. A class rather than
- * closures: under tsx (keepNames) every named closure costs a defineProperty per message.
- */
-class Collection {
-  readonly out: Collected = {
-    headerLines: [],
-    headers: new Map(),
-    text: undefined,
-    html: undefined,
-    attachments: [],
-    droppedAttachments: 0,
-    oversizedAttachments: 0,
-  };
-  private readonly parser: TrawlMailParser;
-  private readonly timer: NodeJS.Timeout;
-  private done = false;
-  private ended = false;
-  private reading = false;
-  private pendingAttachment = false;
-  private offset = 0;
-
-  constructor(
-    private readonly buf: Buffer,
-    private readonly limits: EmailLimits,
-    maxHeaderBytes: number,
-    maxParts: number,
-    timeoutMs: number,
-    private readonly resolve: (c: Collected) => void,
-    private readonly reject: (err: unknown) => void,
-  ) {
-    const parser = new TrawlMailParser({
-      // the attachments' sha256 is computed by mailparser's own content hash (md5 otherwise)
-      checksumAlgo: 'sha256',
-      skipHtmlToText: true,
-      skipTextToHtml: true,
-      skipTextLinks: true,
-      skipImageLinks: true,
-      // the splitter's own bounds (mailsplit): per-node header size and number of MIME nodes
-      ...({ maxHeadSize: maxHeaderBytes + 64 * 1024, maxChildNodes: maxParts } as object),
-    });
-    this.parser = parser;
-    this.timer = setTimeout(
-      () =>
-        this.finish(new MailUnparseableError(`message could not be parsed within ${timeoutMs} ms`)),
-      timeoutMs,
-    );
-    parser.on('error', (err: unknown) =>
-      this.finish(
-        new MailUnparseableError(
-          `message is not readable MIME: ${String((err as Error)?.message ?? err)}`,
-          undefined,
-          err,
-        ),
-      ),
-    );
-    parser.on('headers', (headers: Map<string, unknown>) => {
-      this.out.headers = headers;
-      this.out.headerLines = (
-        (parser as unknown as { headerLines?: HeaderLine[] }).headerLines ?? []
-      ).slice();
-    });
-    parser.on('readable', () => {
-      if (!this.reading) this.read();
-    });
-    parser.on('end', () => {
-      this.ended = true;
-      if (!this.reading && !this.pendingAttachment) this.finish();
-    });
-    this.feed();
-  }
-
-  private finish(err?: unknown): void {
-    if (this.done) return;
-    this.done = true;
-    clearTimeout(this.timer);
-    if (err !== undefined) {
-      this.parser.removeAllListeners('readable');
-      this.parser.destroy();
-      this.reject(err);
-    } else this.resolve(this.out);
-  }
-
-  /** Feeds the message in slices so that the timer can fire between them. */
-  private feed(): void {
-    const CHUNK = 64 * 1024;
-    const { buf, parser } = this;
-    if (this.done) return;
-    while (this.offset < buf.length) {
-      const slice = buf.subarray(this.offset, this.offset + CHUNK);
-      this.offset += slice.length;
-      if (!parser.write(slice)) {
-        parser.once('drain', () => setImmediate(() => this.feed()));
-        return;
-      }
-      if (this.offset < buf.length) {
-        setImmediate(() => this.feed());
-        return;
-      }
-    }
-    parser.end();
-  }
-
-  private read(): void {
-    this.reading = true;
-    for (;;) {
-      if (this.done) return;
-      const data = this.parser.read() as ParserOutput;
-      if (data === null) {
-        this.reading = false;
-        if (this.ended && !this.pendingAttachment) this.finish();
-        return;
-      }
-      if (data.type === 'text') {
-        if (typeof data.text === 'string') this.out.text = data.text;
-        if (typeof data.html === 'string') this.out.html = data.html;
-        continue;
-      }
-      this.readAttachment(data as ParsedAttachment);
-      return;
-    }
-  }
-
-  /** Reads one attachment's content, then goes on reading the parser. */
-  private readAttachment(att: ParsedAttachment): void {
-    const { out, limits } = this;
-    const keep = out.attachments.length < limits.maxAttachments;
-    if (!keep) out.droppedAttachments++;
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let over = false;
-    this.pendingAttachment = true;
-    att.content.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (!keep || over) return;
-      if (size > limits.maxAttachmentBytes) {
-        over = true;
-        chunks.length = 0;
-      } else chunks.push(chunk);
-    });
-    att.content.on('end', () => {
-      if (keep) {
-        if (typeof att.checksum !== 'string') {
-          this.finish(new Error('mailparser gave an attachment without its sha256 checksum'));
-          return;
-        }
-        if (over) out.oversizedAttachments++;
-        out.attachments.push({
-          filename: stripControls(att.filename ?? '').slice(0, 1024),
-          content_type: stripControls(att.contentType ?? 'application/octet-stream').slice(0, 255),
-          ...(att.contentId ? { content_id: stripControls(att.contentId).slice(0, 998) } : {}),
-          size,
-          sha256: att.checksum,
-          ...(over ? {} : { content: Buffer.concat(chunks, size).toString('base64') }),
-        });
-      }
-      this.pendingAttachment = false;
-      att.release();
-      this.read();
-    });
-  }
-}
-
 function collect(
   buf: Buffer,
   limits: EmailLimits,
   maxHeaderBytes: number,
   maxParts: number,
   timeoutMs: number,
-): Promise<Collected> {
-  return new Promise<Collected>((resolve, reject) => {
-    new Collection(buf, limits, maxHeaderBytes, maxParts, timeoutMs, resolve, reject);
-  });
+): Collected {
+  const deadline = performance.now() + timeoutMs;
+  let parsed: ReturnType<typeof parseMime>;
+  try {
+    parsed = parseMime(buf, {
+      // the splitter's own bounds (mailsplit): per-node header size and number of MIME nodes
+      maxHeadSize: maxHeaderBytes + 64 * 1024 || 1024 * 1024,
+      maxChildNodes: maxParts || 1000,
+      checkpoint: () => {
+        if (performance.now() > deadline) throw new ParseTimeout();
+      },
+    });
+  } catch (err) {
+    if (err instanceof ParseTimeout) {
+      throw new MailUnparseableError(`message could not be parsed within ${timeoutMs} ms`);
+    }
+    if (err instanceof MailUnparseableError) throw err;
+    throw new MailUnparseableError(
+      `message is not readable MIME: ${String((err as Error)?.message ?? err)}`,
+      undefined,
+      err,
+    );
+  }
+  const out: Collected = {
+    headerLines: parsed.headerLines,
+    headers: parsed.headers,
+    text: parsed.text,
+    html: parsed.html,
+    attachments: [],
+    droppedAttachments: 0,
+    oversizedAttachments: 0,
+  };
+  for (const att of parsed.attachments) {
+    if (out.attachments.length >= limits.maxAttachments) {
+      out.droppedAttachments++;
+      continue;
+    }
+    const size = att.content.length;
+    const over = size > limits.maxAttachmentBytes;
+    if (over) out.oversizedAttachments++;
+    out.attachments.push({
+      filename: stripControls(att.filename ?? '').slice(0, 1024),
+      // a part whose Content-Type names no type at all (mailparser gave `false` and failed later)
+      content_type: stripControls(att.contentType || 'application/octet-stream').slice(0, 255),
+      ...(att.contentId ? { content_id: stripControls(att.contentId).slice(0, 998) } : {}),
+      size,
+      sha256: sha256Hex(att.content),
+      ...(over ? {} : { content: att.content.toString('base64') }),
+    });
+  }
+  if (performance.now() > deadline) {
+    throw new MailUnparseableError(`message could not be parsed within ${timeoutMs} ms`);
+  }
+  return out;
 }
 
 function walkAddresses(list: ParsedAddress[] | undefined, out: string[]): void {
@@ -582,7 +297,7 @@ export async function parseRawEmail(
     ]);
   }
 
-  const parsed = await collect(buf, limits, maxHeaderBytes, maxParts, timeoutMs);
+  const parsed = collect(buf, limits, maxHeaderBytes, maxParts, timeoutMs);
   const { byName, truncated } = decodeHeaders(parsed.headerLines);
   if (truncated) notes.push('raw_headers truncated to their size bounds');
   const problems: ValidationProblem[] = [];
