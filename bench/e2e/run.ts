@@ -211,7 +211,7 @@ async function runConfig(config: string, msgs: CorpusMessage[]): Promise<PhaseRe
     logLevel: LOG_LEVEL,
     nodeFlags,
   });
-  const w = await watchResults(c.rabbitmqUrl, c.prefix);
+  const w = await watchResults(c.rabbitmqUrl, c.prefix, { durable: false });
   process.stdout.write(
     `${config}: ${c.services.map((s) => s.name).join(', ')} up in ${f(performance.now() - t0)} ms\n`,
   );

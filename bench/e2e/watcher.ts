@@ -42,15 +42,23 @@ export interface ResultWatcher {
 }
 
 /**
- * Subscribes to trawl.results of a prefix with a durable queue of its own (so that a RabbitMQ
- * restart loses no event) and records every analysis.completed / analysis.failed per job.
+ * Subscribes to trawl.results of a prefix with a queue of its own and records every
+ * analysis.completed / analysis.failed per job. `durable` (the chaos tests): a durable queue, so a
+ * RabbitMQ restart loses no event. Otherwise (the benchmark, where nothing restarts) a transient
+ * queue: the watcher only observes, and RabbitMQ writing each event to disk for it would be the
+ * observer's cost counted as Trawl's (Trawl publishes the events either way; its subscribers bind
+ * their own queues).
  */
-export async function watchResults(url: string, prefix: string): Promise<ResultWatcher> {
+export async function watchResults(
+  url: string,
+  prefix: string,
+  opts: { durable: boolean } = { durable: true },
+): Promise<ResultWatcher> {
   const t = topology(prefix);
   const broker = createRabbitBroker({ url, connectionName: `${prefix}-watch` });
   const queue = `${prefix}.e2e.watch`;
   await broker.assertExchange(t.exchanges.results, 'topic');
-  await broker.assertQueue(queue, { type: 'classic', durable: true });
+  await broker.assertQueue(queue, { type: 'classic', durable: opts.durable });
   await broker.bindQueue(queue, t.exchanges.results, '#');
   const verdicts = new Map<string, Verdict>();
   let wake: (() => void) | null = null;
