@@ -49,29 +49,65 @@ export type PartEncoding = 'base64' | 'quoted-printable' | 'binary';
  * One part decoder. `write` after `end` does nothing (the stream is no longer writable, and
  * mailparser checks `writable` before writing); `output` is what the decoder emitted, in order.
  */
+/** Base64 text a single Buffer.from decodes exactly as libbase64 does: no garbage, padding at the end. */
+const CLEAN_BASE64 = /^[A-Za-z0-9+/\r\n]*={0,2}[\r\n]*$/;
+
+/**
+ * One part decoder. `write` after `end` does nothing (the stream is no longer writable, and
+ * mailparser checks `writable` before writing); `output` is what the decoder emitted, in order,
+ * complete once `ended` (nothing reads it before).
+ */
 export class PartDecoder {
   readonly output: Buffer[] = [];
   ended = false;
   private curLine = '';
-  private qp: Buffer[] | undefined;
-  private qpBytes = 0;
+  /** Writes not decoded yet (base64, quoted-printable): decoded at `end`. */
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
 
-  constructor(readonly encoding: PartEncoding) {
-    if (encoding === 'quoted-printable') this.qp = [];
-  }
+  constructor(readonly encoding: PartEncoding) {}
 
   write(chunk: Buffer): void {
     if (this.ended || chunk.length === 0) return;
-    if (this.encoding === 'binary') {
-      this.output.push(chunk);
+    if (this.encoding === 'binary') this.output.push(chunk);
+    else {
+      this.pending.push(chunk);
+      this.pendingBytes += chunk.length;
+    }
+  }
+
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    const pending = this.pending;
+    this.pending = [];
+    if (this.encoding === 'quoted-printable') {
+      if (this.pendingBytes > 0) {
+        this.output.push(decodeQuotedPrintable(Buffer.concat(pending, this.pendingBytes)));
+      }
       return;
     }
-    if (this.qp !== undefined) {
-      this.qp.push(chunk);
-      this.qpBytes += chunk.length;
+    if (this.encoding !== 'base64') return;
+    if (pending.length === 0) return;
+    // clean base64 (padding only at the very end): libbase64's quartets, carried from write to
+    // write, decode to what one Buffer.from of the whole text gives
+    const all =
+      pending.length === 1 ? (pending[0] as Buffer) : Buffer.concat(pending, this.pendingBytes);
+    const text = all.toString('latin1');
+    if (CLEAN_BASE64.test(text)) {
+      const out = Buffer.from(text, 'base64');
+      if (out.length > 0) this.output.push(out);
       return;
     }
-    // libbase64 Decoder#_transform
+    for (const chunk of pending) this.writeBase64(chunk);
+    if (this.curLine) {
+      this.output.push(decodeBase64Segments(this.curLine));
+      this.curLine = '';
+    }
+  }
+
+  /** libbase64 Decoder#_transform for one write. */
+  private writeBase64(chunk: Buffer): void {
     let b64 = this.curLine + base64Chars(chunk);
     this.curLine = '';
     let padded = '';
@@ -89,19 +125,5 @@ export class PartDecoder {
     }
     b64 = padded + b64;
     if (b64) this.output.push(decodeBase64Segments(b64));
-  }
-
-  end(): void {
-    if (this.ended) return;
-    this.ended = true;
-    if (this.qp !== undefined) {
-      if (this.qpBytes > 0) {
-        this.output.push(decodeQuotedPrintable(Buffer.concat(this.qp, this.qpBytes)));
-      }
-      this.qp = undefined;
-    } else if (this.curLine) {
-      this.output.push(decodeBase64Segments(this.curLine));
-      this.curLine = '';
-    }
   }
 }

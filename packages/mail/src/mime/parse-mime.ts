@@ -247,7 +247,8 @@ function textOf(tree: TreeNode): string {
     if (decoded !== undefined) chunks = decoded;
   }
   const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-  return bytes.toString().replace(/\r?\n/g, '\n');
+  const text = bytes.toString();
+  return text.includes('\r') ? text.replace(/\r?\n/g, '\n') : text;
 }
 
 /** mailparser's decodeStream(charset) applied to `chunks`; undefined when it cannot decode. */
