@@ -57,6 +57,13 @@ export interface EngineDeps {
   thresholds?: VerdictThresholds;
   /** Per-attempt timeout of analyzers and providers without their own `timeout_ms`. Default 30000. */
   defaultAnalyzerTimeoutMs?: number;
+  /**
+   * `callAnalyzer` answers a valid AnalyzerAnswer (as `AnalyzerAnswer` parses it) and `callProvider`
+   * a valid EnrichmentResult, parsed where they entered the process (a plugin client does): the
+   * engine takes them as they are. Default false: the engine parses every answer and fails a call
+   * whose answer is invalid.
+   */
+  validatedAnswers?: boolean;
   onEvent?: (e: EngineEvent) => void;
 }
 
@@ -289,6 +296,7 @@ class Run {
   private readonly thresholds: VerdictThresholds;
   private readonly defaultTimeoutMs: number;
   private readonly onEvent: ((e: EngineEvent) => void) | undefined;
+  private readonly validated: boolean;
   private readonly sem: Semaphore;
   private readonly scope = new Scope();
   private readonly t0: number;
@@ -315,6 +323,7 @@ class Run {
     this.thresholds = deps.thresholds ?? DEFAULT_THRESHOLDS;
     this.defaultTimeoutMs = deps.defaultAnalyzerTimeoutMs ?? DEFAULT_ANALYZER_TIMEOUT_MS;
     this.onEvent = deps.onEvent;
+    this.validated = deps.validatedAnswers === true;
     this.sem = new Semaphore(wf.maxParallelAnalyzers);
     this.t0 = this.clock.now();
     const h = email.headers;
@@ -708,7 +717,9 @@ class Run {
     );
     trace.duration_ms = ms(this.clock.now() - start);
     if (o.kind === 'ok') {
-      const parsed = EnrichmentResultSchema.safeParse(o.value);
+      const parsed = this.validated
+        ? { success: true as const, data: o.value as EnrichmentResult }
+        : EnrichmentResultSchema.safeParse(o.value);
       if (parsed.success) {
         trace.status = 'success';
         data[id] = parsed.data.data;
@@ -780,7 +791,9 @@ class Run {
       this.sem.release();
       let retryable = true;
       if (o.kind === 'ok') {
-        const parsed = safeParseAnalyzerAnswer(o.value);
+        const parsed = this.validated
+          ? { success: true as const, data: o.value as AnalyzerCallAnswer }
+          : safeParseAnalyzerAnswer(o.value);
         if (parsed.success) {
           const cached = (o.value as { cached?: unknown }).cached === true;
           outcome = { kind: 'success', answer: parsed.data, cached };

@@ -655,6 +655,34 @@ describe('answers', () => {
     expect(o.trace.stages[0]!.analyzers[0]!.cached).toBe(true);
     expect(o.trace.config_version).toBe('abc');
   });
+
+  it('validatedAnswers: answers parsed by the caller give the same run, cached ones still marked', async () => {
+    const script = {
+      a: ok(true, 0.9, 10, {
+        summary: 'a says so',
+        indicators: [{ type: 'rule_match', value: 'R1', confidence: 0.8 }],
+        analyzer_details: { symbols: ['R1'] },
+      }),
+      b: { ms: 5, answer: { ...answer(false, 0.7), cached: true } },
+    };
+    const providers = { p: { ms: 2, answer: { provider_id: 'p', data: { n: 1 } } } };
+    const wf = compile({
+      id: 'w',
+      name: 'W',
+      stages: [
+        { name: 's1', context_providers: [{ id: 'p' }], analyzers: [{ id: 'a' }, { id: 'b' }] },
+        { name: 's2', analyzers: [{ id: 'a' }] },
+      ],
+    });
+    const parsed = harness(script, providers);
+    const trusted = harness(script, providers, { validatedAnswers: true });
+    const o1 = await parsed.clock.run(runWorkflow(wf, email, parsed.deps));
+    const o2 = await trusted.clock.run(runWorkflow(wf, email, trusted.deps));
+    expectValid(o2);
+    expect(o2).toEqual(o1);
+    expect(o2.context.s1!.providers).toEqual({ p: { n: 1 } });
+    expect(o2.trace.stages[0]!.analyzers[1]!.cached).toBe(true);
+  });
 });
 
 describe('final result', () => {
