@@ -6,6 +6,13 @@ export interface CallOptions {
   signal?: AbortSignal | undefined;
   /** Bounds this attempt; default: the invoker's default timeout. */
   timeoutMs?: number | undefined;
+  /**
+   * The caller bounds the call itself: it stops waiting when `timeoutMs` passes or `signal` aborts,
+   * whatever the invoker answers later (the workflow engine's attempts do). An in-process invoker
+   * then arms no timer and watches no signal of its own, and reads `signal` only when the callee
+   * does (it may be a getter that makes the signal on first read). The HTTP client ignores it.
+   */
+  boundedByCaller?: boolean | undefined;
 }
 
 /**

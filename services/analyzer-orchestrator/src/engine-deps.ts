@@ -1,5 +1,5 @@
 import type { Email } from '@trawl/contracts';
-import type { PluginInvoker } from '@trawl/plugin-client';
+import type { CallOptions, PluginInvoker } from '@trawl/plugin-client';
 import type { AnalyzerCallAnswer, EngineDeps, EngineEvent } from '@trawl/workflow-engine';
 import { type AnalyzerCache, analyzerCacheKey, emailHash } from './analyzer-cache.ts';
 import type { ConfigSnapshot } from './config-snapshot.ts';
@@ -13,6 +13,24 @@ export interface EngineDepsOptions {
   cache?: AnalyzerCache | undefined;
   metrics?: OrchestratorMetrics | undefined;
   onEvent?: ((e: EngineEvent) => void) | undefined;
+}
+
+/**
+ * The options of an invoker call made for an engine attempt: `signal` is read from the engine's
+ * options only when the callee reads it (the engine makes it on first read), and the call is
+ * bounded by the engine (it stops waiting at the attempt's timeout or cancellation), so an
+ * in-process invoker adds no timer or listener of its own.
+ */
+class EngineCallOptions implements CallOptions {
+  readonly boundedByCaller = true;
+  readonly timeoutMs: number;
+  constructor(private readonly o: { readonly signal: AbortSignal; readonly timeoutMs: number }) {
+    this.timeoutMs = o.timeoutMs;
+  }
+
+  get signal(): AbortSignal {
+    return this.o.signal;
+  }
 }
 
 /**
@@ -40,24 +58,22 @@ export function createEngineDeps(o: EngineDepsOptions): EngineDeps {
   return {
     thresholds: config.thresholds,
     defaultAnalyzerTimeoutMs: config.analyzerTimeoutMs,
+    // a PluginInvoker answers validated results (the HTTP client parses what a plugin sent, the
+    // in-process invoker what a built-in returned) and the cache parses what it read back
+    validatedAnswers: true,
     ...(observe ? { onEvent: observe } : {}),
     async callAnalyzer(id, email, opts): Promise<AnalyzerCallAnswer> {
       const ttl = cache ? config.analyzerCacheTtl(id) : 0;
-      if (!cache || ttl <= 0) {
-        return invoker.analyze(id, email, { signal: opts.signal, timeoutMs: opts.timeoutMs });
-      }
+      if (!cache || ttl <= 0) return invoker.analyze(id, email, new EngineCallOptions(opts));
       const key = analyzerCacheKey(id, config.analyzerVersion(id), hashOf());
       const hit = await cache.get(key);
       if (hit) return { ...hit, cached: true };
-      const answer = await invoker.analyze(id, email, {
-        signal: opts.signal,
-        timeoutMs: opts.timeoutMs,
-      });
+      const answer = await invoker.analyze(id, email, new EngineCallOptions(opts));
       await cache.set(key, answer, ttl);
       return answer;
     },
     callProvider(id, req, opts) {
-      return invoker.enrich(id, req, { signal: opts.signal, timeoutMs: opts.timeoutMs });
+      return invoker.enrich(id, req, new EngineCallOptions(opts));
     },
   };
 }

@@ -2,12 +2,29 @@ import type { ServiceConfigFile } from '@trawl/contracts';
 import {
   createInProcessInvoker,
   createPluginClient,
+  type InProcessAnalyzer,
+  type InProcessProvider,
   PluginCallError,
   type PluginClient,
   type PluginInvoker,
   pluginTargets,
 } from '@trawl/plugin-client';
-import { invokeAnalyzer, invokeProvider, type PluginDefinition } from '@trawl/plugin-sdk';
+import { type PluginDefinition, resolveSettings } from '@trawl/plugin-sdk';
+
+const silentLog = { info() {}, warn() {} };
+
+/** What a definition's code receives: its settings, and the call's signal read when it reads it. */
+class DefinitionContext {
+  readonly log = silentLog;
+  constructor(
+    readonly settings: unknown,
+    private readonly call: { readonly signal: AbortSignal },
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.call.signal;
+  }
+}
 
 /** Settings of a built-in: form A settings, overridden by a form B entry's settings. */
 function settingsOf(svc: ServiceConfigFile, id: string): unknown {
@@ -47,36 +64,47 @@ export function createEmbeddedInvoker(opts: {
     ...targets,
     internalApiKey: opts.internalApiKey,
   });
-  const analyzers: Record<
-    string,
-    (e: Parameters<typeof invokeAnalyzer>[1], c: { signal: AbortSignal }) => Promise<unknown>
-  > = {};
-  const providers: Record<
-    string,
-    (r: Parameters<typeof invokeProvider>[1], c: { signal: AbortSignal }) => Promise<unknown>
-  > = {};
+  const analyzers: Record<string, InProcessAnalyzer> = {};
+  const providers: Record<string, InProcessProvider> = {};
   const refuseDisabled = (kind: 'analyzer' | 'context_provider', id: string) => {
     if (disabled(opts.service(), id))
       throw new PluginCallError('unknown', kind, id, `${kind} ${id} is disabled in service.yaml`);
   };
+  // Parsed settings per service.yaml object and id (a form A + form B merge is a new object on
+  // every read, which resolveSettings' cache by raw object would miss).
+  let settingsFor: { service: ServiceConfigFile; byId: Map<string, unknown> } | undefined;
+  const settings = (def: PluginDefinition): unknown => {
+    const svc = opts.service();
+    if (settingsFor?.service !== svc) settingsFor = { service: svc, byId: new Map() };
+    const byId = settingsFor.byId;
+    if (byId.has(def.id)) return byId.get(def.id);
+    const parsed = resolveSettings(def, settingsOf(svc, def.id));
+    byId.set(def.id, parsed);
+    return parsed;
+  };
+  // The in-process invoker bounds each call (timeout, cancellation) and validates each answer once:
+  // the definitions are called directly, not through invokeAnalyzer / invokeProvider, which would
+  // race the signal and validate again.
   for (const def of Object.values(opts.builtins)) {
     if (def.kind === 'analyzer') {
-      analyzers[def.id] = (email, { signal }) => {
+      analyzers[def.id] = (email, ctx) => {
         refuseDisabled('analyzer', def.id);
-        return invokeAnalyzer(def, email, settingsOf(opts.service(), def.id), signal);
+        return def.analyze(email, new DefinitionContext(settings(def), ctx));
       };
     } else {
-      providers[def.id] = (req, { signal }) => {
+      providers[def.id] = async (req, ctx) => {
         refuseDisabled('context_provider', def.id);
-        return invokeProvider(def, req, settingsOf(opts.service(), def.id), signal);
+        const answer: unknown = await def.enrich(req, new DefinitionContext(settings(def), ctx));
+        // the provider's id, whatever the answer says (as invokeProvider does)
+        return (
+          answer !== null && typeof answer === 'object'
+            ? { ...answer, provider_id: def.id }
+            : answer
+        ) as Awaited<ReturnType<InProcessProvider>>;
       };
     }
   }
-  const local = createInProcessInvoker({
-    analyzers: analyzers as never,
-    providers: providers as never,
-    fallback: http,
-  });
+  const local = createInProcessInvoker({ analyzers, providers, fallback: http });
   return {
     analyze(id, email, o) {
       return targets.analyzers[id] ? http.analyze(id, email, o) : local.analyze(id, email, o);

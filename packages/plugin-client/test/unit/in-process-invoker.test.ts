@@ -53,6 +53,71 @@ describe('in-process invoker', () => {
     expect((e as PluginCallError).timedOut).toBe(true);
   });
 
+  it("cancels a call when the caller's signal aborts: the call rejects and the function's signal aborts", async () => {
+    let seen: AbortSignal | undefined;
+    const cancellable = createInProcessInvoker({
+      analyzers: {
+        wait: (_e, ctx) => {
+          seen = ctx.signal;
+          return new Promise(() => {});
+        },
+      },
+    });
+    const outer = new AbortController();
+    const call = cancellable.analyze('wait', email, { signal: outer.signal });
+    await new Promise((r) => setTimeout(r, 5));
+    outer.abort();
+    const e = await call.catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(PluginCallError);
+    expect((e as PluginCallError).message).toBe('analyzer wait: call cancelled');
+    expect(seen?.aborted).toBe(true);
+  });
+
+  it('a call bounded by its caller gets the caller signal, read only when the function reads it; answers still validated', async () => {
+    const caller = new AbortController();
+    let reads = 0;
+    const opts = {
+      boundedByCaller: true,
+      timeoutMs: 1,
+      get signal() {
+        reads++;
+        return caller.signal;
+      },
+    };
+    let seen: AbortSignal | undefined;
+    const bounded = createInProcessInvoker({
+      analyzers: {
+        ok: () => ({ is_phishing: true, confidence: 0.7, indicators: [] }),
+        looks: async (_e, ctx) => {
+          seen = ctx.signal;
+          await new Promise((r) => setTimeout(r, 20));
+          return { is_phishing: false, confidence: 0.6, indicators: [] };
+        },
+        bad: () => ({ is_phishing: 'no' }) as never,
+        throws: () => {
+          throw new Error('kaput');
+        },
+      },
+    });
+    expect(await bounded.analyze('ok', email, opts)).toEqual({
+      is_phishing: true,
+      confidence: 0.7,
+      summary: '',
+      indicators: [],
+    });
+    expect(reads).toBe(0);
+    // no timer of its own: the caller decides when to stop waiting (here, past timeoutMs)
+    expect((await bounded.analyze('looks', email, opts)).confidence).toBe(0.6);
+    expect(seen).toBe(caller.signal);
+    expect(reads).toBe(1);
+    await expect(bounded.analyze('bad', email, opts)).rejects.toThrow(
+      /analyzer bad answered an invalid result: \/is_phishing/,
+    );
+    await expect(bounded.analyze('throws', email, opts)).rejects.toThrow(
+      'analyzer throws failed: kaput',
+    );
+  });
+
   it('sends unknown ids to the fallback', async () => {
     const outer = createInProcessInvoker({
       analyzers: {},
