@@ -387,4 +387,17 @@ describe('src/mime parses like mailparser (differential)', () => {
       await same(Buffer.from(c.replace(/\r\n/g, '\n'), 'latin1'));
     }
   });
+
+  it('a part whose Content-Type names no type is an application/octet-stream attachment', async () => {
+    // the reference threw out of a stream event handler here (mailparser gave the type `false`)
+    const e = await parseRawEmail(
+      Buffer.from(
+        `${HEAD}Content-Type: multipart/mixed; boundary=A\r\n\r\n--A\r\nContent-Type: text/plain\r\n\r\nhi\r\n--A\r\nContent-Type: ; name="x.bin"\r\n\r\nabc\r\n--A--\r\n`,
+      ),
+      OPTS,
+    );
+    expect(e.attachments?.map((a) => [a.filename, a.content_type, a.size])).toEqual([
+      ['x.bin', 'application/octet-stream', 3],
+    ]);
+  });
 });
