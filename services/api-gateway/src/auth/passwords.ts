@@ -1,4 +1,4 @@
-import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 
 /**
  * scrypt password hashes: `scrypt$N$r$p$<salt b64>$<hash b64>`. Parameters are stored with the hash
@@ -57,9 +57,21 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return key.length === expected.length && timingSafeEqual(key, expected);
 }
 
+/** sha256 digest of a string, one call (crypto.hash, Node ≥ 20.12) rather than a Hash object. */
+function sha256(s: string): Buffer {
+  return hash('sha256', s, 'buffer');
+}
+
 /** Constant-time comparison of two secrets of any length (compares their sha256 digests). */
 export function safeEqual(a: string, b: string): boolean {
-  const ha = createHash('sha256').update(a).digest();
-  const hb = createHash('sha256').update(b).digest();
-  return timingSafeEqual(ha, hb);
+  return timingSafeEqual(sha256(a), sha256(b));
+}
+
+/**
+ * A constant-time check against one fixed secret (the internal API key): its digest is computed
+ * once, each candidate's per call. Same answers as `safeEqual(candidate, secret)`.
+ */
+export function secretMatcher(secret: string): (candidate: string) => boolean {
+  const expected = sha256(secret);
+  return (candidate) => timingSafeEqual(sha256(candidate), expected);
 }

@@ -1,6 +1,6 @@
 import type { Cache } from '@trawl/platform';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { safeEqual } from '../auth/passwords.ts';
+import { secretMatcher } from '../auth/passwords.ts';
 import type { TokenService } from '../auth/tokens.ts';
 import { GATEWAY_ERRORS, RateLimitedError, UnauthorizedError } from '../errors.ts';
 import type { GatewayOptions } from '../options.ts';
@@ -44,6 +44,7 @@ export function registerEdgeHooks(
   const { config, tokens, cache } = opts;
   const trusted = config.trustedHosts;
   const internalKey = config.internalApiKey;
+  const isInternalKey = internalKey ? secretMatcher(internalKey) : () => false;
   const rl = config.rateLimit;
   const windowMs = rl.windowSeconds * 1000;
 
@@ -84,7 +85,7 @@ export function registerEdgeHooks(
   async function authenticate(request: FastifyRequest): Promise<void> {
     const key = request.headers['x-internal-api-key'];
     if (typeof key === 'string' && key.length > 0) {
-      if (internalKey && safeEqual(key, internalKey)) {
+      if (isInternalKey(key)) {
         request.principal = { kind: 'service', username: 'service', roles: [] };
       } else {
         request.authError = new UnauthorizedError(

@@ -1,7 +1,12 @@
 import { createMemoryCache } from '@trawl/platform';
 import { describe, expect, it } from 'vitest';
 import { createLoginThrottle } from '../../src/auth/login-throttle.ts';
-import { hashPassword, safeEqual, verifyPassword } from '../../src/auth/passwords.ts';
+import {
+  hashPassword,
+  safeEqual,
+  secretMatcher,
+  verifyPassword,
+} from '../../src/auth/passwords.ts';
 import { createTokenService } from '../../src/auth/tokens.ts';
 import { hostAllowed } from '../../src/plugins/edge.ts';
 
@@ -17,6 +22,18 @@ describe('passwords', () => {
   it('compares secrets of different lengths without throwing', () => {
     expect(safeEqual('abc', 'abc')).toBe(true);
     expect(safeEqual('abc', 'abcd')).toBe(false);
+  });
+  it('a matcher for one fixed secret answers as safeEqual does', () => {
+    const isKey = secretMatcher('internal-key-0123456789');
+    for (const candidate of [
+      'internal-key-0123456789',
+      'internal-key-012345678',
+      'internal-key-01234567890',
+      '',
+      'x',
+    ])
+      expect(isKey(candidate)).toBe(safeEqual(candidate, 'internal-key-0123456789'));
+    expect(isKey('internal-key-0123456789')).toBe(true);
   });
 });
 
