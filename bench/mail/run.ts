@@ -11,6 +11,8 @@
  * Prints, for each side: the first (cold) pass, then the median of BENCH_PASSES steady passes
  * (default 5) in ms/msg of wall time and of CPU time, and msgs/s. The sides rotate which one runs
  * first in each pass so that a noisy neighbour hurts them alike.
+ *
+ * `pnpm bench:mail --urls` measures extractUrls and htmlToText instead (bench/mail/urls.ts).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -18,6 +20,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseRawEmail } from '@trawl/mail';
 import { legacyParseRawEmail } from '../../packages/mail/test/reference/legacy-parse-raw-email.ts';
+
+if (process.argv.includes('--urls')) {
+  await import('./urls.ts');
+  process.exit(0);
+}
 
 const here = dirname(fileURLToPath(import.meta.url));
 const corpus = join(here, '../../../shared/corpus');

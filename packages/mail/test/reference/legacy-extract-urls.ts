@@ -1,0 +1,683 @@
+/**
+ * extractUrls (src/extract-urls.ts) as it was before the CPU work of bench:mail --urls, kept unchanged
+ * as the reference the differential tests and the bench hold the current one to. Not used at runtime.
+ */
+import { domainToUnicode } from 'node:url';
+import type { Email } from '@trawl/contracts';
+import { parse as parseHost } from 'tldts';
+import { isSpaceCode } from '../../src/char-codes.ts';
+import { decodeEntities } from '../../src/html-entities.ts';
+import { TagCursor } from './legacy-html-tags.ts';
+import { htmlToText } from './legacy-html-to-text.ts';
+
+export type UrlSource = 'text' | 'href' | 'src' | 'form' | 'css' | 'meta' | 'area';
+
+export interface ExtractedUrl {
+  /** The URL, normalised by the WHATWG URL parser (data: URLs cut to 2048 characters). */
+  url: string;
+  /** Lower-case scheme without `:` (`https`, `mailto`, `data`, `javascript`, ...). */
+  scheme: string;
+  /** Lower-case host, IDN as punycode; '' when the URL has none (data:, javascript:). */
+  host: string;
+  /** The host in Unicode, when it differs (IDN). */
+  unicodeHost?: string;
+  /** eTLD+1 of the host (public suffix list); absent for IPs and bare suffixes. */
+  registrableDomain?: string;
+  publicSuffix?: string;
+  isIp: boolean;
+  port?: number;
+  source: UrlSource;
+  /** Text shown for a link (`<a>` content, image alt), at most 200 characters. */
+  anchorText?: string;
+  /** A domain shown in the anchor text when the text looks like a URL or domain. */
+  anchorDomain?: string;
+  /** The element (or one around it) is hidden: display:none, visibility:hidden, zero size, white on white. */
+  hidden?: boolean;
+  /** The URL is an image, or the link's content is an image. */
+  isImage?: boolean;
+  /** For forms: the form has a password input. */
+  formHasPassword?: boolean;
+  /** For forms: the method, lower-case. */
+  formMethod?: string;
+}
+
+export interface ExtractUrlsOptions {
+  /** Most URLs answered. Default 500. */
+  maxUrls?: number;
+}
+
+const MAX_HTML = 2 * 1024 * 1024;
+const MAX_TEXT = 1024 * 1024;
+const MAX_URL = 2048;
+const VOID = new Set([
+  'area',
+  'base',
+  'br',
+  'col',
+  'embed',
+  'hr',
+  'img',
+  'input',
+  'link',
+  'meta',
+  'source',
+  'track',
+  'wbr',
+]);
+const SRC_TAGS = new Set([
+  'img',
+  'iframe',
+  'frame',
+  'script',
+  'embed',
+  'source',
+  'video',
+  'audio',
+  'track',
+  'input',
+]);
+
+/** `[^\s"'<>/=]`: a character of an attribute name. */
+function isNameCode(c: number): boolean {
+  return (
+    c !== 0x22 &&
+    c !== 0x27 &&
+    c !== 0x3c &&
+    c !== 0x3e &&
+    c !== 0x2f &&
+    c !== 0x3d &&
+    !isSpaceCode(c)
+  );
+}
+
+/** `[^\s"'=<>`]`: a character of an unquoted attribute value. */
+function isBareValueCode(c: number): boolean {
+  return (
+    c !== 0x22 &&
+    c !== 0x27 &&
+    c !== 0x3d &&
+    c !== 0x3c &&
+    c !== 0x3e &&
+    c !== 0x60 &&
+    !isSpaceCode(c)
+  );
+}
+
+/** The attributes the extraction reads, by slot; the others are skipped unread. */
+const STYLE = 0;
+const HIDDEN = 1;
+const WIDTH = 2;
+const HEIGHT = 3;
+const TYPE = 4;
+const BACKGROUND = 5;
+const HREF = 6;
+const ALT = 7;
+const HTTP_EQUIV = 8;
+const CONTENT = 9;
+const ACTION = 10;
+const METHOD = 11;
+const DATA = 12;
+const SRC = 13;
+const WANTED_ATTRS = new Map([
+  ['style', STYLE],
+  ['hidden', HIDDEN],
+  ['width', WIDTH],
+  ['height', HEIGHT],
+  ['type', TYPE],
+  ['background', BACKGROUND],
+  ['href', HREF],
+  ['alt', ALT],
+  ['http-equiv', HTTP_EQUIV],
+  ['content', CONTENT],
+  ['action', ACTION],
+  ['method', METHOD],
+  ['data', DATA],
+  ['src', SRC],
+]);
+const MAX_WANTED = 10;
+/**
+ * By name length, a bit per first letter of the wanted attributes: most other names (class,
+ * align, border, bgcolor, ...) are skipped without a copy or a look-up. A name that lower-cases
+ * to a wanted one has its length and an ASCII first letter (only the Kelvin sign lower-cases to
+ * an ASCII letter, `k`, which starts no wanted name).
+ */
+const WANTED_SHAPES = new Array<number>(MAX_WANTED + 1).fill(0);
+for (const name of WANTED_ATTRS.keys()) {
+  WANTED_SHAPES[name.length] =
+    (WANTED_SHAPES[name.length] as number) | (1 << (name.charCodeAt(0) - 0x61));
+}
+
+/** The name at `from` may lower-case to a wanted attribute name. */
+function wantedShape(s: string, from: number, to: number): boolean {
+  const len = to - from;
+  if (len > MAX_WANTED) return false;
+  const c = s.charCodeAt(from) | 0x20;
+  return c >= 0x61 && c <= 0x7a && ((WANTED_SHAPES[len] as number) & (1 << (c - 0x61))) !== 0;
+}
+
+/** `s.slice(from, to).toLowerCase()`, without the second copy when nothing needs lower-casing. */
+function lowerSlice(s: string, from: number, to: number): string {
+  for (let k = from; k < to; k++) {
+    const c = s.charCodeAt(k);
+    if ((c >= 0x41 && c <= 0x5a) || c >= 0x80) return s.slice(from, to).toLowerCase();
+  }
+  return s.slice(from, to);
+}
+
+/**
+ * The attributes of one tag (reused from tag to tag). Reads the attribute text as the regular
+ * expression `([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?` would, in one pass:
+ * a name, then a value when `=` and a well-formed value follow (an unclosed quote gives an empty
+ * value, and the text after it is read as more names). Names are lower-cased, the first of a name
+ * wins, values are entity-decoded when read.
+ */
+class Attrs {
+  /** Raw value by slot of WANTED_ATTRS; undefined when absent. */
+  private readonly raw: (string | undefined)[] = new Array(WANTED_ATTRS.size).fill(undefined);
+
+  parse(s: string): this {
+    const raw = this.raw;
+    for (let k = 0; k < raw.length; k++) raw[k] = undefined;
+    const n = s.length;
+    let p = 0;
+    while (p < n) {
+      if (!isNameCode(s.charCodeAt(p))) {
+        p++;
+        continue;
+      }
+      const nameStart = p;
+      do p++;
+      while (p < n && isNameCode(s.charCodeAt(p)));
+      const nameEnd = p;
+      let value = '';
+      let q = p;
+      while (q < n && isSpaceCode(s.charCodeAt(q))) q++;
+      if (q < n && s.charCodeAt(q) === 0x3d /* = */) {
+        q++;
+        while (q < n && isSpaceCode(s.charCodeAt(q))) q++;
+        if (q < n) {
+          const c = s.charCodeAt(q);
+          if (c === 0x22 || c === 0x27) {
+            const close = s.indexOf(c === 0x22 ? '"' : "'", q + 1);
+            if (close >= 0) {
+              value = s.slice(q + 1, close);
+              p = close + 1;
+            }
+          } else if (isBareValueCode(c)) {
+            let r = q + 1;
+            while (r < n && isBareValueCode(s.charCodeAt(r))) r++;
+            value = s.slice(q, r);
+            p = r;
+          }
+        }
+      }
+      // lower-casing never changes the length of a name that becomes a wanted (ASCII) one
+      if (wantedShape(s, nameStart, nameEnd)) {
+        const slot = WANTED_ATTRS.get(lowerSlice(s, nameStart, nameEnd));
+        if (slot !== undefined && raw[slot] === undefined) raw[slot] = value;
+      }
+    }
+    return this;
+  }
+
+  /** The attribute in this slot is there (with or without a value). */
+  has(slot: number): boolean {
+    return this.raw[slot] !== undefined;
+  }
+
+  /** The decoded value of the attribute in this slot. */
+  get(slot: number): string | undefined {
+    const v = this.raw[slot];
+    return v === undefined ? undefined : decodeEntities(v);
+  }
+}
+
+const HIDING_COLOR = /(?:^|;)color:(?:#fff(?:fff)?|white|rgb\(255,255,255\))/;
+const HIDING_BACKGROUND = /background(?:-color)?:(?:#fff(?:fff)?|white|rgb\(255,255,255\))/;
+
+/** Styles whose answer one extraction remembers. */
+const MAX_KNOWN_STYLES = 4096;
+
+function isHiddenStyle(style: string): boolean {
+  const s = style.toLowerCase().replace(/\s+/g, '');
+  // each rule is looked for only when the text it needs is there
+  if (s.includes('display:none') || s.includes('visibility:hidden')) return true;
+  if (s.includes(':0')) {
+    if (s.includes('opacity:0') && /opacity:0(?:[;!]|$)/.test(s)) return true;
+    if (s.includes('font-size:0') && /font-size:0(?:px|pt|em)?(?:[;!]|$)/.test(s)) return true;
+    if (
+      s.includes('overflow:hidden') &&
+      /(?:^|;)(?:max-)?(?:height|width):0(?:px)?(?:[;!]|$)/.test(s)
+    )
+      return true;
+  }
+  return s.includes('background') && HIDING_BACKGROUND.test(s) && HIDING_COLOR.test(s);
+}
+
+const HOSTLIKE =
+  /(?:[a-z][a-z0-9+.-]*:\/\/)?((?:[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,62})\.)+[\p{L}]{2,63})(?=$|[\s/:?#)\]>,;!"'])/iu;
+
+/** A domain shown in link text (`www.paypal.com`, `https://bank.example/login`), lower-case punycode. */
+export function domainInText(text: string): string | undefined {
+  const head = text.slice(0, 300);
+  if (!head.includes('.')) return undefined;
+  const m = HOSTLIKE.exec(head);
+  if (m === null) return undefined;
+  const info = parseHost((m[1] as string).toLowerCase());
+  if (!info.isIcann || info.hostname === null) return undefined;
+  try {
+    return new URL(`http://${info.hostname}`).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+type UrlExtra = { [K in keyof ExtractedUrl]?: ExtractedUrl[K] | undefined };
+
+/** `</name\b` by element name (a few fixed names), compiled once. */
+const CLOSE_TAGS = new Map<string, RegExp>();
+
+/**
+ * Finds closing tags (`</a`, `</form`, ...) after a position; amortised linear over a document
+ * because each name's next occurrence is remembered and searched again only once passed.
+ */
+class CloseFinder {
+  private readonly next = new Map<string, number>();
+  constructor(private readonly html: string) {}
+  find(name: string, from: number): number {
+    const known = this.next.get(name);
+    if (known !== undefined && (known === -1 || known >= from)) return known;
+    let re = CLOSE_TAGS.get(name);
+    if (re === undefined) {
+      re = new RegExp(`</${name}\\b`, 'gi');
+      CLOSE_TAGS.set(name, re);
+    }
+    re.lastIndex = from;
+    const m = re.exec(this.html);
+    const at = m === null ? -1 : m.index;
+    this.next.set(name, at);
+    return at;
+  }
+}
+
+/** What a collector keeps of a parsed URL. */
+interface ParsedUrl {
+  url: string;
+  scheme: string;
+  host: string;
+  port: string;
+}
+
+/** Parses one URL (against a base) into what a collector keeps; null when it does not parse. */
+function parseUrl(s: string, base: URL | undefined): ParsedUrl | null {
+  let u: URL;
+  try {
+    u = base !== undefined ? new URL(s, base) : new URL(s);
+  } catch {
+    return null;
+  }
+  // the WHATWG parser answers the scheme lower-case, followed by `:`
+  const scheme = u.protocol.slice(0, -1);
+  let url = u.href;
+  if (url.length > MAX_URL && scheme === 'data') url = url.slice(0, MAX_URL);
+  let host = u.hostname.toLowerCase();
+  if (scheme === 'mailto')
+    host = (u.pathname.split('@')[1] ?? '').toLowerCase().replace(/[?].*$/, '');
+  if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
+  return { url, scheme, host, port: u.port };
+}
+
+/** URLs parsed per collector, and the longest one remembered. */
+const MAX_PARSED = 1024;
+const MAX_PARSED_CHARS = 2048;
+
+class Collector {
+  readonly out: ExtractedUrl[] = [];
+  private readonly seen = new Set<string>();
+  /** tldts answers by host: a message links to few hosts, many times. */
+  private readonly hosts = new Map<string, ReturnType<typeof parseHost>>();
+  /** Parsed URLs by their text (against the current base): messages repeat their links. */
+  private readonly parsed = new Map<string, ParsedUrl | null>();
+  constructor(
+    private readonly max: number,
+    private base: URL | undefined,
+  ) {}
+
+  full(): boolean {
+    return this.out.length >= this.max;
+  }
+
+  setBase(href: string): void {
+    this.parsed.clear();
+    try {
+      this.base = new URL(href);
+    } catch {
+      // ignore a broken base
+    }
+  }
+
+  add(raw: string, source: UrlSource, extra: UrlExtra = {}): void {
+    if (this.full()) return;
+    let s = raw.trim().replace(/[\r\n\t]/g, '');
+    if (s === '' || s.startsWith('#')) return;
+    if (/^cid:/i.test(s)) return;
+    if (/^www\./i.test(s)) s = `http://${s}`;
+    if (/^hxxps?:/i.test(s)) s = s.replace(/^hxxp/i, 'http');
+    if (s.length > 8192) s = s.slice(0, 8192);
+    let p = this.parsed.get(s);
+    if (p === undefined) {
+      p = parseUrl(s, this.base);
+      if (s.length <= MAX_PARSED_CHARS && this.parsed.size < MAX_PARSED) this.parsed.set(s, p);
+    }
+    if (p === null) return;
+    const { url, scheme, host } = p;
+    const key = `${source}|${url}|${extra.anchorDomain ?? ''}`;
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
+    let info: ReturnType<typeof parseHost> | undefined;
+    if (host !== '') {
+      info = this.hosts.get(host);
+      if (info === undefined) {
+        info = parseHost(host);
+        this.hosts.set(host, info);
+      }
+    }
+    const entry: ExtractedUrl = { url, scheme, host, isIp: info?.isIp === true, source };
+    if (host.includes('xn--')) {
+      const unicode = domainToUnicode(host);
+      if (unicode !== '' && unicode !== host) entry.unicodeHost = unicode;
+    }
+    if (info?.domain && !info.isIp) entry.registrableDomain = info.domain;
+    if (info?.publicSuffix && !info.isIp) entry.publicSuffix = info.publicSuffix;
+    if (p.port !== '') entry.port = Number(p.port);
+    const e = entry as unknown as Record<string, unknown>;
+    for (const k in extra) {
+      const v = extra[k as keyof UrlExtra];
+      if (v !== undefined && v !== false && v !== '') e[k] = v;
+    }
+    this.out.push(entry);
+  }
+}
+
+function cssUrls(css: string, c: Collector, hidden: boolean): void {
+  for (const m of css
+    .slice(0, 256 * 1024)
+    .matchAll(/url\(\s*(?:"([^"]*)"|'([^']*)'|([^)'"\s]*))\s*\)/gi)) {
+    const v = decodeEntities(m[1] ?? m[2] ?? m[3] ?? '');
+    c.add(v, 'css', { hidden, isImage: true });
+    if (c.full()) return;
+  }
+  for (const m of css.slice(0, 256 * 1024).matchAll(/@import\s+["']([^"']+)["']/gi))
+    c.add(m[1] as string, 'css', { hidden });
+}
+
+const BACKGROUND_URL = /background(?:-image)?\s*:\s*url\(/i;
+const ZERO_WIDTH = /[\u200b-\u200d\u2060\ufeff\u00ad]/g;
+/** Runs of white space that are not a single space already. */
+const SPACES = /\s{2,}|[^\S ]/g;
+
+function anchorOf(inner: string): { text: string; isImage: boolean } {
+  let text: string;
+  let isImage: boolean;
+  if (!inner.includes('<') && !inner.includes('&')) {
+    // plain text: what htmlToText would leave of it, white space collapsed
+    text = inner.replace(ZERO_WIDTH, '').replace(SPACES, ' ').trim();
+    isImage = BACKGROUND_URL.test(inner);
+  } else {
+    text = htmlToText(inner).replace(SPACES, ' ').trim();
+    isImage = /<img\b/i.test(inner) || BACKGROUND_URL.test(inner);
+  }
+  if (text === '') {
+    const imgAlt = /<img\b[^>]*?\balt\s*=\s*(?:"([^"]*)"|'([^']*)')/i.exec(inner);
+    if (imgAlt !== null) text = decodeEntities(imgAlt[1] ?? imgAlt[2] ?? '').trim();
+  }
+  return { text: text.length > 200 ? text.slice(0, 200) : text, isImage };
+}
+
+/** The attribute text ends with `/` (a self-closed element), trailing white space aside. */
+function selfClosed(html: string, attrsStart: number, attrsEnd: number): boolean {
+  let i = attrsEnd - 1;
+  while (i >= attrsStart && isSpaceCode(html.charCodeAt(i))) i--;
+  return i >= attrsStart && html.charCodeAt(i) === 0x2f;
+}
+
+/** One walk over an HTML document: what the element handlers share. */
+class HtmlWalk {
+  readonly closer: CloseFinder;
+  readonly attrs = new Attrs();
+  /**
+   * Work spent on element contents (anchor texts, forms), bounded so that many unclosed elements
+   * stay linear.
+   */
+  anchorBudget: number;
+  cssBudget = 1024 * 1024;
+  /** Tags before this index are inside an element whose content is not markup. */
+  skipUntil = -1;
+  /** The rest of the document is not markup (a style sheet without an end). */
+  done = false;
+
+  constructor(
+    readonly html: string,
+    readonly c: Collector,
+  ) {
+    this.closer = new CloseFinder(html);
+    this.anchorBudget = 4 * html.length + 1_000_000;
+  }
+}
+
+/** Reads the URLs of one element; `after` is the index after its start tag. */
+type ElementHandler = (w: HtmlWalk, name: string, after: number, hidden: boolean) => void;
+
+function anchorElement(w: HtmlWalk, _name: string, after: number, hidden: boolean): void {
+  const href = w.attrs.get(HREF);
+  if (href === undefined) return;
+  const close = w.closer.find('a', after);
+  const inner =
+    w.anchorBudget > 0
+      ? w.html.slice(after, close < 0 ? after + 2000 : Math.min(close, after + 4000))
+      : '';
+  w.anchorBudget -= inner.length;
+  const { text, isImage } = anchorOf(inner);
+  const innerHidden = text === '' && !isImage;
+  w.c.add(href, 'href', {
+    anchorText: text !== '' ? text : undefined,
+    anchorDomain: text !== '' ? domainInText(text) : undefined,
+    hidden: hidden || innerHidden,
+    isImage,
+  });
+}
+
+function areaElement(w: HtmlWalk, _name: string, _after: number, hidden: boolean): void {
+  const href = w.attrs.get(HREF);
+  if (href !== undefined)
+    w.c.add(href, 'area', { hidden, anchorText: w.attrs.get(ALT)?.slice(0, 200) });
+}
+
+function baseElement(w: HtmlWalk): void {
+  const href = w.attrs.get(HREF);
+  if (href !== undefined) {
+    w.c.add(href, 'href', { hidden: true });
+    w.c.setBase(href);
+  }
+}
+
+function linkElement(w: HtmlWalk): void {
+  const href = w.attrs.get(HREF);
+  if (href !== undefined) w.c.add(href, 'href', { hidden: true });
+}
+
+function metaElement(w: HtmlWalk): void {
+  if (w.attrs.get(HTTP_EQUIV)?.toLowerCase() === 'refresh') {
+    const mm = /url\s*=\s*['"]?([^'"\s;]+)/i.exec(w.attrs.get(CONTENT) ?? '');
+    if (mm) w.c.add(mm[1] as string, 'meta', { hidden: true });
+  }
+}
+
+function formElement(w: HtmlWalk, _name: string, after: number, hidden: boolean): void {
+  const action = w.attrs.get(ACTION) ?? '';
+  const end = w.closer.find('form', after);
+  const body =
+    w.anchorBudget > 0
+      ? w.html.slice(after, end < 0 ? after + 100_000 : Math.min(end, after + 100_000))
+      : '';
+  w.anchorBudget -= body.length;
+  const password = /<input\b[^>]{0,2000}?\btype\s*=\s*["']?password/i.test(body);
+  w.c.add(action === '' ? 'about:blank' : action, 'form', {
+    hidden,
+    formHasPassword: password,
+    formMethod: (w.attrs.get(METHOD) ?? 'get').toLowerCase().slice(0, 10),
+  });
+}
+
+function styleElement(w: HtmlWalk, _name: string, after: number, hidden: boolean): void {
+  // a style sheet is text, not markup: read it once, then carry on after it
+  const end = w.closer.find('style', after);
+  const stop = Math.min(end < 0 ? w.html.length : end, after + 64 * 1024);
+  const css = w.cssBudget > 0 ? w.html.slice(after, stop) : '';
+  w.cssBudget -= css.length;
+  cssUrls(css, w.c, hidden);
+  if (end < 0) w.done = true;
+  else w.skipUntil = end;
+}
+
+function objectElement(w: HtmlWalk, _name: string, _after: number, hidden: boolean): void {
+  const data = w.attrs.get(DATA);
+  if (data) w.c.add(data, 'src', { hidden });
+}
+
+function srcElement(w: HtmlWalk, name: string, _after: number, hidden: boolean): void {
+  const attrs = w.attrs;
+  const src = attrs.get(SRC);
+  if (src === undefined) return;
+  const width = attrs.get(WIDTH);
+  const height = attrs.get(HEIGHT);
+  const tiny = (width === '1' || width === '0') && (height === '1' || height === '0');
+  w.c.add(src, 'src', {
+    hidden: hidden || tiny,
+    isImage: name === 'img' || (name === 'input' && attrs.get(TYPE)?.toLowerCase() === 'image'),
+    anchorText: name === 'img' ? attrs.get(ALT)?.slice(0, 200) : undefined,
+  });
+}
+
+/** The elements that carry URLs, by name. */
+const ELEMENT_HANDLERS = new Map<string, ElementHandler>([
+  ['a', anchorElement],
+  ['area', areaElement],
+  ['base', baseElement],
+  ['link', linkElement],
+  ['meta', metaElement],
+  ['form', formElement],
+  ['style', styleElement],
+  ['object', objectElement],
+  ...[...SRC_TAGS].map((name): [string, ElementHandler] => [name, srcElement]),
+]);
+
+/**
+ * URLs of an HTML document (see extractUrls). The walk itself stays small (tags, attributes, what
+ * hides an element); the elements that carry URLs are read by their handlers.
+ */
+function extractHtmlUrls(htmlIn: string, c: Collector): void {
+  const html = htmlIn.length > MAX_HTML ? htmlIn.slice(0, MAX_HTML) : htmlIn;
+  const w = new HtmlWalk(html, c);
+  const attrs = w.attrs;
+  // open elements: their names, whether each hides itself, how many are open
+  const openNames: string[] = [];
+  const openHides: boolean[] = [];
+  let open = 0;
+  let hiddenDepth = 0;
+  const hidingStyles = new Map<string, boolean>();
+  const tag = new TagCursor(html);
+  while (tag.next()) {
+    if (c.full()) return;
+    if (tag.start < w.skipUntil) continue;
+    const name = tag.name;
+    if (tag.closing) {
+      let i = open - 1;
+      while (i >= 0 && openNames[i] !== name) i--;
+      if (i >= 0) {
+        for (let j = i; j < open; j++) if (openHides[j]) hiddenDepth--;
+        open = i;
+      }
+      continue;
+    }
+    attrs.parse(tag.attrs());
+    const selfClosing = selfClosed(html, tag.attrsStart, tag.attrsEnd);
+    const style = attrs.get(STYLE);
+    let styleHides = false;
+    if (style) {
+      // messages repeat the same few styles on many elements
+      const known = hidingStyles.get(style);
+      if (known !== undefined) styleHides = known;
+      else {
+        styleHides = isHiddenStyle(style);
+        if (hidingStyles.size < MAX_KNOWN_STYLES) hidingStyles.set(style, styleHides);
+      }
+    }
+    const selfHidden =
+      styleHides ||
+      attrs.has(HIDDEN) ||
+      attrs.get(WIDTH) === '0' ||
+      attrs.get(HEIGHT) === '0' ||
+      (name === 'input' && attrs.get(TYPE)?.toLowerCase() === 'hidden');
+    const hidden = hiddenDepth > 0 || selfHidden;
+    if (!VOID.has(name) && !selfClosing) {
+      openNames[open] = name;
+      openHides[open] = selfHidden;
+      open++;
+      if (selfHidden) hiddenDepth++;
+      if (open > 2000) {
+        open = 0;
+        hiddenDepth = 0;
+      }
+    }
+    if (style?.includes('url(')) cssUrls(style, c, hidden);
+    if ((name === 'script' || name === 'textarea' || name === 'xmp') && !selfClosing) {
+      const end = w.closer.find(name, tag.end);
+      w.skipUntil = end < 0 ? html.length : end;
+    }
+    const background = attrs.get(BACKGROUND);
+    if (background) c.add(background, 'src', { hidden, isImage: true });
+    const handle = ELEMENT_HANDLERS.get(name);
+    if (handle !== undefined) {
+      handle(w, name, tag.end, hidden);
+      if (w.done) return;
+    }
+  }
+}
+
+const TEXT_URL_RE = /\b(?:(?:https?|hxxps?|ftp):\/\/|www\.)[^\s<>"'`{}|\\^[\]]+/gi;
+
+/** URLs written in plain text (scheme URLs and bare `www.` hosts). */
+function extractTextUrls(text: string, c: Collector): void {
+  const t = text.length > MAX_TEXT ? text.slice(0, MAX_TEXT) : text;
+  for (const m of t.matchAll(TEXT_URL_RE)) {
+    if (c.full()) return;
+    let u = m[0].replace(/[.,;:!?)\]>'"*]+$/, '');
+    // "(see http://x/y)" keeps its brackets balanced
+    if (u.includes('(') && !u.includes(')') && m[0].includes(')')) u += ')';
+    c.add(u, 'text');
+  }
+}
+
+/**
+ * Every URL of an Email's bodies, never fetched: `href`, `src` (img, iframe, script, ...), form actions
+ * (with method and whether the form asks for a password), area, base, meta refresh, CSS `url()`, and
+ * URLs written in the text, including bare `www.` hosts. Links carry the text shown beside them and a
+ * domain found in that text; hidden and image links are marked. Deduplicated, at most `maxUrls`.
+ */
+export function extractUrls(
+  email: Pick<Email, 'body_text' | 'body_html'>,
+  opts: ExtractUrlsOptions = {},
+): ExtractedUrl[] {
+  const c = new Collector(opts.maxUrls ?? 500, undefined);
+  if (email.body_html) extractHtmlUrls(email.body_html, c);
+  const cText = new Collector(opts.maxUrls ?? 500, undefined);
+  if (email.body_text) extractTextUrls(email.body_text, cText);
+  // a text URL that the HTML already has adds nothing
+  const known = new Set(c.out.map((u) => u.url));
+  for (const u of cText.out) {
+    if (c.full()) break;
+    if (!known.has(u.url)) c.out.push(u);
+  }
+  return c.out;
+}
