@@ -73,30 +73,33 @@ const SRC_TAGS = new Set([
   'input',
 ]);
 
+/** Classes of the ASCII characters, for the attribute reader. */
+const NAME_CODE = 1;
+const BARE_VALUE_CODE = 2;
+const SPACE_CODE = 4;
+const ASCII_CLASS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const space = isSpaceCode(c);
+  const ch = String.fromCharCode(c);
+  ASCII_CLASS[c] =
+    (!space && !`"'<>/=`.includes(ch) ? NAME_CODE : 0) |
+    (!space && !`"'=<>\``.includes(ch) ? BARE_VALUE_CODE : 0) |
+    (space ? SPACE_CODE : 0);
+}
+
 /** `[^\s"'<>/=]`: a character of an attribute name. */
 function isNameCode(c: number): boolean {
-  return (
-    c !== 0x22 &&
-    c !== 0x27 &&
-    c !== 0x3c &&
-    c !== 0x3e &&
-    c !== 0x2f &&
-    c !== 0x3d &&
-    !isSpaceCode(c)
-  );
+  return c < 128 ? ((ASCII_CLASS[c] as number) & NAME_CODE) !== 0 : !isSpaceCode(c);
 }
 
 /** `[^\s"'=<>`]`: a character of an unquoted attribute value. */
 function isBareValueCode(c: number): boolean {
-  return (
-    c !== 0x22 &&
-    c !== 0x27 &&
-    c !== 0x3d &&
-    c !== 0x3c &&
-    c !== 0x3e &&
-    c !== 0x60 &&
-    !isSpaceCode(c)
-  );
+  return c < 128 ? ((ASCII_CLASS[c] as number) & BARE_VALUE_CODE) !== 0 : !isSpaceCode(c);
+}
+
+/** `\s`, by the table for ASCII. */
+function isSpace(c: number): boolean {
+  return c < 128 ? ((ASCII_CLASS[c] as number) & SPACE_CODE) !== 0 : isSpaceCode(c);
 }
 
 /** The attributes the extraction reads, by slot; the others are skipped unread. */
@@ -171,11 +174,12 @@ class Attrs {
   /** Raw value by slot of WANTED_ATTRS; undefined when absent. */
   private readonly raw: (string | undefined)[] = new Array(WANTED_ATTRS.size).fill(undefined);
 
-  parse(s: string): this {
+  /** Reads the attribute text `s.slice(from, to)` (values are sliced from `s`). */
+  parse(s: string, from: number, to: number): this {
     const raw = this.raw;
     for (let k = 0; k < raw.length; k++) raw[k] = undefined;
-    const n = s.length;
-    let p = 0;
+    const n = to;
+    let p = from;
     while (p < n) {
       if (!isNameCode(s.charCodeAt(p))) {
         p++;
@@ -187,15 +191,17 @@ class Attrs {
       const nameEnd = p;
       let value = '';
       let q = p;
-      while (q < n && isSpaceCode(s.charCodeAt(q))) q++;
+      while (q < n && isSpace(s.charCodeAt(q))) q++;
       if (q < n && s.charCodeAt(q) === 0x3d /* = */) {
         q++;
-        while (q < n && isSpaceCode(s.charCodeAt(q))) q++;
+        while (q < n && isSpace(s.charCodeAt(q))) q++;
         if (q < n) {
           const c = s.charCodeAt(q);
           if (c === 0x22 || c === 0x27) {
+            // a quote not closed before `to` leaves the value empty (linear over a document: no
+            // quote of this kind is left in the tag, the search ends at the next one after it)
             const close = s.indexOf(c === 0x22 ? '"' : "'", q + 1);
-            if (close >= 0) {
+            if (close >= 0 && close < n) {
               value = s.slice(q + 1, close);
               p = close + 1;
             }
@@ -596,7 +602,7 @@ function extractHtmlUrls(htmlIn: string, c: Collector): void {
       }
       continue;
     }
-    attrs.parse(tag.attrs());
+    attrs.parse(html, tag.attrsStart, tag.attrsEnd);
     const selfClosing = selfClosed(html, tag.attrsStart, tag.attrsEnd);
     const style = attrs.get(STYLE);
     let styleHides = false;

@@ -14,9 +14,25 @@ export interface HtmlTag {
 const MAX_TAG = 16 * 1024;
 
 const GT = 0x3e;
-/** Shared by every cursor: each use sets lastIndex first. */
-const NAME = /[a-zA-Z][a-zA-Z0-9:-]{0,63}/y;
-const STOP = /[>"']/g;
+const DQUOTE = 0x22;
+const SQUOTE = 0x27;
+/** Longest element name read (the characters after it are attribute text). */
+const MAX_NAME = 64;
+
+/** `[a-zA-Z]`: the first character of an element name. */
+function isNameStart(c: number): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
+}
+
+/** `[a-zA-Z0-9:-]`: a character of an element name. */
+function isNameChar(c: number): boolean {
+  return (
+    (c >= 0x61 && c <= 0x7a) ||
+    (c >= 0x41 && c <= 0x5a) ||
+    (c >= 0x30 && c <= 0x3a) /* 0-9 : */ ||
+    c === 0x2d /* - */
+  );
+}
 
 /** An ASCII element name, lower-cased (copied a second time only when it has capitals). */
 export function lowerName(s: string, from: number, to: number): string {
@@ -59,8 +75,6 @@ export class TagCursor {
   next(): boolean {
     const html = this.html;
     const n = html.length;
-    const nameRe = NAME;
-    const stopRe = STOP;
     let i = this.i;
     while (i < n) {
       if (this.work > this.budget) break;
@@ -81,35 +95,36 @@ export class TagCursor {
       }
       const closing = c === 0x2f; /* / */
       const nameStart = closing ? lt + 2 : lt + 1;
-      nameRe.lastIndex = nameStart;
-      if (!nameRe.test(html)) {
+      // the name: a letter, then at most MAX_NAME - 1 of [a-zA-Z0-9:-]
+      if (nameStart >= n || !isNameStart(html.charCodeAt(nameStart))) {
         i = lt + 1;
         continue;
       }
-      const attrsStart = nameRe.lastIndex;
+      let attrsStart = nameStart + 1;
+      const nameMax = Math.min(n, nameStart + MAX_NAME);
+      while (attrsStart < nameMax && isNameChar(html.charCodeAt(attrsStart))) attrsStart++;
       // find the `>` that ends the tag, skipping quoted values; an unclosed quote falls back to the
       // first `>` after it
       let end = -1;
-      stopRe.lastIndex = attrsStart;
-      while (stopRe.test(html)) {
-        const at = stopRe.lastIndex - 1;
+      for (let at = attrsStart; at < n; at++) {
+        const q = html.charCodeAt(at);
+        if (q !== GT && q !== DQUOTE && q !== SQUOTE) continue;
         if (at - lt > MAX_TAG) {
           this.work += at - lt;
           end = html.indexOf('>', attrsStart);
           break;
         }
-        const q = html.charCodeAt(at);
         if (q === GT) {
           end = at;
           break;
         }
-        const close = html.indexOf(q === 0x22 ? '"' : "'", at + 1);
+        const close = html.indexOf(q === DQUOTE ? '"' : "'", at + 1);
         if (close < 0 || close - lt > MAX_TAG) {
           this.work += Math.min(n, lt + MAX_TAG) - lt;
           end = html.indexOf('>', at + 1);
           break;
         }
-        stopRe.lastIndex = close + 1;
+        at = close;
       }
       if (end < 0) {
         if (html.indexOf('>', attrsStart) < 0) break;
