@@ -66,20 +66,33 @@ export function createEmbeddedInvoker(opts: {
   });
   const analyzers: Record<string, InProcessAnalyzer> = {};
   const providers: Record<string, InProcessProvider> = {};
-  const refuseDisabled = (kind: 'analyzer' | 'context_provider', id: string) => {
-    if (disabled(opts.service(), id))
-      throw new PluginCallError('unknown', kind, id, `${kind} ${id} is disabled in service.yaml`);
-  };
-  // Parsed settings per service.yaml object and id (a form A + form B merge is a new object on
-  // every read, which resolveSettings' cache by raw object would miss).
-  let settingsFor: { service: ServiceConfigFile; byId: Map<string, unknown> } | undefined;
-  const settings = (def: PluginDefinition): unknown => {
+  // Per service.yaml object (a reload brings a new one) and id: the parsed settings (a form A +
+  // form B merge is a new object on every read, which resolveSettings' cache by raw object would
+  // miss), and the error of a disabled plugin (made once: the default workflow asks a disabled llm
+  // about every uncertain message, and an Error captures its stack).
+  let memo:
+    | { service: ServiceConfigFile; settings: Map<string, unknown>; refusals: Map<string, Error> }
+    | undefined;
+  const current = () => {
     const svc = opts.service();
-    if (settingsFor?.service !== svc) settingsFor = { service: svc, byId: new Map() };
-    const byId = settingsFor.byId;
-    if (byId.has(def.id)) return byId.get(def.id);
-    const parsed = resolveSettings(def, settingsOf(svc, def.id));
-    byId.set(def.id, parsed);
+    if (memo?.service !== svc) memo = { service: svc, settings: new Map(), refusals: new Map() };
+    return memo;
+  };
+  const refuseDisabled = (kind: 'analyzer' | 'context_provider', id: string) => {
+    const m = current();
+    if (!disabled(m.service, id)) return;
+    let err = m.refusals.get(id);
+    if (!err) {
+      err = new PluginCallError('unknown', kind, id, `${kind} ${id} is disabled in service.yaml`);
+      m.refusals.set(id, err);
+    }
+    throw err;
+  };
+  const settings = (def: PluginDefinition): unknown => {
+    const m = current();
+    if (m.settings.has(def.id)) return m.settings.get(def.id);
+    const parsed = resolveSettings(def, settingsOf(m.service, def.id));
+    m.settings.set(def.id, parsed);
     return parsed;
   };
   // The in-process invoker bounds each call (timeout, cancellation) and validates each answer once:
