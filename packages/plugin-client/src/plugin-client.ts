@@ -1,8 +1,9 @@
 import {
-  AnalyzerAnswer,
+  type AnalyzerAnswer,
   type Email,
   EnrichmentResult,
   type EnrichRequest,
+  safeParseAnalyzerAnswer,
   toProblems,
 } from '@trawl/contracts';
 import { Pool } from 'undici';
@@ -256,13 +257,13 @@ export function createPluginClient(opts: PluginClientOptions = {}): PluginClient
     }
   }
 
-  function validate<S extends z.ZodType>(
+  function validate<T>(
     kind: PluginKind,
     id: string,
-    schema: S,
+    parse: (v: unknown) => z.ZodSafeParseResult<T>,
     data: unknown,
-  ): z.output<S> {
-    const r = schema.safeParse(data);
+  ): T {
+    const r = parse(data);
     if (r.success) return r.data;
     const problems = toProblems(r.error);
     const detail = problems
@@ -280,11 +281,12 @@ export function createPluginClient(opts: PluginClientOptions = {}): PluginClient
   return {
     async analyze(id: string, email: Email, o?: CallOptions): Promise<AnalyzerAnswer> {
       const data = await call('analyzer', id, 'POST', '/internal/analyze', email, o);
-      return validate('analyzer', id, AnalyzerAnswer, data);
+      // exactly AnalyzerAnswer.safeParse, with a cheap path for plain valid answers
+      return validate('analyzer', id, safeParseAnalyzerAnswer, data);
     },
     async enrich(id: string, req: EnrichRequest, o?: CallOptions): Promise<EnrichmentResult> {
       const data = await call('context_provider', id, 'POST', '/internal/enrich', req, o);
-      return validate('context_provider', id, EnrichmentResult, data);
+      return validate('context_provider', id, (v) => EnrichmentResult.safeParse(v), data);
     },
     async health(id: string, o?: CallOptions): Promise<HealthReport> {
       const kind: PluginKind = analyzers.has(id) ? 'analyzer' : 'context_provider';
@@ -306,7 +308,7 @@ export function createPluginClient(opts: PluginClientOptions = {}): PluginClient
         timeoutMs: 5000,
         ...o,
       });
-      return validate(kind, id, Capabilities, data);
+      return validate(kind, id, (v) => Capabilities.safeParse(v), data);
     },
     setTargets,
     ids: () => ({ analyzers: [...analyzers.keys()], providers: [...providers.keys()] }),
