@@ -21,6 +21,21 @@ for (const [lang, list] of Object.entries(STOP_WORDS)) {
   }
 }
 
+/** Letters packed into a word key (the stop words are shorter). */
+const KEY_LETTERS = 10;
+/**
+ * The ASCII stop words by key: the letters a-z as the digits 1-26 of a base-27 number (exact below
+ * 2^53 for KEY_LETTERS letters), so that a word of a lower-case ASCII text is looked up unsliced.
+ */
+const ASCII_WORDS = new Map<number, string[]>();
+for (const [w, langs] of WORDS) {
+  if (!/^[a-z]+$/.test(w)) continue;
+  let key = 0;
+  for (let i = 0; i < w.length; i++) key = key * 27 + (w.charCodeAt(i) - 0x60);
+  ASCII_WORDS.set(key, langs);
+}
+if (MAX_WORD > KEY_LETTERS) throw new Error('guessLanguage: a stop word is longer than a word key');
+
 /** Characters that point at one language. */
 const HINTS: [RegExp, string][] = [
   [/[ãõ]/g, 'pt'],
@@ -48,8 +63,6 @@ export const LANGUAGE_SAMPLE_CHARS = 4096;
 const SAMPLE_CHARS = LANGUAGE_SAMPLE_CHARS;
 
 const WORD = /\p{L}+/gu;
-/** The letters of a lower-cased ASCII text (what WORD finds there, faster). */
-const ASCII_WORD = /[a-z]+/g;
 
 /** How many characters of `s` a one-character pattern (`/[...]/g`) matches. */
 function countChars(s: string, re: RegExp): number {
@@ -64,19 +77,49 @@ function countChars(s: string, re: RegExp): number {
 export function guessLanguage(text: string): string | undefined {
   const sample = (text.length > SAMPLE_CHARS ? text.slice(0, SAMPLE_CHARS) : text).toLowerCase();
   const score = new Map<string, number>();
-  const words = sample.match(/[^\u0000-\u007f]/.test(sample) ? WORD : ASCII_WORD);
-  if (words === null) return undefined;
-  const tokens = words.length;
+  const ascii = !/[^\u0000-\u007f]/.test(sample);
+  let tokens = 0;
   let letters = 0;
-  for (const w of words) {
-    letters += w.length;
-    if (w.length > MAX_WORD) continue;
-    const langs = WORDS.get(w);
-    if (langs === undefined) continue;
-    for (const l of langs) score.set(l, (score.get(l) ?? 0) + 1 / langs.length);
+  if (ascii) {
+    // the runs of a-z (what /[a-z]+/g finds), each looked up by its key
+    const n = sample.length;
+    let i = 0;
+    while (i < n) {
+      let c = sample.charCodeAt(i);
+      if (c < 0x61 || c > 0x7a) {
+        i++;
+        continue;
+      }
+      const start = i;
+      let key = 0;
+      do {
+        if (i - start < KEY_LETTERS) key = key * 27 + (c - 0x60);
+        i++;
+        c = i < n ? sample.charCodeAt(i) : 0;
+      } while (c >= 0x61 && c <= 0x7a);
+      tokens++;
+      letters += i - start;
+      if (i - start > MAX_WORD) continue;
+      const langs = ASCII_WORDS.get(key);
+      if (langs === undefined) continue;
+      for (const l of langs) score.set(l, (score.get(l) ?? 0) + 1 / langs.length);
+    }
+    if (tokens === 0) return undefined;
+  } else {
+    const words = sample.match(WORD);
+    if (words === null) return undefined;
+    tokens = words.length;
+    for (const w of words) {
+      letters += w.length;
+      if (w.length > MAX_WORD) continue;
+      const langs = WORDS.get(w);
+      if (langs === undefined) continue;
+      for (const l of langs) score.set(l, (score.get(l) ?? 0) + 1 / langs.length);
+    }
   }
   if (letters < 20) return undefined;
-  if (/[^\u0000-\u024f\u1e00-\u1eff\u2000-\u206f]/.test(sample)) {
+  // an ASCII text has none of the characters of the scripts and hints below
+  if (!ascii && /[^\u0000-\u024f\u1e00-\u1eff\u2000-\u206f]/.test(sample)) {
     for (const [re, lang] of SCRIPTS) {
       const n = countChars(sample, re);
       if (n > letters * 0.3) {
@@ -86,7 +129,7 @@ export function guessLanguage(text: string): string | undefined {
       }
     }
   }
-  if (/[^\u0000-\u00de]/.test(sample)) {
+  if (!ascii && /[^\u0000-\u00de]/.test(sample)) {
     for (const [re, lang] of HINTS) {
       const n = countChars(sample, re);
       if (n > 0) score.set(lang, (score.get(lang) ?? 0) + Math.min(n, 5) * 0.5);
