@@ -248,7 +248,8 @@ function textOf(tree: TreeNode): string {
   }
   const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
   const text = bytes.toString();
-  return text.includes('\r') ? text.replace(/\r?\n/g, '\n') : text;
+  // what `replace(/\r?\n/g, '\n')` answers: only CRLF changes
+  return text.includes('\r') ? text.replaceAll('\r\n', '\n') : text;
 }
 
 /** mailparser's decodeStream(charset) applied to `chunks`; undefined when it cannot decode. */
