@@ -133,6 +133,72 @@ function grow(): void {
  * `text` is ASCII and read as `normalizeForMatch(text)` (see foldAscii).
  */
 function readWords(text: string, vocabulary: Vocabulary, fold: boolean): TokenIds {
+  let count = fold ? scanAscii(text, vocabulary) : -1;
+  if (count === -1) count = scan(text, vocabulary, fold);
+  return {
+    text,
+    fold,
+    count,
+    ids: scratchIds.slice(0, count),
+    starts: scratchStarts.slice(0, count),
+    ends: scratchEnds.slice(0, count),
+    vocabulary,
+    version: vocabulary.version,
+  };
+}
+
+/**
+ * readWords of ASCII text read folded, into the scratch arrays: one table lookup per code unit, no
+ * surrogates to mind. Answers the number of words, or -1 at the first code unit outside ASCII
+ * (the caller then reads the text with `scan`).
+ */
+function scanAscii(text: string, vocabulary: Vocabulary): number {
+  const n = text.length;
+  let count = 0;
+  let i = 0;
+  while (i < n) {
+    let c = text.charCodeAt(i);
+    if (c >= 0x80) return -1;
+    if (BMP[c] === OTHER) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let h = Math.imul(FNV_OFFSET ^ foldAscii(c), FNV_PRIME);
+    for (i++; i < n; i++) {
+      c = text.charCodeAt(i);
+      if (c >= 0x80) return -1;
+      if (BMP[c] === OTHER) break;
+      h = Math.imul(h ^ foldAscii(c), FNV_PRIME);
+    }
+    // an apostrophe (or a backtick, read as one) followed by letters belongs to the word ("don't")
+    c = i + 1 < n ? text.charCodeAt(i) : 0;
+    if (c === 39 || c === 96) {
+      let j = i + 1;
+      let h2 = Math.imul(h ^ 39, FNV_PRIME);
+      for (; j < n; j++) {
+        c = text.charCodeAt(j);
+        if (c >= 0x80) return -1;
+        if (BMP[c] !== LETTER) break;
+        h2 = Math.imul(h2 ^ foldAscii(c), FNV_PRIME);
+      }
+      if (j > i + 1) {
+        i = j;
+        h = h2;
+      }
+    }
+    if (count === scratchIds.length) grow();
+    scratchIds[count] = vocabulary.find(text, start, i, h, true);
+    scratchStarts[count] = start;
+    scratchEnds[count] = i;
+    count++;
+    if (count >= MAX_TOKENS) break;
+  }
+  return count;
+}
+
+/** readWords of any text into the scratch arrays; answers the number of words. */
+function scan(text: string, vocabulary: Vocabulary, fold: boolean): number {
   const n = text.length;
   let count = 0;
   let i = 0;
@@ -187,16 +253,7 @@ function readWords(text: string, vocabulary: Vocabulary, fold: boolean): TokenId
     count++;
     if (count >= MAX_TOKENS) break;
   }
-  return {
-    text,
-    fold,
-    count,
-    ids: scratchIds.slice(0, count),
-    starts: scratchStarts.slice(0, count),
-    ends: scratchEnds.slice(0, count),
-    vocabulary,
-    version: vocabulary.version,
-  };
+  return count;
 }
 
 /** The first 3 characters of the word at `at` (folded with `fold`). */

@@ -183,6 +183,17 @@ describe('text matching helpers', () => {
     },
   );
 
+  it('readAscii of a text that is not ASCII after all reads its words all the same', () => {
+    const index = new PhraseIndex();
+    index.add(['verify', 'now'], 'v', 'x');
+    const t = 'Café VERIFY now, naïve 𝐁old';
+    const words = index.readAscii(t);
+    const bounds = (w: ReturnType<typeof index.read>) =>
+      [...w.starts].map((s, i) => t.slice(s, w.ends[i]));
+    expect(bounds(words)).toEqual(tokenize(t));
+    expect([...index.scan(words).keys()]).toEqual(['v']);
+  });
+
   it('tokenize stops at MAX_TOKENS', () => {
     expect(tokenize('ab '.repeat(MAX_TOKENS + 10))).toHaveLength(MAX_TOKENS);
   });
