@@ -1,6 +1,10 @@
 import type { AnalyzerAnswer, Email, EnrichmentResult, EnrichRequest } from '@trawl/contracts';
 
-/** Options of one plugin call. Extra fields (stage, attempt) are accepted and ignored. */
+/**
+ * Options of one plugin call. Extra fields (stage, attempt) are accepted and ignored. `signal` may be
+ * a getter of the object's class that makes the signal on first read (the orchestrator's are): read
+ * it from the options themselves, or pass them on whole; a spread copy would lose it.
+ */
 export interface CallOptions {
   /** Cancels the call (the workflow deadline, a `fail` strategy, shutdown). */
   signal?: AbortSignal | undefined;
@@ -10,7 +14,7 @@ export interface CallOptions {
    * The caller bounds the call itself: it stops waiting when `timeoutMs` passes or `signal` aborts,
    * whatever the invoker answers later (the workflow engine's attempts do). An in-process invoker
    * then arms no timer and watches no signal of its own, and reads `signal` only when the callee
-   * does (it may be a getter that makes the signal on first read). The HTTP client ignores it.
+   * does. The HTTP client ignores it.
    */
   boundedByCaller?: boolean | undefined;
 }
