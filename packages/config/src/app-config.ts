@@ -109,6 +109,8 @@ export interface AppConfig {
     shutdownGraceMs: number;
     reaperIntervalMs: number;
     jobGraceMs: number;
+    /** A job still `queued` this long after it was stored is failed by the reaper (0: never). */
+    queuedMaxMs: number;
   };
   brokerPrefix: string;
   metrics: boolean;

@@ -222,6 +222,7 @@ function readAll(
       ),
       reaperIntervalMs: r.int('TRAWL_REAPER_INTERVAL_MS', D.TRAWL_REAPER_INTERVAL_MS, pos),
       jobGraceMs: r.int('TRAWL_JOB_GRACE_MS', D.TRAWL_JOB_GRACE_MS, { min: 0 }),
+      queuedMaxMs: r.int('TRAWL_JOB_QUEUED_MAX_MS', D.TRAWL_JOB_QUEUED_MAX_MS, { min: 0 }),
     },
     brokerPrefix,
     metrics: r.bool('TRAWL_METRICS', D.TRAWL_METRICS),

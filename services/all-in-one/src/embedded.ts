@@ -177,6 +177,9 @@ export async function startEmbedded(cfg: AppConfig, opts: EmbeddedOptions = {}):
         prefetch: cfg.orchestrator.prefetch,
         reaperIntervalMs: cfg.orchestrator.reaperIntervalMs,
         jobGraceMs: cfg.orchestrator.jobGraceMs,
+        // With the in-memory broker every unfinished job is queued again at start (below), so no
+        // stored job is left without a message; with RabbitMQ the reaper closes that gap.
+        ...(broker.kind === 'memory' ? {} : { queuedMaxMs: cfg.orchestrator.queuedMaxMs }),
         serviceVersion: version,
         instanceId: 'embedded',
       },

@@ -41,6 +41,11 @@ export interface OrchestratorOptions {
   reaperIntervalMs?: number;
   /** Grace after a job's deadline before the reaper fails it (default 30000). */
   jobGraceMs?: number;
+  /**
+   * A job still `queued` this long after it was stored is failed by the reaper with
+   * TRAWL_ERR_NOT_DISPATCHED (default 0: never; the services pass TRAWL_JOB_QUEUED_MAX_MS).
+   */
+  queuedMaxMs?: number;
   /** TTL of `job:<id>` entries written to the cache (default 3600). */
   jobCacheTtlSeconds?: number;
   /** Pause before a message is returned to the queue after a store failure (default 500). */
@@ -147,6 +152,7 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
   const prefetch = opts.prefetch ?? 16;
   const reaperIntervalMs = opts.reaperIntervalMs ?? 30_000;
   const jobGraceMs = opts.jobGraceMs ?? 30_000;
+  const queuedMaxMs = opts.queuedMaxMs ?? 0;
   const jobCacheTtl = opts.jobCacheTtlSeconds ?? 3600;
   const requeueDelayMs = opts.requeueDelayMs ?? 500;
   const storeRetryMs = opts.storeRetryMs ?? 30_000;
@@ -585,6 +591,22 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
           jlog,
         );
         if (ok) n++;
+      }
+      // A job whose row was stored but whose request message never reached the queue (the gateway
+      // stopped between the two) would stay queued for ever: after queuedMaxMs it is failed.
+      if (queuedMaxMs > 0) {
+        for (const id of await store.jobs.findUndispatched(clock(), queuedMaxMs, 100)) {
+          const jlog = log.child({ job_id: id });
+          const ok = await failOutsideRun(
+            id,
+            {
+              code: ORCHESTRATOR_ERROR_CODES.notDispatched,
+              message: `the job stayed queued for more than ${queuedMaxMs} ms: its request never reached an orchestrator`,
+            },
+            jlog,
+          );
+          if (ok) n++;
+        }
       }
     } finally {
       reaping = false;

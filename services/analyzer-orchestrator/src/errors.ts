@@ -4,6 +4,11 @@ import { ERROR_CODES } from '@trawl/contracts';
 export const ORCHESTRATOR_ERROR_CODES = {
   /** The job stayed `processing` past its workflow deadline plus the grace period (reaper). */
   deadline: ERROR_CODES.deadline,
+  /**
+   * The job stayed `queued` longer than TRAWL_JOB_QUEUED_MAX_MS: its request message was never
+   * published or was lost (reaper).
+   */
+  notDispatched: 'TRAWL_ERR_NOT_DISPATCHED',
   /** The request message was delivered too many times (it kept failing) and was dead-lettered. */
   deliveryLimit: 'TRAWL_ERR_DELIVERY_LIMIT',
   /** The request message did not match AnalysisRequestMessage. */

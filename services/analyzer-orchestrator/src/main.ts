@@ -123,6 +123,7 @@ async function main(): Promise<void> {
       prefetch: cfg.orchestrator.prefetch,
       reaperIntervalMs: cfg.orchestrator.reaperIntervalMs,
       jobGraceMs: cfg.orchestrator.jobGraceMs,
+      queuedMaxMs: cfg.orchestrator.queuedMaxMs,
     },
   });
   await orch.start();

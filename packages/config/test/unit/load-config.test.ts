@@ -75,6 +75,7 @@ describe('loadConfig defaults', () => {
       shutdownGraceMs: 10_000,
       reaperIntervalMs: 15_000,
       jobGraceMs: 30_000,
+      queuedMaxMs: 86_400_000,
     });
     expect(c.brokerPrefix).toBe('');
     expect(c.metrics).toBe(true);

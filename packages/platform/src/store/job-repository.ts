@@ -141,6 +141,16 @@ export function createJobRepository(
       return r.rows.map((x) => x.job_id);
     },
 
+    async findUndispatched(now, maxQueuedMs, limit) {
+      const cutoff = new Date(now.getTime() - maxQueuedMs);
+      const r = await sql.query<{ job_id: string }>(
+        `SELECT job_id FROM jobs WHERE status = 'queued' AND created_at < $1
+         ORDER BY created_at LIMIT $2`,
+        [cutoff, limit],
+      );
+      return r.rows.map((x) => x.job_id);
+    },
+
     async countByStatus() {
       const r = await sql.query<{ status: JobStatus; n: number }>(
         'SELECT status, count(*)::int AS n FROM jobs GROUP BY status',

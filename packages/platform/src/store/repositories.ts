@@ -90,6 +90,11 @@ export interface JobRepository {
   finish(f: JobFinish): Promise<FinishedJob | null>;
   /** Jobs still processing after their deadline plus `graceMs`. */
   findStuck(now: Date, graceMs: number, limit: number): Promise<string[]>;
+  /**
+   * Jobs still `queued` more than `maxQueuedMs` after they were stored, oldest first: their request
+   * message was most likely never published (the gateway stopped between the row and the broker).
+   */
+  findUndispatched(now: Date, maxQueuedMs: number, limit: number): Promise<string[]>;
   countByStatus(): Promise<Record<JobStatus, number>>;
 }
 

@@ -243,6 +243,23 @@ export function storeConformance(name: string, makeTarget: () => Promise<StoreTa
         expect(await store.jobs.findStuck(now, 5_000, 1000)).not.toContain(late.job_id);
       });
 
+      it('finds jobs still queued long after they were stored', async () => {
+        const old = newJob();
+        const started = newJob();
+        await store.jobs.create(old);
+        await store.jobs.create(started);
+        await store.jobs.markProcessing(started.job_id, new Date(Date.now() + 60_000));
+        const later = new Date(Date.now() + 3_600_000);
+        const found = await store.jobs.findUndispatched(later, 60_000, 100_000);
+        expect(found).toContain(old.job_id);
+        expect(found).not.toContain(started.job_id);
+        expect(await store.jobs.findUndispatched(later, 7_200_000, 100_000)).not.toContain(
+          old.job_id,
+        );
+        await store.jobs.fail(old.job_id, { code: 'TRAWL_ERR_NOT_DISPATCHED', message: 'lost' });
+        expect(await store.jobs.findUndispatched(later, 60_000, 100_000)).not.toContain(old.job_id);
+      });
+
       it('counts jobs by status', async () => {
         const counts = await store.jobs.countByStatus();
         expect(Object.keys(counts).sort()).toEqual(['completed', 'failed', 'processing', 'queued']);

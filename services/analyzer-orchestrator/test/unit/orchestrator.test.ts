@@ -273,6 +273,34 @@ describe('analyzer orchestrator (memory platform)', () => {
     expect(job?.error?.code).toBe('TRAWL_ERR_DEADLINE');
   });
 
+  it('the reaper fails jobs still queued long after they were stored (message never published)', async () => {
+    // a row stored by a gateway that stopped before publishing its request: no message anywhere
+    let now = new Date();
+    const o = build({ clock: () => now, options: { reaperIntervalMs: 0, queuedMaxMs: 60_000 } });
+    const { randomUUID } = await import('node:crypto');
+    const id = randomUUID();
+    await p.store.jobs.create({ job_id: id, email_id: 'e', workflow_id: 'simple', email });
+    await o.reapOnce();
+    expect((await p.store.jobs.get(id))?.status).toBe('queued');
+    now = new Date(now.getTime() + 120_000);
+    expect(await o.reapOnce()).toBeGreaterThanOrEqual(1);
+    const job = await p.store.jobs.get(id);
+    expect(job?.status).toBe('failed');
+    expect(job?.error?.code).toBe('TRAWL_ERR_NOT_DISPATCHED');
+  });
+
+  it('without queuedMaxMs the reaper leaves queued jobs alone', async () => {
+    const o = build({
+      clock: () => new Date(Date.now() + 86_400_000 * 365),
+      options: { reaperIntervalMs: 0 },
+    });
+    const { randomUUID } = await import('node:crypto');
+    const id = randomUUID();
+    await p.store.jobs.create({ job_id: id, email_id: 'e', workflow_id: 'simple', email });
+    await o.reapOnce();
+    expect((await p.store.jobs.get(id))?.status).toBe('queued');
+  });
+
   it('caches analyzer answers when cache_ttl_seconds is set', async () => {
     const o = build({
       config: createConfigSource(
