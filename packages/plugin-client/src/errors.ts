@@ -1,4 +1,5 @@
-import { TrawlError } from '@trawl/contracts';
+import { TrawlError, toProblems } from '@trawl/contracts';
+import type { z } from 'zod';
 
 /** Error codes of @trawl/plugin-client (listed in docs/errors.md). */
 export const PLUGIN_ERROR_CODES = {
@@ -57,4 +58,22 @@ export class PluginCallError extends TrawlError {
 
 export function pluginLabel(kind: PluginKind, id: string): string {
   return kind === 'analyzer' ? `analyzer ${id}` : `context provider ${id}`;
+}
+
+/** The error of an answer that does not match its contract: the first five problems, by path. */
+export function invalidAnswerError(
+  kind: PluginKind,
+  id: string,
+  error: z.ZodError,
+): PluginCallError {
+  const detail = toProblems(error)
+    .slice(0, 5)
+    .map((p) => `${p.path || '/'}: ${p.message}`)
+    .join('; ');
+  return new PluginCallError(
+    'invalidAnswer',
+    kind,
+    id,
+    `${pluginLabel(kind, id)} answered an invalid result: ${detail}`,
+  );
 }

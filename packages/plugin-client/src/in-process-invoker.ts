@@ -5,10 +5,9 @@ import {
   EnrichmentResult,
   type EnrichRequest,
   safeParseAnalyzerAnswer,
-  toProblems,
 } from '@trawl/contracts';
 import type { z } from 'zod';
-import { PluginCallError, type PluginKind, pluginLabel } from './errors.ts';
+import { invalidAnswerError, PluginCallError, type PluginKind, pluginLabel } from './errors.ts';
 import type { CallOptions, PluginInvoker } from './invoker.ts';
 
 export type InProcessAnalyzer = (
@@ -98,16 +97,7 @@ export function createInProcessInvoker(opts: InProcessInvokerOptions): PluginInv
   ): T {
     const r = validate(fill ? fill(raw) : raw);
     if (r.success) return r.data;
-    const detail = toProblems(r.error)
-      .slice(0, 5)
-      .map((p) => `${p.path || '/'}: ${p.message}`)
-      .join('; ');
-    throw new PluginCallError(
-      'invalidAnswer',
-      kind,
-      id,
-      `${pluginLabel(kind, id)} answered an invalid result: ${detail}`,
-    );
+    throw invalidAnswerError(kind, id, r.error);
   }
 
   /** A call bounded by its caller: no timer, no listener, no race; the answer validated. */

@@ -4,11 +4,10 @@ import {
   EnrichmentResult,
   type EnrichRequest,
   safeParseAnalyzerAnswer,
-  toProblems,
 } from '@trawl/contracts';
 import { Pool } from 'undici';
 import { z } from 'zod';
-import { PluginCallError, type PluginKind, pluginLabel } from './errors.ts';
+import { invalidAnswerError, PluginCallError, type PluginKind, pluginLabel } from './errors.ts';
 import type { CallOptions, PluginInvoker } from './invoker.ts';
 
 export interface PluginTarget {
@@ -265,17 +264,7 @@ export function createPluginClient(opts: PluginClientOptions = {}): PluginClient
   ): T {
     const r = parse(data);
     if (r.success) return r.data;
-    const problems = toProblems(r.error);
-    const detail = problems
-      .slice(0, 5)
-      .map((p) => `${p.path || '/'}: ${p.message}`)
-      .join('; ');
-    throw new PluginCallError(
-      'invalidAnswer',
-      kind,
-      id,
-      `${pluginLabel(kind, id)} answered an invalid result: ${detail}`,
-    );
+    throw invalidAnswerError(kind, id, r.error);
   }
 
   return {
