@@ -1,5 +1,6 @@
 // Container health check: GET /health of the service this container runs, on its own port.
-// Exit 0 when it answers 2xx within 4 s, else 1.
+// Exit 0 when it answers 2xx within 4 s, else 1. Each port variable and default is the one
+// @trawl/config reads for the port that service listens on (test/e2e-run/compose.test.ts checks it).
 const service = process.env.TRAWL_SERVICE ?? 'api-gateway';
 const ports = {
   'api-gateway': process.env.API_GATEWAY_PORT ?? '8001',
@@ -7,7 +8,7 @@ const ports = {
   'analyzer-orchestrator': process.env.TRAWL_ORCHESTRATOR_PORT ?? '8091',
   'mail-orchestrator': process.env.TRAWL_MAIL_ORCHESTRATOR_PORT ?? '8002',
   analyzers: process.env.TRAWL_ANALYZERS_PORT ?? '8100',
-  'retriever-imap': process.env.TRAWL_RETRIEVER_PORT ?? '8200',
+  'retriever-imap': process.env.TRAWL_RETRIEVER_IMAP_PORT ?? '8200',
 };
 const port = ports[service];
 if (!port) process.exit(0);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEV_ONLY_VARIABLES } from '@trawl/config';
+import { hostAllowed } from '@trawl/api-gateway';
+import { type AppConfig, DEV_ONLY_VARIABLES, loadConfig } from '@trawl/config';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { importVia, ROOT } from './helpers.ts';
 
@@ -11,7 +12,58 @@ import { importVia, ROOT } from './helpers.ts';
 
 // Variables the image reads besides @trawl/config (docker/entrypoint.sh; docs/configuration.md).
 const SERVICE_OWN = new Set(['TRAWL_SERVICE']);
-const TRAWL_SERVICES = ['api-gateway', 'analyzer-orchestrator', 'mail-orchestrator', 'analyzers'];
+const TRAWL_SERVICES = [
+  'api-gateway',
+  'analyzer-orchestrator',
+  'mail-orchestrator',
+  'analyzers',
+  'retriever-imap',
+];
+
+/**
+ * The port each service listens on, as its code reads it: the file that calls listen() and the
+ * expression it passes, and the same value taken from the configuration.
+ */
+const LISTENS_ON: Record<string, { file: string; expr: string; port: (c: AppConfig) => number }> = {
+  'api-gateway': {
+    file: 'services/api-gateway/src/main.ts',
+    expr: 'port: cfg.gateway.port',
+    port: (c) => c.gateway.port,
+  },
+  'all-in-one': {
+    file: 'services/all-in-one/src/embedded.ts',
+    expr: 'opts.port ?? cfg.gateway.port',
+    port: (c) => c.gateway.port,
+  },
+  'analyzer-orchestrator': {
+    file: 'services/analyzer-orchestrator/src/main.ts',
+    expr: 'const port = cfg.orchestratorPort',
+    port: (c) => c.orchestratorPort,
+  },
+  'mail-orchestrator': {
+    file: 'services/mail-orchestrator/src/main.ts',
+    expr: 'port: cfg.mailOrchestratorPort',
+    port: (c) => c.mailOrchestratorPort,
+  },
+  analyzers: {
+    file: 'services/analyzers/src/main.ts',
+    expr: 'port: config.analyzersPort',
+    port: (c) => c.analyzersPort,
+  },
+  'retriever-imap': {
+    file: 'services/retriever-imap/src/main.ts',
+    expr: '{ host, port } = cfg.retrieverImap',
+    port: (c) => c.retrieverImap.port,
+  },
+};
+
+/** Values for the `${VAR:?message}` variables, long enough for production's checks. */
+const REQUIRED = {
+  SECRET_KEY: 's'.repeat(48),
+  INTERNAL_API_KEY: 'k'.repeat(48),
+  POSTGRES_PASSWORD: 'postgres-password',
+  RABBITMQ_DEFAULT_PASS: 'rabbitmq-password',
+};
 const INFRA = ['postgres', 'redis', 'rabbitmq'];
 const DEV_ONLY = DEV_ONLY_VARIABLES;
 
@@ -23,6 +75,8 @@ interface Service {
   container_name?: string;
   healthcheck?: { test: string[] | string };
   depends_on?: Record<string, { condition: string }>;
+  profiles?: string[];
+  volumes?: unknown[];
 }
 interface Compose {
   services: Record<string, Service>;
@@ -30,6 +84,8 @@ interface Compose {
 
 let parseYaml: (text: string, opts: { merge: boolean }) => unknown;
 let knownVars: Set<string>;
+/** Variables the IMAP retriever reads itself (TRAWL_IMAP_*; docs/configuration.md). */
+let imapVars: Set<string>;
 let envExample: Record<string, string>;
 const read = (f: string) => readFileSync(join(ROOT, f), 'utf8');
 const prodText = read('docker-compose.yml');
@@ -37,13 +93,106 @@ const devText = read('docker-compose.dev.yml');
 let prod: Compose;
 let dev: Compose;
 
-/** ${VAR}, ${VAR:-default}, ${VAR:?message}; `$${...}` is an escape for the container's shell. */
-function references(text: string): { name: string; def: string | undefined }[] {
-  const out: { name: string; def: string | undefined }[] = [];
-  for (const m of text.matchAll(/(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?([-?])([^}]*))?\}/g)) {
-    out.push({ name: m[1] as string, def: m[2] === '-' ? m[3] : undefined });
+interface Reference {
+  name: string;
+  /** `:` before the operator: an empty value counts as unset. */
+  colon: boolean;
+  op: '' | '-' | '?' | '+';
+  arg: string;
+  start: number;
+  end: number;
+}
+
+/**
+ * The `${...}` expressions of a compose text, as Compose reads them: `${VAR}`, `${VAR:-default}`,
+ * `${VAR-default}`, `${VAR:?message}`, `${VAR:+alternative}`, braces balanced (a JSON default);
+ * `$$` is an escape for the container's shell.
+ */
+function scan(text: string): Reference[] {
+  const out: Reference[] = [];
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] !== '$') continue;
+    if (text[i + 1] === '$') {
+      i++;
+      continue;
+    }
+    if (text[i + 1] !== '{') continue;
+    let depth = 1;
+    let j = i + 2;
+    for (; j < text.length && depth > 0; j++) {
+      if (text[j] === '{') depth++;
+      else if (text[j] === '}') depth--;
+    }
+    const inner = text.slice(i + 2, j - 1);
+    const m = /^([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([-?+])([\s\S]*))?$/.exec(inner);
+    if (!m) throw new Error(`not a compose variable: \${${inner}}`);
+    out.push({
+      name: m[1] as string,
+      colon: m[2] === ':',
+      op: (m[3] ?? '') as Reference['op'],
+      arg: m[4] ?? '',
+      start: i,
+      end: j,
+    });
+    i = j - 1;
   }
   return out;
+}
+
+/** ${VAR}, ${VAR:-default}, ${VAR:?message}, with the default of each. */
+function references(text: string): { name: string; def: string | undefined }[] {
+  return scan(text).map((r) => ({ name: r.name, def: r.op === '-' ? r.arg : undefined }));
+}
+
+/** A value as Compose hands it to the container, given the variables of .env / the shell. */
+function interpolate(text: string, vars: Record<string, string | undefined>): string {
+  let out = '';
+  let at = 0;
+  for (const r of scan(text)) {
+    out += text.slice(at, r.start).replaceAll('$$', '$');
+    const v = vars[r.name];
+    const set = r.colon ? v !== undefined && v !== '' : v !== undefined;
+    if (r.op === '') out += v ?? '';
+    else if (r.op === '-') out += set ? v : interpolate(r.arg, vars);
+    else if (r.op === '+') out += set ? interpolate(r.arg, vars) : '';
+    else if (set) out += v;
+    else throw new Error(`${r.name}: ${r.arg}`);
+    at = r.end;
+  }
+  return out + text.slice(at).replaceAll('$$', '$');
+}
+
+/** The environment a service's container gets: the overlay's entries over the base file's. */
+function containerEnv(
+  service: string,
+  vars: Record<string, string | undefined>,
+  files: Compose[],
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const f of files) {
+    for (const [k, v] of Object.entries(f.services[service]?.environment ?? {}))
+      out[k] = interpolate(v === null ? '' : String(v), vars);
+  }
+  return out;
+}
+
+/** The configuration a service reads from that environment (no .env file: compose passes all). */
+function configOf(env: Record<string, string>): AppConfig {
+  return loadConfig({
+    env,
+    envFile: false,
+    rootDir: ROOT,
+    needs: { postgres: false, rabbitmq: false, redis: false, secretKey: false },
+  });
+}
+
+/** What an operator may have in .env: nothing but the secrets; .env.example copied; their own. */
+function operatorEnvs(): [string, Record<string, string | undefined>][] {
+  return [
+    ['only the required secrets', { ...REQUIRED }],
+    ['.env.example copied to .env', { ...envExample, ...REQUIRED }],
+    ['their own TRUSTED_HOSTS', { ...envExample, ...REQUIRED, TRUSTED_HOSTS: 'trawl.example.org' }],
+  ];
 }
 
 beforeAll(async () => {
@@ -53,6 +202,11 @@ beforeAll(async () => {
     parseDotenv: (t: string) => { values: Record<string, string> };
   }>('services/all-in-one', '@trawl/config');
   knownVars = new Set(config.ENV_VARIABLE_NAMES);
+  const imap = await importVia<{ IMAP_ENV: Record<string, string> }>(
+    'services/mail-orchestrator',
+    '@trawl/retriever-imap',
+  );
+  imapVars = new Set(Object.keys(imap.IMAP_ENV));
   envExample = config.parseDotenv(read('.env.example')).values;
   prod = parseYaml(prodText, { merge: true }) as Compose;
   dev = parseYaml(devText, { merge: true }) as Compose;
@@ -83,8 +237,10 @@ describe('docker-compose.yml and docker-compose.dev.yml', () => {
     for (const file of [prod, dev]) {
       for (const [name, svc] of Object.entries(file.services)) {
         if (!TRAWL_SERVICES.includes(name)) continue;
-        for (const v of Object.keys(svc.environment ?? {}))
-          if (!knownVars.has(v) && !SERVICE_OWN.has(v)) unknown.push(`${name}: ${v}`);
+        for (const v of Object.keys(svc.environment ?? {})) {
+          const own = SERVICE_OWN.has(v) || (name === 'retriever-imap' && imapVars.has(v));
+          if (!knownVars.has(v) && !own) unknown.push(`${name}: ${v}`);
+        }
       }
     }
     expect(unknown).toEqual([]);
@@ -103,6 +259,59 @@ describe('docker-compose.yml and docker-compose.dev.yml', () => {
     );
     expect(prod.services.redis?.command?.toString()).toContain('REDIS_PASSWORD:+--requirepass');
     expect(prod.services.rabbitmq?.image).toMatch(/management/);
+  });
+
+  // docs/mail-ingestion.md: Redis holds the dedup marks; losing or evicting them analyses mail twice.
+  it('run Redis persistent (append-only file) and never evicting', () => {
+    const redis = prod.services.redis as Service;
+    const command = (redis.command as string[]).join(' ');
+    expect(command).toMatch(/--appendonly yes(\s|$)/);
+    expect(redis.volumes?.some((v) => String(v).endsWith(':/data'))).toBe(true);
+    for (const [what, vars] of operatorEnvs()) {
+      const env = containerEnv('redis', vars, [prod]);
+      expect(env.REDIS_MAXMEMORY_POLICY, what).toBe('noeviction');
+      expect(
+        configOf({ ...vars, APP_ENV: 'dev' } as Record<string, string>).redis.maxmemoryPolicy,
+        what,
+      ).toBe('noeviction');
+    }
+  });
+
+  // Regression (issue 19): TRUSTED_HOSTS=localhost,127.0.0.1 while the mail orchestrator called
+  // http://api-gateway:8001; every reported message was refused with 400 untrusted host.
+  it('have the gateway trust the host name every other service calls it by', () => {
+    for (const files of [[prod], [prod, dev]]) {
+      for (const [what, vars] of operatorEnvs()) {
+        const trusted = configOf(containerEnv('api-gateway', vars, files)).trustedHosts;
+        for (const s of TRAWL_SERVICES) {
+          const env = containerEnv(s, vars, files);
+          if (env.TRAWL_GATEWAY_URL === undefined) continue;
+          const host = new URL(configOf(env).gateway.url).hostname;
+          expect(prod.services[host], `${s} calls ${host}: a service`).toBeDefined();
+          expect(
+            hostAllowed(host, trusted),
+            `${what}: ${s} calls ${host}; trusted ${trusted}`,
+          ).toBe(true);
+        }
+      }
+    }
+  });
+
+  it('run the IMAP retriever and list it where the mail orchestrator finds its retrievers', () => {
+    const svc = prod.services['retriever-imap'] as Service;
+    expect(svc.command).toEqual(['retriever-imap']);
+    for (const [what, vars] of operatorEnvs()) {
+      const retrievers = configOf(containerEnv('mail-orchestrator', vars, [prod])).mailRetrievers;
+      const port = configOf(containerEnv('retriever-imap', vars, [prod])).retrieverImap.port;
+      const imap = Object.values(retrievers).filter(
+        (r) => new URL(r.url).hostname === 'retriever-imap',
+      );
+      expect(imap, `${what}: TRAWL_MAIL_RETRIEVERS ${JSON.stringify(retrievers)}`).toHaveLength(1);
+      expect(imap[0]?.enabled, what).toBe(true);
+      expect(Number(new URL(imap[0]?.url ?? '').port), what).toBe(port);
+      for (const r of Object.values(retrievers))
+        expect(prod.services[new URL(r.url).hostname], r.url).toBeDefined();
+    }
   });
 
   it('have every service of the stack, the orchestrator scalable', () => {
@@ -125,19 +334,29 @@ describe('docker-compose.yml and docker-compose.dev.yml', () => {
   it('check each Trawl service on the port it listens on', () => {
     // docker/healthcheck.mjs reads the port variable of the service named by TRAWL_SERVICE.
     const script = read('docker/healthcheck.mjs');
-    const portVar: Record<string, string> = {
-      'api-gateway': 'API_GATEWAY_PORT',
-      'analyzer-orchestrator': 'TRAWL_ORCHESTRATOR_PORT',
-      'mail-orchestrator': 'TRAWL_MAIL_ORCHESTRATOR_PORT',
-      analyzers: 'TRAWL_ANALYZERS_PORT',
-    };
+    const checked = new Map<string, { variable: string; def: number }>();
+    for (const m of script.matchAll(/^\s*'?([a-z-]+)'?: process\.env\.([A-Z0-9_]+) \?\? '(\d+)'/gm))
+      checked.set(m[1] as string, { variable: m[2] as string, def: Number(m[3]) });
+    expect([...checked.keys()].sort()).toEqual(Object.keys(LISTENS_ON).sort());
+    for (const [s, listens] of Object.entries(LISTENS_ON)) {
+      const hc = checked.get(s) as { variable: string; def: number };
+      // The code listens on this configuration value ...
+      expect(read(listens.file), `${listens.file} listens on ${listens.expr}`).toContain(
+        listens.expr,
+      );
+      // ... which the health check's variable sets, with the same default.
+      const dev = { APP_ENV: 'dev' };
+      expect(listens.port(configOf(dev)), `${s}: default port`).toBe(hc.def);
+      expect(
+        listens.port(configOf({ ...dev, [hc.variable]: '23456' })),
+        `${s}: ${hc.variable}`,
+      ).toBe(23456);
+    }
     for (const s of TRAWL_SERVICES) {
       const svc = prod.services[s] as Service;
       expect(svc.environment?.TRAWL_SERVICE, s).toBe(s);
       expect(svc.command, s).toEqual([s]);
-      const v = portVar[s] as string;
-      expect(script).toContain(`'${s}': process.env.${v}`.replace(`'analyzers'`, 'analyzers'));
-      expect(svc.environment?.[v], `${s} sets ${v}`).toBeDefined();
+      expect(checked.has(s), `healthcheck.mjs knows ${s}`).toBe(true);
       expect(JSON.stringify(svc.healthcheck?.test)).toContain('docker/healthcheck.mjs');
     }
     // The gateway publishes the port it listens on.

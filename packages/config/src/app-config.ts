@@ -20,6 +20,13 @@ export const REDIS_MAXMEMORY_POLICIES = [
 ] as const;
 export type RedisMaxmemoryPolicy = (typeof REDIS_MAXMEMORY_POLICIES)[number];
 
+/**
+ * Which proxies in front of the gateway are believed about the client address (X-Forwarded-For,
+ * X-Forwarded-Proto, X-Forwarded-Host): none (false), every one (true), the nearest N hops, or
+ * the proxies at these addresses / CIDR ranges (`loopback`, `linklocal`, `uniquelocal` too).
+ */
+export type TrustProxy = boolean | number | string[];
+
 /** A connection URL and whether the user gave it (explicit) or it was built from its parts. */
 export interface ConnectionUrl {
   url: string;
@@ -68,6 +75,8 @@ export interface AppConfig {
   secretKeyGenerated: boolean;
   internalApiKey: string | undefined;
   trustedHosts: string[];
+  /** TRUST_PROXY: passed to Fastify's trustProxy by the gateway (false when unset). */
+  trustProxy: TrustProxy;
   auth: {
     accessTokenExpireMinutes: number;
     refreshTokenExpireDays: number;
@@ -77,7 +86,14 @@ export interface AppConfig {
   database: DatabaseConfig;
   redis: RedisConfig;
   rabbitmq: RabbitmqConfig;
-  gateway: { host: string; port: number; url: string };
+  gateway: {
+    /** TRAWL_HOST: where the services listen on their own (default 0.0.0.0, containers). */
+    host: string;
+    /** TRAWL_HOST as `pnpm start` uses it: default 127.0.0.1, this machine only. */
+    embeddedHost: string;
+    port: number;
+    url: string;
+  };
   analyzersPort: number;
   /** Host the orchestrator calls the built-in analyzers service on (scale-out mode). */
   analyzersHost: string;
@@ -89,6 +105,8 @@ export interface AppConfig {
    */
   builtinsInProcess: boolean;
   mailOrchestratorPort: number;
+  /** Where the IMAP retriever serves the retriever protocol (TRAWL_RETRIEVER_IMAP_HOST / _PORT). */
+  retrieverImap: { host: string; port: number };
   /** Absolute; embedded mode keeps PGlite data here. */
   dataDir: string;
   mailRetrievers: MailRetrievers;

@@ -16,7 +16,8 @@ export const DEFAULTS = {
   REDIS_HOST: '127.0.0.1',
   REDIS_PORT: 6379,
   REDIS_MAXMEMORY: '256mb',
-  REDIS_MAXMEMORY_POLICY: 'allkeys-lru',
+  // Dedup marks and job origins live in Redis: evicting them would analyse mail twice.
+  REDIS_MAXMEMORY_POLICY: 'noeviction',
   RABBITMQ_HOST: '127.0.0.1',
   RABBITMQ_PORT: 5672,
   RABBITMQ_MGMT_PORT: 15672,
@@ -25,11 +26,14 @@ export const DEFAULTS = {
   RABBITMQ_VHOST: '/',
   API_GATEWAY_PORT: 8001,
   TRAWL_HOST: '0.0.0.0',
+  TRUST_PROXY: false,
   TRAWL_ANALYZERS_PORT: 8100,
   TRAWL_ANALYZERS_HOST: '127.0.0.1',
   TRAWL_ORCHESTRATOR_PORT: 8091,
   TRAWL_BUILTINS_IN_PROCESS: true,
   TRAWL_MAIL_ORCHESTRATOR_PORT: 8002,
+  TRAWL_RETRIEVER_IMAP_HOST: '0.0.0.0',
+  TRAWL_RETRIEVER_IMAP_PORT: 8200,
   TRAWL_DATA_DIR: './data',
   TRAWL_MAIL_RETRIEVERS: '{}',
   TRAWL_CONFIG_FILE: 'config/service.yaml',
@@ -71,6 +75,9 @@ export const DEFAULTS = {
   VERSION: 'latest',
   BASE_IMAGE: 'node:20-bookworm-slim',
 } as const;
+
+/** TRAWL_HOST when unset in embedded mode (`pnpm start`): this machine only, as the README says. */
+export const EMBEDDED_HOST_DEFAULT = '127.0.0.1';
 
 /** Every variable Trawl reads (documented in .env.example and docs/configuration.md). */
 /** Variables that apply only with APP_ENV=dev (docker-compose.dev.yml), spec 2.10. */
@@ -127,6 +134,7 @@ export const ENV_VARIABLE_NAMES = [
   'RABBITMQ_URL',
   'API_GATEWAY_PORT',
   'TRAWL_HOST',
+  'TRUST_PROXY',
   'TRAWL_GATEWAY_URL',
   'TRAWL_ANALYZERS_PORT',
   'TRAWL_ANALYZERS_HOST',
@@ -134,6 +142,8 @@ export const ENV_VARIABLE_NAMES = [
   'TRAWL_ORCHESTRATOR_PORT',
   'TRAWL_BUILTINS_IN_PROCESS',
   'TRAWL_MAIL_ORCHESTRATOR_PORT',
+  'TRAWL_RETRIEVER_IMAP_HOST',
+  'TRAWL_RETRIEVER_IMAP_PORT',
   'TRAWL_DATA_DIR',
   'TRAWL_MAIL_RETRIEVERS',
   'TRAWL_CONFIG_FILE',

@@ -1,6 +1,12 @@
 export * from './app-config.ts';
 export { canonicalJson, contentVersion } from './canonical.ts';
-export { DEFAULTS, DEV_ONLY_VARIABLES, ENV_VARIABLE_NAMES, SECRET_VARIABLES } from './defaults.ts';
+export {
+  DEFAULTS,
+  DEV_ONLY_VARIABLES,
+  EMBEDDED_HOST_DEFAULT,
+  ENV_VARIABLE_NAMES,
+  SECRET_VARIABLES,
+} from './defaults.ts';
 export { type DotenvResult, parseDotenv } from './dotenv.ts';
 export { CONFIG_ERROR_CODES, ConfigError, type ConfigProblem, formatProblem } from './errors.ts';
 export { loadConfig } from './load-config.ts';

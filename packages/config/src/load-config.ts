@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { isAbsolute, join, resolve } from 'node:path';
 import { MailRetrievers, toProblems } from '@trawl/contracts';
 import {
@@ -14,9 +15,10 @@ import {
   type RabbitmqConfig,
   REDIS_MAXMEMORY_POLICIES,
   type RedisConfig,
+  type TrustProxy,
 } from './app-config.ts';
 import { deepFreeze } from './deep-freeze.ts';
-import { DEFAULTS as D, SECRET_VARIABLES } from './defaults.ts';
+import { DEFAULTS as D, EMBEDDED_HOST_DEFAULT, SECRET_VARIABLES } from './defaults.ts';
 import { parseDotenv } from './dotenv.ts';
 import { EnvReader } from './env-reader.ts';
 import { ConfigError, type ConfigProblem } from './errors.ts';
@@ -171,6 +173,7 @@ function readAll(
     secretKeyGenerated,
     internalApiKey: r.raw('INTERNAL_API_KEY'),
     trustedHosts: r.list('TRUSTED_HOSTS', D.TRUSTED_HOSTS),
+    trustProxy: readTrustProxy(r),
     auth: {
       accessTokenExpireMinutes: r.int(
         'ACCESS_TOKEN_EXPIRE_MINUTES',
@@ -184,12 +187,21 @@ function readAll(
     database,
     redis,
     rabbitmq,
-    gateway: { host: r.str('TRAWL_HOST', D.TRAWL_HOST), port: gatewayPort, url: gatewayUrl },
+    gateway: {
+      host: r.str('TRAWL_HOST', D.TRAWL_HOST),
+      embeddedHost: r.str('TRAWL_HOST', EMBEDDED_HOST_DEFAULT),
+      port: gatewayPort,
+      url: gatewayUrl,
+    },
     analyzersPort: r.port('TRAWL_ANALYZERS_PORT', D.TRAWL_ANALYZERS_PORT),
     analyzersHost: r.str('TRAWL_ANALYZERS_HOST', D.TRAWL_ANALYZERS_HOST),
     orchestratorPort: r.port('TRAWL_ORCHESTRATOR_PORT', D.TRAWL_ORCHESTRATOR_PORT),
     builtinsInProcess: r.bool('TRAWL_BUILTINS_IN_PROCESS', D.TRAWL_BUILTINS_IN_PROCESS),
     mailOrchestratorPort: r.port('TRAWL_MAIL_ORCHESTRATOR_PORT', D.TRAWL_MAIL_ORCHESTRATOR_PORT),
+    retrieverImap: {
+      host: r.str('TRAWL_RETRIEVER_IMAP_HOST', D.TRAWL_RETRIEVER_IMAP_HOST),
+      port: r.port('TRAWL_RETRIEVER_IMAP_PORT', D.TRAWL_RETRIEVER_IMAP_PORT),
+    },
     dataDir: path('TRAWL_DATA_DIR', D.TRAWL_DATA_DIR),
     mailRetrievers,
     configFile: path('TRAWL_CONFIG_FILE', D.TRAWL_CONFIG_FILE),
@@ -276,6 +288,53 @@ function readAll(
 }
 
 type RequireInProd = (name: string, why: string) => void;
+
+const TRUE_WORDS = new Set(['true', 'yes', 'on']);
+const FALSE_WORDS = new Set(['false', 'no', 'off']);
+/** Address ranges proxy-addr (Fastify's trustProxy) knows by name. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * TRUST_PROXY: unset or false: the client address is the TCP peer (X-Forwarded-For ignored);
+ * true: every proxy is believed; a number: that many proxy hops in front; otherwise a
+ * comma-separated list of proxy addresses or CIDR ranges (or loopback, linklocal, uniquelocal).
+ */
+function readTrustProxy(r: EnvReader): TrustProxy {
+  const v = r.raw('TRUST_PROXY');
+  if (v === undefined) return D.TRUST_PROXY;
+  const t = v.trim().toLowerCase();
+  if (TRUE_WORDS.has(t)) return true;
+  if (FALSE_WORDS.has(t)) return false;
+  if (/^\d+$/.test(t)) {
+    const hops = Number(t);
+    if (hops > 32)
+      r.problem('TRUST_PROXY', `must be at most 32 proxy hops${r.show('TRUST_PROXY', v)}`);
+    return hops === 0 ? false : Math.min(hops, 32);
+  }
+  const items = t
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  const bad = items.filter((i) => !PROXY_RANGE_NAMES.has(i) && !isAddressOrRange(i));
+  if (bad.length > 0 || items.length === 0) {
+    r.problem(
+      'TRUST_PROXY',
+      `must be true, false, a number of proxy hops, or comma-separated proxy addresses / CIDR ranges${r.show('TRUST_PROXY', v)}`,
+    );
+    return false;
+  }
+  return items;
+}
+
+function isAddressOrRange(s: string): boolean {
+  const [addr, bits, ...rest] = s.split('/');
+  if (rest.length > 0 || addr === undefined) return false;
+  const family = isIP(addr);
+  if (family === 0) return false;
+  if (bits === undefined) return true;
+  if (!/^\d+$/.test(bits)) return false;
+  return Number(bits) <= (family === 4 ? 32 : 128);
+}
 
 function readDatabase(r: EnvReader, needed: boolean, requireInProd: RequireInProd): DatabaseConfig {
   const host = r.str('POSTGRES_HOST', D.POSTGRES_HOST);

@@ -67,6 +67,8 @@ export const ERROR_CODES = {
   deadline: 'TRAWL_ERR_DEADLINE',
   internal: 'TRAWL_ERR_INTERNAL',
   configInvalid: 'TRAWL_ERR_CONFIG_INVALID',
+  /** The gateway's Host check; its clients (the mail orchestrator) tell it from a bad message. */
+  untrustedHost: 'TRAWL_ERR_GATEWAY_UNTRUSTED_HOST',
 } as const;
 
 /** RFC 9457 problem details, as every error answer carries them. */

@@ -40,6 +40,15 @@ export interface EmbeddedOptions {
   version?: string;
   /** Port to listen on (default cfg.gateway.port; 0 = any free port). */
   port?: number;
+  /** Address to listen on (default cfg.gateway.embeddedHost: TRAWL_HOST, else 127.0.0.1). */
+  host?: string;
+}
+
+/** The address to reach a server listening on `host` from this machine. */
+export function connectHost(host: string): string {
+  if (host === '0.0.0.0' || host === '' || host === '::' || host === '[::]') return '127.0.0.1';
+  if (host.includes(':') && !host.startsWith('[')) return `[${host}]`;
+  return host;
 }
 
 /** What runs, and how to stop it. */
@@ -47,6 +56,8 @@ export interface Embedded {
   /** Base address of the gateway, e.g. http://127.0.0.1:8001. */
   url: string;
   port: number;
+  /** The address it listens on (127.0.0.1 unless TRAWL_HOST says otherwise). */
+  host: string;
   /** Which adapter backs each dependency. */
   backends: {
     store: 'pglite' | 'postgres';
@@ -212,10 +223,12 @@ export async function startEmbedded(cfg: AppConfig, opts: EmbeddedOptions = {}):
     });
     closers.push(() => app.close());
     const port = opts.port ?? cfg.gateway.port;
-    await app.listen({ host: cfg.gateway.host, port });
+    // 127.0.0.1 unless TRAWL_HOST says otherwise: a laptop's Trawl is not served to its network.
+    const host = opts.host ?? cfg.gateway.embeddedHost;
+    await app.listen({ host, port });
     const address = app.server.address();
     const boundPort = typeof address === 'object' && address ? address.port : port;
-    const url = `http://127.0.0.1:${boundPort}`;
+    const url = `http://${connectHost(host)}:${boundPort}`;
 
     // Mail orchestrator, when retrievers are configured.
     let mail: MailOrchestrator | undefined;
@@ -247,6 +260,7 @@ export async function startEmbedded(cfg: AppConfig, opts: EmbeddedOptions = {}):
     return {
       url,
       port: boundPort,
+      host: typeof address === 'object' && address ? address.address : host,
       backends: {
         store: cfg.database.explicit ? 'postgres' : 'pglite',
         broker: broker.kind,

@@ -1,7 +1,7 @@
 export { createEmbeddedInvoker, type EmbeddedInvoker, pluginTargets } from '@trawl/analyzers';
 export { formatBanner } from './banner.ts';
 export { configSourceFrom } from './config-source.ts';
-export { type Embedded, type EmbeddedOptions, startEmbedded } from './embedded.ts';
+export { connectHost, type Embedded, type EmbeddedOptions, startEmbedded } from './embedded.ts';
 export {
   type FirstStartEnv,
   randomPassword,

@@ -6,6 +6,7 @@ import { createLoginThrottle } from './auth/login-throttle.ts';
 import { createTokenService } from './auth/tokens.ts';
 import type { GatewayContext } from './context.ts';
 import type { GatewayDeps } from './deps.ts';
+import type { GatewayOptions } from './options.ts';
 import { registerEdgeHooks } from './plugins/edge.ts';
 import { registerMetrics } from './plugins/metrics.ts';
 import { registerProblemHandlers } from './plugins/problems.ts';
@@ -21,6 +22,14 @@ import { workflowRoutes } from './routes/workflows.ts';
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** A number of hops becomes proxy-addr's trust function (Fastify's types take no number). */
+function fastifyTrustProxy(
+  tp: GatewayOptions['trustProxy'],
+): boolean | string | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof tp === 'number') return (_address, hop) => hop < tp;
+  return tp ?? false;
+}
+
 /** Builds the gateway's Fastify app. Never listens: main.ts (or a test with inject()) does. */
 export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   const { config } = deps;
@@ -28,7 +37,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
     loggerInstance: logger,
     bodyLimit: config.limits.jsonBodyBytes,
-    trustProxy: config.trustProxy ?? false,
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     requestIdHeader: false,
     logController: new GatewayLogController(logger),
     genReqId: (req) => {

@@ -22,3 +22,4 @@ export {
   REDACT_PATHS,
 } from './logger.ts';
 export { defaultGatewayOptions, type GatewayOptions, gatewayOptionsFrom } from './options.ts';
+export { hostAllowed } from './plugins/edge.ts';

@@ -18,8 +18,12 @@ export interface GatewayOptions {
     configuration_api: boolean;
     audit_logging: boolean;
   }>;
-  /** Trust X-Forwarded-For / X-Forwarded-Host from a proxy in front (Fastify trustProxy). */
-  trustProxy?: boolean | string | string[];
+  /**
+   * Trust X-Forwarded-For / X-Forwarded-Host from a proxy in front (Fastify trustProxy: true, a
+   * number of hops, or proxy addresses / CIDR ranges). Off by default: the client is the TCP peer.
+   * The login throttle and the rate limit key on the address this gives.
+   */
+  trustProxy?: boolean | number | string | string[];
   /** Seconds a verified access token stays in the in-process verification cache (0: off). */
   tokenCacheSeconds?: number;
   /** Failed logins for one (username, address) allowed before the delay kicks in. */
@@ -56,6 +60,7 @@ export function gatewayOptionsFrom(cfg: {
   secretKey: string;
   internalApiKey: string | undefined;
   trustedHosts: readonly string[];
+  trustProxy: boolean | number | readonly string[];
   auth: { accessTokenExpireMinutes: number; refreshTokenExpireDays: number };
   rateLimit: { enabled: boolean; max: number; windowSeconds: number };
   limits: {
@@ -71,6 +76,7 @@ export function gatewayOptionsFrom(cfg: {
     secretKey: cfg.secretKey,
     internalApiKey: cfg.internalApiKey,
     trustedHosts: cfg.trustedHosts,
+    trustProxy: typeof cfg.trustProxy === 'object' ? [...cfg.trustProxy] : cfg.trustProxy,
     accessTokenExpireMinutes: cfg.auth.accessTokenExpireMinutes,
     refreshTokenExpireDays: cfg.auth.refreshTokenExpireDays,
     rateLimit: { ...cfg.rateLimit },

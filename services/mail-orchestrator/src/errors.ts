@@ -1,4 +1,4 @@
-import { TransientError, TrawlError } from '@trawl/contracts';
+import { ERROR_CODES, TransientError, TrawlError } from '@trawl/contracts';
 
 /** Stable error codes of the mail orchestrator (listed in docs/errors.md). */
 export const MAIL_ERRORS = {
@@ -8,6 +8,11 @@ export const MAIL_ERRORS = {
   gatewayUnavailable: 'TRAWL_ERR_MAIL_GATEWAY_UNAVAILABLE',
   /** The gateway refused the internal key (a configuration error: nothing is acked). */
   gatewayAuth: 'TRAWL_ERR_MAIL_GATEWAY_AUTH',
+  /**
+   * The gateway refused the request itself, not the message (untrusted Host, unknown workflow,
+   * route or media type): a configuration error; nothing is acked, the message is retried.
+   */
+  gatewayRefused: 'TRAWL_ERR_MAIL_GATEWAY_REFUSED',
   /** POST /internal/ingest without a valid internal key. */
   unauthorized: 'TRAWL_ERR_MAIL_UNAUTHORIZED',
   /** POST /internal/ingest with a body that is not an IngestRequest. */
@@ -33,8 +38,51 @@ export class GatewayUnavailableError extends TransientError {
   }
 }
 
-export class GatewayAuthError extends TrawlError {
-  constructor(status: number) {
-    super(MAIL_ERRORS.gatewayAuth, `the gateway refused the internal API key (${status})`);
+/**
+ * The gateway refused the orchestrator's requests for a reason of configuration (either side): no
+ * message can pass until someone fixes it, so nothing is acked and every message is retried.
+ * Retryable: the message is kept, not the request repeated at once.
+ */
+export class GatewayMisconfiguredError extends TrawlError {
+  constructor(
+    code: string,
+    message: string,
+    /** The gateway's HTTP status and its own error code (TRAWL_ERR_GATEWAY_UNTRUSTED_HOST, ...). */
+    readonly httpStatus: number,
+    readonly gatewayCode: string | undefined,
+  ) {
+    super(code, message, { status: 503, retryable: true });
   }
+}
+
+export class GatewayAuthError extends GatewayMisconfiguredError {
+  constructor(status: number, gatewayCode?: string) {
+    super(
+      MAIL_ERRORS.gatewayAuth,
+      `the gateway refused the internal API key (${describe(status, gatewayCode)}): check INTERNAL_API_KEY on both sides`,
+      status,
+      gatewayCode,
+    );
+  }
+}
+
+export class GatewayRefusedError extends GatewayMisconfiguredError {
+  constructor(status: number, gatewayCode: string | undefined, detail: string | undefined) {
+    super(
+      MAIL_ERRORS.gatewayRefused,
+      `the gateway refused the request (${describe(status, gatewayCode)}${detail ? `: ${detail}` : ''})${hint(gatewayCode)}`,
+      status,
+      gatewayCode,
+    );
+  }
+}
+
+function describe(status: number, gatewayCode: string | undefined): string {
+  return gatewayCode ? `${status} ${gatewayCode}` : String(status);
+}
+
+function hint(gatewayCode: string | undefined): string {
+  return gatewayCode === ERROR_CODES.untrustedHost
+    ? "; add the host name of TRAWL_GATEWAY_URL to the gateway's TRUSTED_HOSTS"
+    : '';
 }

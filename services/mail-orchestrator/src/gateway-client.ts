@@ -1,6 +1,8 @@
-import { Job, JobList, SubmitResponse } from '@trawl/contracts';
-import { GatewayAuthError, GatewayUnavailableError } from './errors.ts';
-import { failureText, httpCall, jsonOf } from './http.ts';
+import { ERROR_CODES, Job, JobList, SubmitResponse } from '@trawl/contracts';
+import { MAIL_ERROR_CODES } from '@trawl/mail';
+import { z } from 'zod';
+import { GatewayAuthError, GatewayRefusedError, GatewayUnavailableError } from './errors.ts';
+import { failureText, type HttpAnswer, httpCall, jsonOf } from './http.ts';
 
 export interface GatewayClientOptions {
   /** Base URL of the api-gateway, e.g. http://api-gateway:8000 */
@@ -13,12 +15,77 @@ export interface GatewayClientOptions {
 
 export type SubmitOutcome =
   | { kind: 'accepted'; jobId: string; emailId: string }
-  /** The gateway will never take this message (422, 413, 400): ack it, count it, do not retry. */
+  /**
+   * The gateway will never take this message (it is unparseable, invalid or too large): ack it,
+   * count it, do not retry. Only a refusal about the message itself (see refusesTheMessage).
+   */
   | { kind: 'rejected'; status: number; detail: string };
+
+/** The fields of the gateway's problem answer (RFC 9457) this client reads; anything else passes. */
+export const GatewayProblem = z.object({
+  code: z.string().optional(),
+  detail: z.string().optional(),
+  errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+});
+export type GatewayProblem = z.infer<typeof GatewayProblem>;
+
+function problemOf(res: HttpAnswer): GatewayProblem {
+  const parsed = GatewayProblem.safeParse(jsonOf(res.text));
+  return parsed.success ? parsed.data : {};
+}
+
+/** Codes by which the gateway refuses a message for what it is: no retry can change the answer. */
+const MESSAGE_REFUSALS: ReadonlySet<string> = new Set([
+  MAIL_ERROR_CODES.unparseable,
+  MAIL_ERROR_CODES.invalid,
+  MAIL_ERROR_CODES.tooLarge,
+  ERROR_CODES.payloadTooLarge,
+]);
+
+/** Validation problems about the request rather than the message (the orchestrator's settings). */
+const REQUEST_PATHS = ['/query', '/workflow_id'];
+
+/**
+ * True when a 4xx answer refuses the message itself (final: acked, counted, never retried); false
+ * when it refuses the request (untrusted Host, unknown workflow, route or media type, a proxy's own
+ * 400): a configuration error that no message can get past, so nothing may be acked for it.
+ */
+export function refusesTheMessage(status: number, problem: GatewayProblem): boolean {
+  // 413 is about the body whoever answers it (the gateway's limit, a proxy's).
+  if (status === 413) return true;
+  if (problem.code !== undefined && MESSAGE_REFUSALS.has(problem.code)) return true;
+  if (problem.code === ERROR_CODES.validation && status === 422) {
+    const errors = problem.errors ?? [];
+    return (
+      errors.length > 0 &&
+      errors.every((e) => !REQUEST_PATHS.some((p) => e.path === p || e.path.startsWith(`${p}/`)))
+    );
+  }
+  return false;
+}
+
+/**
+ * The error for an answer that is neither success nor a refusal of the message: 401/403 and other
+ * 4xx are configuration (GatewayAuthError, GatewayRefusedError), 408/429/5xx are passing
+ * (GatewayUnavailableError). All are retried: the message is not acked and its key is released.
+ */
+function failureOf(res: HttpAnswer, what: string): Error {
+  const problem = problemOf(res);
+  if (res.status === 401 || res.status === 403)
+    return new GatewayAuthError(res.status, problem.code);
+  if (res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429) {
+    return new GatewayRefusedError(res.status, problem.code, problem.detail);
+  }
+  const code = problem.code ? ` ${problem.code}` : '';
+  return new GatewayUnavailableError(`${what}: the gateway answered ${res.status}${code}`);
+}
 
 /** The slice of the gateway's HTTP API the mail orchestrator uses. */
 export interface GatewayClient {
-  /** Throws GatewayUnavailableError (retry later) or GatewayAuthError (configuration). */
+  /**
+   * Throws GatewayUnavailableError (retry later) or a GatewayMisconfiguredError (GatewayAuthError,
+   * GatewayRefusedError: configuration; retry later too, and log it as an error).
+   */
   submitRaw(
     raw: Buffer,
     origin: { retriever: string; messageId: string },
@@ -71,13 +138,14 @@ export function createGatewayClient(o: GatewayClientOptions): GatewayClient {
         }
         return { kind: 'accepted', jobId: parsed.data.job_id, emailId: parsed.data.email_id };
       }
-      if (res.status === 401 || res.status === 403) throw new GatewayAuthError(res.status);
-      if (res.status === 400 || res.status === 413 || res.status === 415 || res.status === 422) {
-        const body = jsonOf(res.text) as { code?: unknown; detail?: unknown } | undefined;
-        const detail = [body?.code, body?.detail].filter((x) => typeof x === 'string').join(': ');
-        return { kind: 'rejected', status: res.status, detail: detail || `status ${res.status}` };
+      if (res.status >= 400 && res.status < 500) {
+        const problem = problemOf(res);
+        if (refusesTheMessage(res.status, problem)) {
+          const detail = [problem.code, problem.detail].filter((x) => x !== undefined).join(': ');
+          return { kind: 'rejected', status: res.status, detail: detail || `status ${res.status}` };
+        }
       }
-      throw new GatewayUnavailableError(`the gateway answered ${res.status}`);
+      throw failureOf(res, 'submit');
     },
 
     async *jobsSince(since, signal, maxPages = 20) {
@@ -86,8 +154,7 @@ export function createGatewayClient(o: GatewayClientOptions): GatewayClient {
         const q = new URLSearchParams({ limit: '200' });
         if (cursor) q.set('cursor', cursor);
         const res = await call('GET', `/api/v1/analyze?${q.toString()}`, { signal });
-        if (res.status === 401 || res.status === 403) throw new GatewayAuthError(res.status);
-        if (res.status !== 200) throw new GatewayUnavailableError(`job list: ${res.status}`);
+        if (res.status !== 200) throw failureOf(res, 'job list');
         const parsed = JobList.safeParse(jsonOf(res.text));
         if (!parsed.success) throw new GatewayUnavailableError('job list: unexpected body');
         for (const job of parsed.data.items) {
@@ -102,8 +169,7 @@ export function createGatewayClient(o: GatewayClientOptions): GatewayClient {
     async getJob(jobId, signal) {
       const res = await call('GET', `/api/v1/analyze/${encodeURIComponent(jobId)}`, { signal });
       if (res.status === 404) return null;
-      if (res.status === 401 || res.status === 403) throw new GatewayAuthError(res.status);
-      if (res.status !== 200) throw new GatewayUnavailableError(`job read: ${res.status}`);
+      if (res.status !== 200) throw failureOf(res, 'job read');
       const parsed = Job.safeParse(jsonOf(res.text));
       if (!parsed.success) throw new GatewayUnavailableError('job read: unexpected body');
       return parsed.data;

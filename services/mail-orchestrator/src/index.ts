@@ -6,8 +6,20 @@ export {
   SERVICE_NAME,
 } from './app.ts';
 export { type BackoffOptions, BackoffState, backoffDelay } from './backoff.ts';
-export { MAIL_ERRORS } from './errors.ts';
-export { createGatewayClient, type GatewayClient, type SubmitOutcome } from './gateway-client.ts';
+export {
+  GatewayAuthError,
+  GatewayMisconfiguredError,
+  GatewayRefusedError,
+  GatewayUnavailableError,
+  MAIL_ERRORS,
+} from './errors.ts';
+export {
+  createGatewayClient,
+  type GatewayClient,
+  GatewayProblem,
+  refusesTheMessage,
+  type SubmitOutcome,
+} from './gateway-client.ts';
 export { messageIdOf, messageKey } from './message-key.ts';
 export type { Outcome } from './message-processor.ts';
 export { createMailMetrics, type MailMetrics } from './metrics.ts';

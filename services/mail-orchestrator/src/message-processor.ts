@@ -2,7 +2,7 @@ import type { Job, RetrievedMessage } from '@trawl/contracts';
 import { emailId, parseRawEmail } from '@trawl/mail';
 import type { Logger } from 'pino';
 import type { DedupStore } from './dedup-store.ts';
-import { GatewayAuthError, GatewayUnavailableError } from './errors.ts';
+import { GatewayMisconfiguredError, GatewayUnavailableError } from './errors.ts';
 import type { GatewayClient } from './gateway-client.ts';
 import { messageKey } from './message-key.ts';
 import type { MailMetrics } from './metrics.ts';
@@ -11,9 +11,10 @@ import type { MailMetrics } from './metrics.ts';
  * What became of one message:
  *  - accepted:  the gateway holds a job for it (now, or from an earlier attempt found on recovery);
  *  - duplicate: seen before (same Message-ID, else same bytes) and already handled;
- *  - rejected:  the gateway will never take it (unparseable, too large);
+ *  - rejected:  the gateway will never take it (unparseable, invalid, too large);
  *  - busy:      another attempt is in flight (a replica, or a claim not yet stale): retry later;
- *  - failed:    the gateway is unavailable: retry later.
+ *  - failed:    the gateway is unavailable, or refused the request rather than the message
+ *               (untrusted Host, internal key, unknown workflow): retry later, nothing kept.
  * The first three are acked to the retriever; the last two are not (it hands them out again).
  */
 export type Outcome =
@@ -65,8 +66,19 @@ export function createMessageProcessor(d: ProcessorDeps) {
       alive();
       await d.dedup.release(key).catch(() => undefined);
       d.metrics.failures.inc({ retriever, stage: 'submit' });
-      if (err instanceof GatewayAuthError) {
-        d.logger.error({ retriever, code: err.code }, err.message);
+      if (err instanceof GatewayMisconfiguredError) {
+        // Every message fails the same way until someone fixes the configuration: an error, not a
+        // rejection; the message stays in its mailbox and its key is free for the next attempt.
+        d.logger.error(
+          {
+            retriever,
+            id: msg.id,
+            code: err.code,
+            status: err.httpStatus,
+            gateway: err.gatewayCode,
+          },
+          err.message,
+        );
         return { kind: 'failed', reason: err.message };
       }
       const reason = err instanceof GatewayUnavailableError ? err.message : String(err);

@@ -21,14 +21,8 @@ async function main(): Promise<void> {
       ),
     );
   }
-  const portText = process.env.TRAWL_RETRIEVER_IMAP_PORT ?? '8200';
-  const port = Number.parseInt(portText, 10);
-  if (!Number.isInteger(port) || port < 1 || port > 65_535) {
-    exitWithProblems(
-      new ConfigError([{ path: 'TRAWL_RETRIEVER_IMAP_PORT', message: 'must be a port number' }]),
-    );
-  }
-  const host = process.env.TRAWL_RETRIEVER_IMAP_HOST ?? '0.0.0.0';
+  // TRAWL_RETRIEVER_IMAP_HOST / _PORT: read by @trawl/config (docker/healthcheck.mjs uses the port).
+  const { host, port } = cfg.retrieverImap;
   const logger = createServiceLogger('retriever-imap', cfg.pinoLevel);
   if (!cfg.internalApiKey)
     logger.warn('INTERNAL_API_KEY is not set: /internal/* is open to anyone who can reach it');

@@ -56,7 +56,14 @@ describe('loadConfig defaults', () => {
       adminUser: undefined,
       adminPassword: undefined,
     });
-    expect(c.gateway).toEqual({ host: '0.0.0.0', port: 8001, url: 'http://127.0.0.1:8001' });
+    expect(c.gateway).toEqual({
+      host: '0.0.0.0',
+      embeddedHost: '127.0.0.1',
+      port: 8001,
+      url: 'http://127.0.0.1:8001',
+    });
+    expect(c.trustProxy).toBe(false);
+    expect(c.retrieverImap).toEqual({ host: '0.0.0.0', port: 8200 });
     expect(c.analyzersPort).toBe(8100);
     expect(c.mailOrchestratorPort).toBe(8002);
     expect(c.dataDir).toBe(join(root, 'data'));
@@ -82,7 +89,7 @@ describe('loadConfig defaults', () => {
     expect(c.mailRetrievers).toEqual({});
     expect(c.redis).toMatchObject({
       maxmemory: '256mb',
-      maxmemoryPolicy: 'allkeys-lru',
+      maxmemoryPolicy: 'noeviction',
       password: undefined,
     });
     expect(c.rabbitmq).toMatchObject({ port: 5672, mgmtPort: 15672, vhost: '/' });
@@ -228,6 +235,10 @@ describe('validation rules', () => {
     ['REDIS_MAXMEMORY', '1gb', 'lots', /size/],
     ['TZ', 'Europe/Paris', 'Mars/Olympus', /time zone/],
     ['TRAWL_BROKER_PREFIX', 'ci-42', 'has space', /letters, digits/],
+    ['TRAWL_RETRIEVER_IMAP_PORT', '8201', '0', /between 1 and 65535/],
+    ['TRUST_PROXY', '10.0.0.0/8, 192.0.2.7', 'proxy.example', /proxy addresses \/ CIDR ranges/],
+    ['TRUST_PROXY', 'true', '10.0.0.0/33', /CIDR/],
+    ['TRUST_PROXY', '2', '64', /at most 32 proxy hops/],
     [
       'TRAWL_MAIL_RETRIEVERS',
       '{"imap":{"url":"http://127.0.0.1:8200","priority":2}}',
@@ -266,6 +277,28 @@ describe('validation rules', () => {
     expect(c.mailRetrievers).toEqual({
       imap: { url: 'http://127.0.0.1:8200', priority: 0, enabled: true },
     });
+  });
+
+  it('reads TRUST_PROXY as off, on, a hop count or proxy addresses', () => {
+    expect(load({ ...DEV, TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(load({ ...DEV, TRUST_PROXY: '0' }).trustProxy).toBe(false);
+    expect(load({ ...DEV, TRUST_PROXY: 'TRUE' }).trustProxy).toBe(true);
+    expect(load({ ...DEV, TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(load({ ...DEV, TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,loopback,::1' }).trustProxy).toEqual([
+      '127.0.0.1',
+      '10.0.0.0/8',
+      'loopback',
+      '::1',
+    ]);
+  });
+
+  it('listens on 127.0.0.1 in embedded mode unless TRAWL_HOST says otherwise', () => {
+    expect(load(DEV).gateway).toMatchObject({ host: '0.0.0.0', embeddedHost: '127.0.0.1' });
+    expect(load({ ...DEV, TRAWL_HOST: '0.0.0.0' }).gateway).toMatchObject({
+      host: '0.0.0.0',
+      embeddedHost: '0.0.0.0',
+    });
+    expect(load({ ...DEV, TRAWL_HOST: '192.0.2.10' }).gateway.embeddedHost).toBe('192.0.2.10');
   });
 
   it('splits TRUSTED_HOSTS on commas', () => {

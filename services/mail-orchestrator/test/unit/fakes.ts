@@ -100,6 +100,8 @@ export class FakeGateway {
   url = '';
   jobs: (Job & { raw: string; origin: { retriever?: string; id?: string } })[] = [];
   unavailable = false;
+  /** When set, every submission is answered with it (a refusal of the gateway's choosing). */
+  refusal: { status: number; body: unknown } | undefined;
   submissions = 0;
   private server = createServer((req, res) => void this.handle(req, res));
 
@@ -111,9 +113,14 @@ export class FakeGateway {
     if (req.method === 'POST' && req.url?.startsWith('/api/v1/analyze/raw')) {
       this.submissions++;
       if (this.unavailable) return send(res, 503, { code: 'TRAWL_ERR_BROKER_UNAVAILABLE' });
+      if (this.refusal) return send(res, this.refusal.status, this.refusal.body);
       const raw = b.toString();
       if (raw.includes('UNPARSEABLE')) {
-        return send(res, 422, { code: 'TRAWL_ERR_VALIDATION', detail: 'cannot parse' });
+        return send(res, 422, {
+          code: 'TRAWL_ERR_MAIL_UNPARSEABLE',
+          detail: 'cannot parse',
+          errors: [{ path: '', message: 'cannot parse' }],
+        });
       }
       const job_id = randomUUID();
       const email_id = emailId(await parseRawEmail(b));

@@ -184,6 +184,74 @@ describe('mail orchestrator', () => {
     expect(await o.registry.metrics()).toMatch(/trawl_mail_rejected_total\{retriever="a"\} 1/);
   });
 
+  // Regression (issue 19): the gateway answered 400 TRAWL_ERR_GATEWAY_UNTRUSTED_HOST to the compose
+  // host name and the message was acked unanalysed, its key kept 7 days ("duplicate" on retry).
+  it.each([
+    ['an untrusted Host', 400, { code: 'TRAWL_ERR_GATEWAY_UNTRUSTED_HOST', detail: 'not trusted' }],
+    ['a refused internal key', 401, { code: 'TRAWL_ERR_AUTH_INVALID_TOKEN' }],
+    ['a forbidden request', 403, { code: 'TRAWL_ERR_FORBIDDEN' }],
+    ['a rate limit', 429, { code: 'TRAWL_ERR_RATE_LIMITED' }],
+    ['a server error', 500, { code: 'TRAWL_ERR_INTERNAL' }],
+    ['a proxy error without a body', 502, 'Bad Gateway'],
+    ['a proxy 400 without a code', 400, '<html>400 Bad Request</html>'],
+    ['an unknown route', 404, { code: 'TRAWL_ERR_NOT_FOUND' }],
+    ['an unsupported media type', 415, { code: 'TRAWL_ERR_GATEWAY_UNSUPPORTED_MEDIA_TYPE' }],
+    [
+      'an unknown workflow',
+      422,
+      { code: 'TRAWL_ERR_VALIDATION', errors: [{ path: '/workflow_id', message: 'unknown' }] },
+    ],
+  ])(
+    'keeps the message and its key when the gateway refuses the request (%s)',
+    async (_what, status, body) => {
+      const a = await retriever();
+      a.add('m1', rawMessage(1));
+      const o = build({ a: { r: a } });
+      gateway.refusal = { status, body };
+      const first = await o.pollOnce();
+      expect(first.polled[0]?.outcomes).toEqual(['failed']);
+      expect(a.acked).toEqual([]);
+      expect(await o.registry.metrics()).not.toMatch(
+        /trawl_mail_rejected_total\{retriever="a"\} 1/,
+      );
+      // Once the configuration is fixed the same message is analysed: no "duplicate" on retry.
+      gateway.refusal = undefined;
+      const second = await o.pollOnce();
+      expect(second.polled[0]?.outcomes).toEqual(['accepted']);
+      expect(gateway.jobs).toHaveLength(1);
+      expect(a.acked).toEqual(['m1']);
+    },
+  );
+
+  it.each([
+    [
+      'unparseable',
+      422,
+      { code: 'TRAWL_ERR_MAIL_UNPARSEABLE', errors: [{ path: '', message: 'x' }] },
+    ],
+    [
+      'invalid',
+      422,
+      { code: 'TRAWL_ERR_MAIL_INVALID', errors: [{ path: '/headers/sender', message: 'x' }] },
+    ],
+    ['too large for the parser', 413, { code: 'TRAWL_ERR_MAIL_TOO_LARGE' }],
+    ['larger than the body limit', 413, { code: 'TRAWL_ERR_PAYLOAD_TOO_LARGE' }],
+    ['too large for a proxy', 413, '<html>413 Request Entity Too Large</html>'],
+    [
+      'not an RFC 822 message',
+      422,
+      { code: 'TRAWL_ERR_VALIDATION', errors: [{ path: '', message: 'must be RFC 822' }] },
+    ],
+  ])('acks a message the gateway refuses for what it is (%s)', async (_what, status, body) => {
+    const a = await retriever();
+    a.add('m1', rawMessage(1));
+    const o = build({ a: { r: a } });
+    gateway.refusal = { status, body };
+    const r = await o.pollOnce();
+    expect(r.polled[0]?.outcomes).toEqual(['rejected']);
+    expect(a.acked).toEqual(['m1']);
+  });
+
   it('backs off a failing retriever without stalling the others', async () => {
     const bad = await retriever();
     const good = await retriever();

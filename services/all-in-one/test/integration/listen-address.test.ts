@@ -1,0 +1,56 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { findRepoRoot, loadConfig } from '@trawl/config';
+import { pino } from 'pino';
+import { afterAll, describe, expect, it } from 'vitest';
+import { connectHost, type Embedded, startEmbedded } from '../../src/index.ts';
+
+const work = mkdtempSync(join(tmpdir(), 'trawl-embedded-host-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** `pnpm start` with these variables and nothing else (PGlite, in-process broker and cache). */
+async function start(env: Record<string, string>, dir: string): Promise<Embedded> {
+  const cfg = loadConfig({
+    env: { APP_ENV: 'dev', TRAWL_DATA_DIR: join(work, dir), ...env },
+    envFile: false,
+    rootDir: findRepoRoot(),
+    needs: { postgres: false, rabbitmq: false, redis: false, secretKey: true },
+  });
+  return startEmbedded(cfg, { port: 0, logger: pino({ level: 'silent' }) });
+}
+
+describe('embedded mode (pnpm start): where it listens', () => {
+  // Regression (issue 19): the README says 127.0.0.1, but it listened on every interface (0.0.0.0),
+  // serving a laptop's Trawl to whatever network the laptop is on.
+  it('listens on 127.0.0.1 only by default', async () => {
+    const e = await start({}, 'default');
+    try {
+      expect(e.host).toBe('127.0.0.1');
+      expect(e.url).toBe(`http://127.0.0.1:${e.port}`);
+      expect((await fetch(`${e.url}/health`)).status).toBe(200);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('listens where TRAWL_HOST says, and reaches itself there', async () => {
+    const e = await start({ TRAWL_HOST: '0.0.0.0' }, 'all-interfaces');
+    try {
+      expect(e.host).toBe('0.0.0.0');
+      // The mail orchestrator and the banner use this address: a wildcard is reached on loopback.
+      expect(e.url).toBe(`http://127.0.0.1:${e.port}`);
+      expect((await fetch(`${e.url}/health`)).status).toBe(200);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('reaches a specific listen address by that address (IPv6 in brackets)', () => {
+    expect(connectHost('127.0.0.1')).toBe('127.0.0.1');
+    expect(connectHost('0.0.0.0')).toBe('127.0.0.1');
+    expect(connectHost('::')).toBe('127.0.0.1');
+    expect(connectHost('::1')).toBe('[::1]');
+    expect(connectHost('192.0.2.10')).toBe('192.0.2.10');
+  });
+});
