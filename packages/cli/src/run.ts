@@ -1,7 +1,7 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { analyze } from './commands/analyze.ts';
 import { configReload, configShow } from './commands/config.ts';
-import { evalCommand } from './commands/eval.ts';
+import { evalCommand, symbolsCommand } from './commands/eval.ts';
 import { job, jobs } from './commands/jobs.ts';
 import { login } from './commands/login.ts';
 import { usersAdd, usersList } from './commands/users.ts';
@@ -25,7 +25,8 @@ usage: trawl <command> [options]
   workflows dry-run <id> <file.eml>            run a workflow now, store nothing
   config show | reload                         configuration version / reload the files (admin)
   users add <name> --role R [--role R] [--password-stdin] | list      (admin)
-  eval <dir> [options of pnpm eval]            offline evaluation on phishing/ and ham/ folders
+  eval <dir> [<dir>…] [options of pnpm eval]  offline evaluation on phishing/ and ham/ folders
+  symbols [--json | --markdown]                every symbol: score, group, reason
 
 global options:
   --url URL    server (default: TRAWL_URL, else the last login, else http://127.0.0.1:8001)
@@ -179,6 +180,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
           if (rest.length === 0) throw usageError('missing the folder holding phishing/ and ham/');
         }
         return await evalCommand(makeCtx(io, { json: false, url: undefined }), rest);
+      }
+      case 'symbols': {
+        json = false;
+        return await symbolsCommand(makeCtx(io, { json: false, url: undefined }), rest);
       }
       default:
         throw usageError(`unknown command ${command}`);

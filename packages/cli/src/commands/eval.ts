@@ -20,18 +20,33 @@ function repoRoot(from: string): string | undefined {
  * on a folder of phishing/*.eml and ham/*.eml, offline and in-process; its own options pass through.
  */
 export async function evalCommand(ctx: Ctx, args: string[]): Promise<number> {
+  return analyzersTool(ctx, 'eval.ts', args);
+}
+
+/**
+ * `trawl symbols [--json|--markdown]`: every symbol with the score the scorer uses, its group and
+ * its reason (services/analyzers/src/bin/symbols.ts, offline, reading the local configuration).
+ */
+export async function symbolsCommand(ctx: Ctx, args: string[]): Promise<number> {
+  return analyzersTool(ctx, 'symbols.ts', args);
+}
+
+async function analyzersTool(ctx: Ctx, bin: string, args: string[]): Promise<number> {
   const root = repoRoot(ctx.io.cwd) ?? repoRoot(new URL('.', import.meta.url).pathname);
-  const tool = root ? join(root, 'services/analyzers/src/bin/eval.ts') : undefined;
+  const tool = root ? join(root, 'services/analyzers/src/bin', bin) : undefined;
   if (!root || !tool || !existsSync(tool)) {
     throw new CliError(
       CLI_ERRORS.input,
-      'the evaluation tool (services/analyzers) is not installed here',
+      `the analyzers' tools (services/analyzers/src/bin/${bin}) are not installed here`,
       EXIT.error,
     );
   }
   if (!ctx.io.spawn)
     throw new CliError(CLI_ERRORS.input, 'cannot start processes here', EXIT.error);
-  const abs = args.map((a, i) => (i === 0 && !a.startsWith('-') ? resolve(ctx.io.cwd, a) : a));
+  // paths given relative to the caller's folder (the tool runs in the repository root)
+  const abs = args.map((a) =>
+    !a.startsWith('-') && existsSync(resolve(ctx.io.cwd, a)) ? resolve(ctx.io.cwd, a) : a,
+  );
   const tsx = join(root, 'node_modules/.bin/tsx');
   return ctx.io.spawn(existsSync(tsx) ? tsx : 'tsx', [tool, ...abs], { cwd: root });
 }

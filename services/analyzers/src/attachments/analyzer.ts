@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { AnalyzerAnswerInput, Email } from '@trawl/contracts';
-import { answerFrom, type Finding } from '../rules/score.ts';
 import { type AttachmentView, viewOf } from '../rules/view.ts';
+import { answerFrom, type Finding } from '../shared/score.ts';
 import { type AttachmentsSettings, DOCUMENT_EXTENSIONS } from './settings.ts';
+import { ATTACHMENTS_SYMBOLS } from './symbols.ts';
 
 const EXECUTABLE_KINDS = new Set(['executable', 'script', 'shortcut', 'disk_image']);
 
@@ -12,6 +13,48 @@ function lastExt(name: string): string {
 }
 
 /** Findings for one attachment. */
+/**
+ * Names under which script content is what it says (source files that a double-click opens in an
+ * editor, not a disguise): a `.py` holding Python is not a disguised executable.
+ */
+const SCRIPT_SOURCE = new Set([
+  'py',
+  'pl',
+  'pm',
+  'sh',
+  'bash',
+  'zsh',
+  'ksh',
+  'csh',
+  'rb',
+  'php',
+  'tcl',
+  'lua',
+  'r',
+  'awk',
+  'sed',
+  'txt',
+  'patch',
+  'diff',
+  'c',
+  'h',
+  'cc',
+  'cpp',
+  'hpp',
+  'go',
+  'rs',
+  'java',
+  'ts',
+  'm',
+  'ipynb',
+  'conf',
+  'cfg',
+  'ini',
+  'mk',
+  'cmake',
+  'in',
+]);
+
 export function attachmentFindings(a: AttachmentView, s: AttachmentsSettings): Finding[] {
   const w = s.weights;
   const out: Finding[] = [];
@@ -52,7 +95,11 @@ export function attachmentFindings(a: AttachmentView, s: AttachmentsSettings): F
       weight: w.macro_document,
     });
   }
-  if (EXECUTABLE_KINDS.has(a.kind) && !dangerous.has(ext)) {
+  if (
+    EXECUTABLE_KINDS.has(a.kind) &&
+    !dangerous.has(ext) &&
+    !(a.kind === 'script' && SCRIPT_SOURCE.has(ext))
+  ) {
     out.push({
       type: 'disguised_executable',
       value: `${name}: ${a.kind} content behind a .${ext || '(none)'} name`,
@@ -170,5 +217,6 @@ export function analyzeAttachments(
     name: 'attachments',
     details: { attachments: files },
     maxLogOdds: 8,
+    groups: ATTACHMENTS_SYMBOLS,
   });
 }

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { weightsSchema } from '../shared/symbols.ts';
+import { ATTACHMENTS_SYMBOLS } from './symbols.ts';
 
 export const DANGEROUS_EXTENSIONS = [
   'exe',
@@ -100,19 +102,8 @@ export const DOCUMENT_EXTENSIONS = [
   'html',
 ];
 
-export const AttachmentsWeights = z.object({
-  dangerous_extension: z.number().default(3.0),
-  double_extension: z.number().default(3.0),
-  macro_document: z.number().default(2.5),
-  disguised_executable: z.number().default(4.0),
-  archive_with_executable: z.number().default(3.0),
-  encrypted_archive: z.number().default(1.5),
-  html_attachment: z.number().default(1.2),
-  html_with_form: z.number().default(3.0),
-  html_with_script: z.number().default(1.5),
-  svg_with_script: z.number().default(3.0),
-  pdf_active: z.number().default(1.5),
-});
+/** One number per symbol, defaulting to its declared score (symbols.ts). */
+export const AttachmentsWeights = weightsSchema(ATTACHMENTS_SYMBOLS);
 
 export const AttachmentsSettings = z.object({
   phishing_score_threshold: z.number().min(0).max(1).default(0.5),

@@ -1,7 +1,7 @@
 import type { AnalyzerAnswerInput, Email } from '@trawl/contracts';
 import { isSpaceCode } from '@trawl/mail';
-import { answerFrom, type Finding } from '../rules/score.ts';
 import { type MailView, viewOf } from '../rules/view.ts';
+import { answerFrom, type Finding } from '../shared/score.ts';
 import { type Brand, type LanguageCategory, type Lexicons, loadLexicons } from './lexicons.ts';
 import {
   countMixedScriptWords,
@@ -12,6 +12,7 @@ import {
 } from './normalize.ts';
 import type { TokenIds } from './phrase-index.ts';
 import type { ContentSettings } from './settings.ts';
+import { CONTENT_SYMBOLS } from './symbols.ts';
 
 type ScoredCategory = 'urgency' | 'threat' | 'reward' | 'credential' | 'payment' | 'spam';
 const SCORED: { cat: ScoredCategory; type: string; label: string }[] = [
@@ -441,5 +442,6 @@ export function analyzeContent(email: Email, settings: ContentSettings): Analyze
     name: 'content',
     details,
     maxLogOdds: 7,
+    groups: CONTENT_SYMBOLS,
   });
 }

@@ -1,27 +1,28 @@
 import { z } from 'zod';
 import { DEFAULT_LEXICON_DIR } from './lexicons.ts';
+import { CATEGORY_PER_HIT, CONTENT_SYMBOLS } from './symbols.ts';
 
 /** Log-odds per distinct phrase of a category, and the cap on phrases counted. */
 const CategoryWeight = z.object({ per_hit: z.number(), max_hits: z.number().int().positive() });
 
 export const ContentWeights = z.object({
-  urgency: CategoryWeight.default({ per_hit: 0.45, max_hits: 3 }),
-  threat: CategoryWeight.default({ per_hit: 0.55, max_hits: 3 }),
-  reward: CategoryWeight.default({ per_hit: 0.5, max_hits: 3 }),
-  credential: CategoryWeight.default({ per_hit: 0.7, max_hits: 3 }),
-  payment: CategoryWeight.default({ per_hit: 0.4, max_hits: 3 }),
-  spam: CategoryWeight.default({ per_hit: 0.6, max_hits: 3 }),
+  urgency: CategoryWeight.default({ per_hit: CATEGORY_PER_HIT.urgency, max_hits: 3 }),
+  threat: CategoryWeight.default({ per_hit: CATEGORY_PER_HIT.threat, max_hits: 3 }),
+  reward: CategoryWeight.default({ per_hit: CATEGORY_PER_HIT.reward, max_hits: 3 }),
+  credential: CategoryWeight.default({ per_hit: CATEGORY_PER_HIT.credential, max_hits: 3 }),
+  payment: CategoryWeight.default({ per_hit: CATEGORY_PER_HIT.payment, max_hits: 3 }),
+  spam: CategoryWeight.default({ per_hit: CATEGORY_PER_HIT.spam, max_hits: 3 }),
   /** Phrases found in the subject count this many times. */
   subject_factor: z.number().default(2),
-  negative_sentiment: z.number().default(0.4),
-  brand_impersonation: z.number().default(1.8),
-  brand_mention: z.number().default(0.3),
-  text_obfuscation: z.number().default(2.5),
-  image_only: z.number().default(1.0),
-  combo_bonus: z.number().default(0.6),
-  subject_money: z.number().default(0.3),
-  hidden_text: z.number().default(1.0),
-  inserted_noise: z.number().default(2.0),
+  negative_sentiment: z.number().default(CONTENT_SYMBOLS.negative_sentiment.score),
+  brand_impersonation: z.number().default(CONTENT_SYMBOLS.brand_impersonation.score),
+  brand_mention: z.number().default(CONTENT_SYMBOLS.brand_mention.score),
+  text_obfuscation: z.number().default(CONTENT_SYMBOLS.text_obfuscation.score),
+  image_only: z.number().default(CONTENT_SYMBOLS.image_only.score),
+  combo_bonus: z.number().default(CONTENT_SYMBOLS.combo_bonus.score),
+  subject_money: z.number().default(CONTENT_SYMBOLS.subject_money.score),
+  hidden_text: z.number().default(CONTENT_SYMBOLS.hidden_text.score),
+  inserted_noise: z.number().default(CONTENT_SYMBOLS.inserted_noise.score),
 });
 
 export const ContentSettings = z.object({

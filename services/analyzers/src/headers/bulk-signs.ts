@@ -45,7 +45,9 @@ export function brokenWords(s: string): boolean {
   const spelled =
     /(?:^|\s)(?:[A-Za-z] ){3,}[A-Za-z](?:\s|$)/.test(s) && /[a-z] [a-z] [a-z]/.test(s);
   if (spelled) return true;
-  return /(?:^|\s)[a-z]{1,12}\.\.[a-z]{2,}/.test(s);
+  if (/(?:^|\s)[a-z]{1,12}\.\.[a-z]{2,}/.test(s)) return true;
+  // one letter split off by a dot, twice or more ("S.eu e.spaço de a.rmazenamento")
+  return (s.match(/(?:^|\s)\p{L}\.\p{Ll}{2,}/gu)?.length ?? 0) >= 2;
 }
 
 /** "Re:" / "Fwd:" on a message that answers nothing (no In-Reply-To, no References). */
@@ -84,7 +86,7 @@ export function unrelatedOrgName(displayName: string, address: string): boolean 
 /** A sender mailbox name that looks generated ("new_offre_1_89227", "migo0003-----r172"). */
 export function generatedLocalPart(address: string): boolean {
   const local = fold(address.split('@')[0] ?? '');
-  if (/-{3,}|_{3,}/.test(local)) return true;
+  if (/-{3,}|_{3,}|\d{12}/.test(local)) return true;
   return /^[a-z]+[._-]\w*[._-]?\d+[._-]\d{4,}$/.test(local);
 }
 

@@ -1,36 +1,10 @@
 import { z } from 'zod';
 import { DEFAULT_LEXICON_DIR } from '../content/lexicons.ts';
+import { weightsSchema } from '../shared/symbols.ts';
+import { HEADERS_SYMBOLS } from './symbols.ts';
 
-export const HeadersWeights = z.object({
-  spf_fail: z.number().default(1.3),
-  spf_softfail: z.number().default(1.0),
-  dkim_fail: z.number().default(1.3),
-  dmarc_fail: z.number().default(2.0),
-  arc_fail: z.number().default(0.5),
-  reply_to_mismatch: z.number().default(0.8),
-  reply_to_free_mail: z.number().default(1.6),
-  return_path_mismatch: z.number().default(0.4),
-  display_name_address: z.number().default(2.0),
-  display_name_brand: z.number().default(2.2),
-  display_name_brand_free_mail: z.number().default(3.0),
-  sender_lookalike: z.number().default(2.5),
-  sender_punycode: z.number().default(1.5),
-  self_addressed: z.number().default(1.5),
-  recipient_in_subject: z.number().default(1.5),
-  random_domain: z.number().default(1.2),
-  risky_tld: z.number().default(0.6),
-  message_id_missing: z.number().default(0.4),
-  message_id_malformed: z.number().default(0.4),
-  date_future: z.number().default(0.5),
-  junk_suffix: z.number().default(1.0),
-  display_name_malformed: z.number().default(0.8),
-  broken_words: z.number().default(1.0),
-  fake_reply: z.number().default(0.6),
-  unrelated_org_name: z.number().default(0.5),
-  generated_local_part: z.number().default(0.5),
-  address_in_subject: z.number().default(1.0),
-  generated_subdomain: z.number().default(0.6),
-});
+/** One number per symbol, defaulting to its declared score (headers/symbols.ts). */
+export const HeadersWeights = weightsSchema(HEADERS_SYMBOLS);
 
 export const HeadersSettings = z.object({
   /** p at or above which the analyzer answers is_phishing. */
@@ -43,6 +17,11 @@ export const HeadersSettings = z.object({
   organisation_domains: z.array(z.string()).default([]),
   /** Names the organisation is known by (an external display name using one is flagged). */
   organisation_names: z.array(z.string()).default([]),
+  /**
+   * authserv-ids of the organisation's own receiving hosts whose Authentication-Results count
+   * (RFC 8601); empty: the topmost Authentication-Results header's id, the nearest hop.
+   */
+  authserv_ids: z.array(z.string().min(1).max(255)).max(50).default([]),
   lexicon_dir: z.string().default(DEFAULT_LEXICON_DIR),
   cache_ttl_seconds: z.number().int().nonnegative().default(0),
   weights: HeadersWeights.default(HeadersWeights.parse({})),

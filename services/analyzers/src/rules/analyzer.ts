@@ -1,8 +1,8 @@
 import type { AnalyzerAnswerInput, Email } from '@trawl/contracts';
 import { loadLexicons } from '../content/lexicons.ts';
-import { RuleSet } from './rule-file.ts';
+import { answerFrom, type Finding } from '../shared/score.ts';
+import { type Rule, RuleSet } from './rule-file.ts';
 import { ruleView } from './rule-view.ts';
-import { answerFrom, type Finding } from './score.ts';
 import type { RulesSettings } from './settings.ts';
 
 type Log = { warn(obj: object, msg?: string): void };
@@ -24,6 +24,18 @@ export function ruleSetFor(path: string, checkEveryMs: number, log?: Log): RuleS
     sets.set(path, s);
   }
   return s;
+}
+
+const groupMaps = new WeakMap<readonly Rule[], Record<string, { group?: string }>>();
+/** rule id → its group, made once per rule set. */
+function groupsOf(rules: readonly Rule[]): Record<string, { group?: string }> {
+  let m = groupMaps.get(rules);
+  if (!m) {
+    m = {};
+    for (const r of rules) if (r.group) m[r.id] = { group: r.group };
+    groupMaps.set(rules, m);
+  }
+  return m;
 }
 
 function firstLine(s: string): string {
@@ -74,6 +86,7 @@ export function analyzeRules(
     threshold: settings.phishing_score_threshold,
     name: 'rules',
     maxLogOdds: 8,
+    groups: groupsOf(set.rules),
     details: {
       rules_loaded: set.rules.length,
       matched,

@@ -14,6 +14,16 @@ export const Rule = z.object({
   expression: z.string().min(1).max(4096),
   /** Log-odds added to the rules analyzer's score when the rule matches (negative lowers it). */
   score: z.number().min(-10).max(10),
+  /**
+   * Group of symbols restating the same fact (shared/symbols.ts GROUPS: auth, reply_to, sender,
+   * pressure, request, brand, deceptive_links, link_hosting, obfuscation, payload, standing, …):
+   * the scorer counts the group's symbols together up to its cap. None: counted on its own.
+   */
+  group: z
+    .string()
+    .regex(/^[a-z0-9_]+$/)
+    .max(64)
+    .optional(),
   /** Indicator type raised on a match. */
   indicator: z
     .string()

@@ -2,8 +2,13 @@ import type { Email } from '@trawl/contracts';
 import { extractUrls, guessLanguage, htmlToText, sniffAttachment } from '@trawl/mail';
 import { getDomain, getPublicSuffix } from 'tldts';
 import { MAX_SCAN_CHARS } from '../content/normalize.ts';
-import { type AuthResults, readAuthResults } from './auth-results.ts';
-import { domainOf, firstHeader, headerValues, parseAddressHeader } from './header-values.ts';
+import { type AuthResults, readAuthResults } from '../shared/auth-results.ts';
+import {
+  domainOf,
+  firstHeader,
+  headerValues,
+  parseAddressHeader,
+} from '../shared/header-values.ts';
 
 /** One URL of the message as the analyzers and rules see it. */
 export interface UrlView {
@@ -235,6 +240,28 @@ export function viewOf(email: Email): MailView {
   return v;
 }
 
+/**
+ * Splits a header value at the commas outside double quotes: what
+ * `v.split(/,(?=(?:[^"]*"[^"]*")*[^"]*$)/)` gives (a comma followed by an even number of `"`), in
+ * one pass; the lookahead read the rest of the value again at every comma (quadratic).
+ */
+function splitOutsideQuotes(v: string): string[] {
+  let quotesAfter = 0;
+  for (let i = 0; i < v.length; i++) if (v.charCodeAt(i) === 0x22) quotesAfter++;
+  const out: string[] = [];
+  let from = 0;
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c === 0x22 /* " */) quotesAfter--;
+    else if (c === 0x2c /* , */ && quotesAfter % 2 === 0) {
+      out.push(v.slice(from, i));
+      from = i + 1;
+    }
+  }
+  out.push(v.slice(from));
+  return out;
+}
+
 export function buildView(email: Email): MailView {
   const fromHeader = firstHeader(email, 'from');
   const from = party(fromHeader) ??
@@ -248,7 +275,7 @@ export function buildView(email: Email): MailView {
     });
   }
   const reply_to = headerValues(email, 'reply-to')
-    .flatMap((v) => v.split(/,(?=(?:[^"]*"[^"]*")*[^"]*$)/))
+    .flatMap(splitOutsideQuotes)
     .map((v) => party(v))
     .filter((p): p is PartyView => p !== undefined)
     .slice(0, 10);

@@ -5,13 +5,25 @@ import { ScorerWeightsInvalidError } from './errors.ts';
 
 const Weight = z.number().min(-20).max(20);
 
-/** The scorer's weights file (config/defaults/scorer/weights.yaml). */
+const Group = z
+  .object({ max: z.number().min(0).max(20), min: z.number().min(-20).max(0) })
+  .transform((g) => ({ ...g, reason: 'set in the weights file' }));
+
+/**
+ * The scorer's weights file (config/defaults/scorer/weights.yaml): the bias, and an operator's
+ * overrides of the scores that the symbols declare where they are defined.
+ */
 export const ScorerWeights = z.object({
   version: z.union([z.string(), z.number()]).optional(),
   /** Log-odds when nothing is found. */
   bias: Weight,
-  /** `<analyzer id>.<symbol>` → log-odds added when the analyzer reports that symbol. */
+  /**
+   * `<analyzer id>.<symbol>` → log-odds, replacing the score the analyzer declared for it (`trawl
+   * symbols` lists them). A symbol not listed here counts with its declared score.
+   */
   symbols: z.record(z.string(), Weight).default({}),
+  /** Group caps (`max`, `min`), replacing the built-in ones of the same name or adding groups. */
+  groups: z.record(z.string().regex(/^[a-z0-9_]+$/), Group).default({}),
   /**
    * Indicator type → log-odds, for analyzers that report no symbols (third-party plugins); each
    * distinct type counts once per analyzer.
@@ -36,7 +48,6 @@ export function parseWeights(text: string, source: string): ScorerWeights {
   }
   return r.data;
 }
-
 interface Loaded {
   weights: ScorerWeights;
   stamp: string;

@@ -36,6 +36,8 @@ export interface AnswerOptions {
   details?: Record<string, unknown>;
   /** Cap on the summed log-odds, keeps one noisy analyzer from dominating. */
   maxLogOdds?: number;
+  /** Symbol → group (shared/symbols.ts GROUPS), reported for the scorer's group caps. */
+  groups?: Readonly<Record<string, { group?: string } | undefined>>;
 }
 
 /**
@@ -45,7 +47,18 @@ export interface AnswerOptions {
 export function answerFrom(findings: Finding[], o: AnswerOptions): AnalyzerAnswerInput {
   const b = logit(o.base);
   let sum = 0;
-  for (const f of findings) sum += f.weight;
+  // the declared score of each symbol reported (its largest when it fired twice) and its group:
+  // the scorer combines these, so an analyzer's weights setting is what the verdict uses
+  const scores: Record<string, number> = {};
+  const groups: Record<string, string> = {};
+  for (const f of findings) {
+    sum += f.weight;
+    const sym = f.symbol ?? f.type;
+    const prev = scores[sym];
+    if (prev === undefined || Math.abs(f.weight) > Math.abs(prev)) scores[sym] = round(f.weight);
+    const g = o.groups?.[sym]?.group;
+    if (g) groups[sym] = g;
+  }
   if (o.maxLogOdds !== undefined) sum = Math.min(sum, o.maxLogOdds);
   const p = sigmoid(b + sum);
   const isPhishing = p >= o.threshold;
@@ -73,7 +86,9 @@ export function answerFrom(findings: Finding[], o: AnswerOptions): AnalyzerAnswe
     analyzer_details: {
       probability: round(p),
       score: round(sum),
-      symbols: [...new Set(findings.map((f) => f.symbol ?? f.type))],
+      symbols: Object.keys(scores),
+      scores,
+      ...(Object.keys(groups).length ? { groups } : {}),
       ...(o.details ?? {}),
     },
   };

@@ -2,8 +2,8 @@ import { domainToUnicode } from 'node:url';
 import type { AnalyzerAnswerInput, Email } from '@trawl/contracts';
 import { getDomain } from 'tldts';
 import { hostInList, type Lexicons, loadLexicons } from '../content/lexicons.ts';
-import { answerFrom, type Finding } from '../rules/score.ts';
 import { type UrlView, viewOf } from '../rules/view.ts';
+import { answerFrom, type Finding } from '../shared/score.ts';
 import {
   brandInSubdomain,
   findLookalike,
@@ -13,6 +13,7 @@ import {
 } from './lookalike.ts';
 import { looksRandom } from './random-domain.ts';
 import type { UrlsSettings } from './settings.ts';
+import { URLS_SYMBOLS } from './symbols.ts';
 
 function unicodeMixedScript(host: string): boolean {
   const u = toUnicode(host);
@@ -341,5 +342,6 @@ export function analyzeUrls(email: Email, settings: UrlsSettings): AnalyzerAnswe
     name: 'urls',
     details: { url_count: v.urls.length, domains: [...domains].slice(0, 50) },
     maxLogOdds: 8,
+    groups: URLS_SYMBOLS,
   });
 }

@@ -69,8 +69,89 @@ export function protectedNames(brands: Brand[], organisationDomains: string[]): 
 }
 
 /** What a look-alike domain adds to a brand name ("paypal" + "secure"). */
-const LURE_WORDS =
-  /^(secure|security|login|log|signin|sign|verify|verification|support|account|accounts|update|service|services|help|online|billing|id|auth|customer|center|centre|alert|notice|pay|payment|team|care|mail|web|app|portal|access|recovery|unlock|confirm|info|official|desk|bank|card|wallet|reward|rewards|gift|promo|delivery|track|tracking|parcel|shipping|[0-9]+)+$/;
+const LURE_WORD_LIST = [
+  'secure',
+  'security',
+  'login',
+  'log',
+  'signin',
+  'sign',
+  'verify',
+  'verification',
+  'support',
+  'account',
+  'accounts',
+  'update',
+  'service',
+  'services',
+  'help',
+  'online',
+  'billing',
+  'id',
+  'auth',
+  'customer',
+  'center',
+  'centre',
+  'alert',
+  'notice',
+  'pay',
+  'payment',
+  'team',
+  'care',
+  'mail',
+  'web',
+  'app',
+  'portal',
+  'access',
+  'recovery',
+  'unlock',
+  'confirm',
+  'info',
+  'official',
+  'desk',
+  'bank',
+  'card',
+  'wallet',
+  'reward',
+  'rewards',
+  'gift',
+  'promo',
+  'delivery',
+  'track',
+  'tracking',
+  'parcel',
+  'shipping',
+];
+const LURE_WORDS_SET = new Set(LURE_WORD_LIST);
+const LURE_WORD_MAX = Math.max(...LURE_WORD_LIST.map((w) => w.length));
+
+/**
+ * Whether `rest` is made of lure words and digits only ("secure", "login24", "accountupdate"): a
+ * word break by dynamic programming, linear in its length (a regex of alternatives under `+`
+ * backtracks exponentially on a long run of digits or of overlapping words).
+ */
+export function isLureRest(rest: string): boolean {
+  const n = rest.length;
+  if (n === 0 || n > 253) return false;
+  const ok = new Uint8Array(n + 1);
+  ok[0] = 1;
+  for (let i = 0; i < n; i++) {
+    if (!ok[i]) continue;
+    const c = rest.charCodeAt(i);
+    if (c >= 48 && c <= 57) ok[i + 1] = 1;
+    for (let len = 2; len <= LURE_WORD_MAX && i + len <= n; len++)
+      if (LURE_WORDS_SET.has(rest.slice(i, i + len))) ok[i + len] = 1;
+  }
+  return ok[n] === 1;
+}
+
+/** A hyphen-separated part of a label that is a confusable spelling of `n` ("paypa1-security"). */
+function confusablePart(label: string, n: ProtectedName): boolean {
+  if (!label.includes('-')) return false;
+  for (const p of label.split('-', 8))
+    if (p.length >= 4 && p !== n.label && skeleton(p) === n.skeleton) return true;
+  return false;
+}
 
 export interface LookalikeHit {
   owner: string;
@@ -110,7 +191,8 @@ function testName(
 ): LookalikeHit | undefined {
   if (n.domains.has(domain)) return undefined;
   if (label === n.label) return undefined; // same name under another suffix: brand's own or unrelated ccTLD
-  if (sk === n.skeleton) return { owner: n.owner, label: n.label, how: 'confusable' };
+  if (sk === n.skeleton || confusablePart(label, n))
+    return { owner: n.owner, label: n.label, how: 'confusable' };
   if (n.primary && n.label.length >= 6 && label.length >= 6 && withinOneEdit(sk, n.skeleton)) {
     return { owner: n.owner, label: n.label, how: 'edit_distance' };
   }
@@ -123,7 +205,7 @@ function testName(
       : label.endsWith(n.label)
         ? label.slice(0, -n.label.length)
         : undefined;
-    if (rest !== undefined && LURE_WORDS.test(rest)) {
+    if (rest !== undefined && isLureRest(rest)) {
       return { owner: n.owner, label: n.label, how: 'contains' };
     }
   }
@@ -184,6 +266,9 @@ function computeLookalike(domain: string, names: ProtectedName[]): LookalikeHit 
     }
   };
   first(x.bySkeleton.get(sk), () => true);
+  if (label.includes('-'))
+    for (const p of label.split('-', 8))
+      if (p.length >= 4) first(x.bySkeleton.get(skeleton(p)), (n) => p !== n.label);
   if (label.length >= 6) {
     for (let len = sk.length - 1; len <= sk.length + 1; len++)
       first(x.bySkeletonLength.get(len), (n) => withinOneEdit(sk, n.skeleton));
@@ -191,11 +276,11 @@ function computeLookalike(domain: string, names: ProtectedName[]): LookalikeHit 
     if (parts.length > 1) for (const p of parts) first(x.byLabel.get(p), () => true);
     for (let len = 5; len < label.length; len++) {
       const prefix = label.slice(0, len);
-      first(x.byLabel.get(prefix), () => LURE_WORDS.test(label.slice(len)));
+      first(x.byLabel.get(prefix), () => isLureRest(label.slice(len)));
       const suffix = label.slice(label.length - len);
       first(
         x.byLabel.get(suffix),
-        () => !label.startsWith(suffix) && LURE_WORDS.test(label.slice(0, label.length - len)),
+        () => !label.startsWith(suffix) && isLureRest(label.slice(0, label.length - len)),
       );
     }
   }

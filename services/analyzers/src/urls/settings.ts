@@ -1,26 +1,10 @@
 import { z } from 'zod';
 import { DEFAULT_LEXICON_DIR } from '../content/lexicons.ts';
+import { weightsSchema } from '../shared/symbols.ts';
+import { URLS_SYMBOLS } from './symbols.ts';
 
-export const UrlsWeights = z.object({
-  ip_url: z.number().default(2.0),
-  punycode: z.number().default(1.5),
-  mixed_script: z.number().default(2.0),
-  lookalike: z.number().default(2.5),
-  brand_in_subdomain: z.number().default(1.5),
-  brand_in_path: z.number().default(0.6),
-  link_text_mismatch: z.number().default(0.3),
-  brand_link_text_mismatch: z.number().default(2.0),
-  shortener: z.number().default(0.9),
-  risky_tld: z.number().default(0.7),
-  free_hosting: z.number().default(1.0),
-  credential_form: z.number().default(2.5),
-  external_form: z.number().default(0),
-  script_url: z.number().default(1.5),
-  userinfo: z.number().default(1.5),
-  recipient_in_url: z.number().default(0.2),
-  random_domain: z.number().default(1.0),
-  many_hidden_links: z.number().default(0.3),
-});
+/** One number per symbol, defaulting to its declared score (symbols.ts). */
+export const UrlsWeights = weightsSchema(URLS_SYMBOLS);
 
 export const UrlsSettings = z.object({
   phishing_score_threshold: z.number().min(0).max(1).default(0.5),

@@ -16,6 +16,7 @@ describe('headers analyzer', () => {
   it('flags explicit SPF, DKIM and DMARC failures', () => {
     const e = makeEmail({
       headers: {
+        received: 'from sender.x.test by mx.example.net; Mon, 1 Jan 2024 10:00:00 +0000',
         'authentication-results':
           'mx.example.net; spf=fail smtp.mailfrom=x.test; dkim=fail header.d=x.test; dmarc=fail header.from=example.org',
       },

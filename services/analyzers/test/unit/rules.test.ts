@@ -82,7 +82,7 @@ describe('rules analyzer', () => {
   });
 
   it('exposes the documented view', () => {
-    const m = ruleView(makeEmail({ subject: 'Urgent: verify your account' }), loadLexicons());
+    const m = ruleView(makeEmail({ subject: 'Action required: verify your account' }), loadLexicons());
     expect(Object.keys(m)).toEqual(
       expect.arrayContaining([
         'from',

@@ -3,8 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AnalyzerResult } from '@trawl/contracts';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { MessageOutcome } from '../../src/eval/eval-message.ts';
-import { fitWeights, weightsYaml } from '../../src/eval/fit-weights.ts';
 import {
   analyzeScore,
   ensembleScore,
@@ -124,37 +122,70 @@ describe('scorer', () => {
   });
 });
 
-describe('fitWeights', () => {
-  const outcome = (
-    label: 'phishing' | 'ham',
-    index: number,
-    symbols: string[],
-  ): MessageOutcome => ({
-    file: `${label}-${index}.eml`,
-    label,
-    index,
-    predicted: false,
-    probability: 0,
-    analyzers: {},
-    indicatorTypes: [],
-    indicators: [],
-    symbols,
-  });
-  const outs: MessageOutcome[] = [];
-  for (let i = 0; i < 80; i++) {
-    outs.push(outcome('phishing', i, i % 4 === 0 ? ['h.weak'] : ['h.strong', 'h.weak']));
-    outs.push(outcome('ham', i, i % 5 === 0 ? ['h.weak', 'h.benign'] : ['h.benign']));
-  }
+function declared(
+  id: string,
+  scores: Record<string, number>,
+  groups: Record<string, string> = {},
+): AnalyzerResult {
+  return {
+    ...result(id, Object.keys(scores)),
+    analyzer_details: { symbols: Object.keys(scores), scores, groups },
+  };
+}
 
-  it('learns non-negative weights on the training half and places the bias', () => {
-    const f = fitWeights(outs);
-    expect(f.symbols['h.strong']).toBeGreaterThan(1);
-    expect(f.symbols['h.benign']).toBeUndefined(); // would be negative: clamped to 0
-    expect(f.train.messages).toBe(80);
-    expect(f.train.fp).toBe(0);
-    expect(f.train.tp).toBe(20); // the even-numbered phishing with the strong symbol
-    const text = weightsYaml(f, 'header line');
-    expect(text).toMatch(/^# header line/);
-    expect(parseWeights(text, 'fit').symbols['h.strong']).toBe(f.symbols['h.strong']);
+describe('scorer: declared scores and groups', () => {
+  const none = parseWeights('bias: -3\n', 'test');
+  const stage = (...rs: AnalyzerResult[]) => ({
+    offline: { providers: {}, analyzers: Object.fromEntries(rs.map((r) => [r.analyzer_id, r])) },
+  });
+
+  it('uses the score an analyzer declared, unless the weights file overrides it', () => {
+    const ctx = stage(declared('urls', { lookalike: 2.5 }), declared('rules', { 'ip-login': 1.5 }));
+    expect(ensembleScore(ctx, none, { stages: [], maxLogOdds: 12 }).logOdds).toBeCloseTo(1);
+    const over = parseWeights('bias: -3\nsymbols:\n  urls.lookalike: 1\n', 'test');
+    expect(ensembleScore(ctx, over, { stages: [], maxLogOdds: 12 }).logOdds).toBeCloseTo(-0.5);
+  });
+
+  it('counts the symbols of one group together up to its cap, across analyzers', () => {
+    // reply_to: max 2. The same fact seen by headers and rules counts once up to the cap.
+    const ctx = stage(
+      declared('headers', { reply_to_free_mail: 1.6 }, { reply_to_free_mail: 'reply_to' }),
+      declared('rules', { 'reply-to-free-mail': 1.2 }, { 'reply-to-free-mail': 'reply_to' }),
+    );
+    const e = ensembleScore(ctx, none, { stages: [], maxLogOdds: 12 });
+    expect(e.logOdds).toBeCloseTo(-1);
+    expect(e.groups.reply_to).toEqual({ sum: 2.8, counted: 2 });
+  });
+
+  it('an explaining symbol cancels its group and never goes below the group floor', () => {
+    const ctx = stage(
+      declared(
+        'headers',
+        { reply_to_free_mail: 1.6, list_explains_reply_to: -3, spf_fail: 1.5 },
+        { reply_to_free_mail: 'reply_to', list_explains_reply_to: 'reply_to', spf_fail: 'auth' },
+      ),
+    );
+    // reply_to: 1.6 - 3 → floor 0; auth 1.5 stands
+    expect(ensembleScore(ctx, none, { stages: [], maxLogOdds: 12 }).logOdds).toBeCloseTo(-1.5);
+  });
+
+  it('standing evidence lowers the score, bounded by its group', () => {
+    const ctx = stage(
+      declared(
+        'headers',
+        { dmarc_pass_own_domain: -3, dmarc_pass_brand_domain: -2 },
+        { dmarc_pass_own_domain: 'standing', dmarc_pass_brand_domain: 'standing' },
+      ),
+    );
+    expect(ensembleScore(ctx, none, { stages: [], maxLogOdds: 12 }).logOdds).toBeCloseTo(-7);
+  });
+
+  it('the weights file can change a cap; an implausible declared score is not believed', () => {
+    const ctx = stage(
+      declared('headers', { a: 1.6, b: 1.2 }, { a: 'reply_to', b: 'reply_to' }),
+      declared('evil', { everything: 1000 }),
+    );
+    const w = parseWeights('bias: -3\ngroups:\n  reply_to: { max: 1, min: 0 }\n', 'test');
+    expect(ensembleScore(ctx, w, { stages: [], maxLogOdds: 12 }).logOdds).toBeCloseTo(-2);
   });
 });

@@ -1,0 +1,102 @@
+import { defineSymbols, type SymbolDef } from '../shared/symbols.ts';
+
+/**
+ * Log-odds per distinct phrase of each language category (lexicons/<lang>.yaml); a category's
+ * symbol is `<category>_<n>` for n = 1, 2, 3 or more phrases (subject phrases count twice).
+ * Every language's lexicon takes the same scores: no fitted per-language weight.
+ */
+export const CATEGORY_PER_HIT = {
+  urgency: 0.45,
+  threat: 0.55,
+  reward: 0.5,
+  credential: 0.7,
+  payment: 0.4,
+  spam: 0.6,
+} as const;
+
+const CATEGORY_REASON: Record<keyof typeof CATEGORY_PER_HIT, [string, 'pressure' | 'request']> = {
+  urgency: [
+    'urgency phrases (act now, within 24 hours); everyday words alone are not listed',
+    'pressure',
+  ],
+  threat: ['threat phrases (account suspended, legal action)', 'pressure'],
+  reward: ['reward phrases (you have won, claim your prize)', 'pressure'],
+  credential: ['requests to sign in, verify or confirm an account or password', 'request'],
+  payment: ['requests to pay, update billing details or settle an invoice', 'request'],
+  spam: ['unsolicited-offer phrases (limited offer, risk-free)', 'pressure'],
+};
+
+function categorySymbols(): Record<string, SymbolDef> {
+  const out: Record<string, SymbolDef> = {};
+  for (const [cat, perHit] of Object.entries(CATEGORY_PER_HIT) as [
+    keyof typeof CATEGORY_PER_HIT,
+    number,
+  ][]) {
+    const [reason, group] = CATEGORY_REASON[cat];
+    for (const n of [1, 2, 3])
+      out[`${cat}_${n}`] = {
+        score: Math.round(perHit * n * 100) / 100,
+        group,
+        reason: `${reason}: ${n}${n === 3 ? ' or more' : ''}`,
+      };
+    out[`subject_${cat}`] = {
+      score: 0,
+      group,
+      reason: `${reason}, in the subject (counted twice in ${cat}_n; reported for rules)`,
+    };
+  }
+  return out;
+}
+
+/** The content analyzer's symbols with their declared scores (log-odds). */
+export const CONTENT_SYMBOLS = {
+  ...categorySymbols(),
+  ...defineSymbols({
+    combo_bonus: {
+      score: 1.0,
+      group: 'pressure',
+      reason: 'three or more kinds of pressure language together',
+    },
+    negative_sentiment: {
+      score: 0.3,
+      group: 'pressure',
+      reason: 'an alarming tone overall',
+    },
+    subject_money: {
+      score: 0.3,
+      group: 'pressure',
+      reason: 'money or a discount named in the subject',
+    },
+    brand_impersonation: {
+      score: 1.8,
+      group: 'brand',
+      reason:
+        'a brand named with a request, by a sender and links that are not the brand’s (scaled by how surely the brand is meant)',
+    },
+    brand_mention: {
+      score: 0.3,
+      group: 'brand',
+      reason: 'a brand named in the subject by a sender that is not the brand',
+    },
+    text_obfuscation: {
+      score: 2.0,
+      group: 'obfuscation',
+      reason: 'invisible characters, styled letters or mixed-script words against keyword filters',
+    },
+    inserted_noise: {
+      score: 2.0,
+      group: 'obfuscation',
+      reason: 'one junk token stuffed into the words again and again',
+    },
+    hidden_text: {
+      score: 1.0,
+      group: 'obfuscation',
+      reason: 'HTML pushes text far off screen (hidden filler or a hidden lure)',
+    },
+    image_only: {
+      score: 1.0,
+      group: 'obfuscation',
+      reason: 'the message is an image with a link and almost no text, unreadable to filters',
+    },
+  }),
+} satisfies Record<string, SymbolDef>;

@@ -1,0 +1,224 @@
+import { findRepoRoot } from '@trawl/config';
+import type { Email, ServiceConfigFile } from '@trawl/contracts';
+import { parseRawEmail } from '@trawl/mail';
+import { compileWorkflow, runWorkflow } from '@trawl/workflow-engine';
+import { describe, expect, it } from 'vitest';
+import { inProcessDeps } from '../../src/eval/in-process-invoker.ts';
+import { loadEvalConfig } from '../../src/eval/load-config.ts';
+import { builtinAnalyzers } from '../../src/registry.ts';
+import { makeEmail } from '../fixtures/emails.ts';
+
+/**
+ * The classic techniques, each alone with a credential or payment request, judged by the default
+ * workflow with the shipped configuration; and the legitimate look-alikes of each. Hand-written
+ * messages: nothing here comes from a corpus.
+ */
+const root = findRepoRoot();
+const cfg = loadEvalConfig(root, {
+  service: `${root}/config/defaults/service.yaml`,
+  workflows: `${root}/config/defaults/workflows.yaml`,
+});
+
+function withOrganisation(service: ServiceConfigFile, domains: string[]): ServiceConfigFile {
+  const analyzers = { ...service.analyzers };
+  for (const id of ['headers', 'urls']) {
+    const a = analyzers[id]!;
+    analyzers[id] = { ...a, settings: { ...(a.settings ?? {}), organisation_domains: domains } };
+  }
+  return { ...service, analyzers };
+}
+
+async function verdict(email: Email, service = cfg.service) {
+  const wf = compileWorkflow(cfg.workflows.find((w) => w.id === 'default')!);
+  const out = await runWorkflow(wf, email, {
+    ...inProcessDeps(builtinAnalyzers, service),
+    thresholds: service.verdict.thresholds,
+    defaultAnalyzerTimeoutMs: service.analyzer.timeout_ms,
+  });
+  if (out.status !== 'completed') throw new Error(`workflow ${out.status}`);
+  const scorer = out.context.score?.analyzers.scorer;
+  return {
+    phishing: out.result.is_phishing,
+    symbols: (scorer?.analyzer_details?.contributions as { symbol: string }[] | undefined)?.map(
+      (c) => c.symbol,
+    ),
+  };
+}
+
+const raw = (lines: string[]) => parseRawEmail(Buffer.from(lines.join('\r\n')), {});
+
+const RECEIVED =
+  'Received: from mail.sender.test (mail.sender.test [198.51.100.7]) by mx.example.org (Postfix) with ESMTPS id 4F1; Mon, 6 May 2024 10:00:00 +0000';
+
+describe('phishing techniques, each alone with a request', () => {
+  it('a login link to a bare IP address', async () => {
+    const e = makeEmail({
+      from: 'Account Services <service@accounts-mail.test>',
+      to: ['bob@example.org'],
+      subject: 'Your account',
+      html: '<p>We noticed a problem. Please <a href="http://203.0.113.45/secure/login.php">sign in to your account</a> and verify your account.</p>',
+    });
+    expect((await verdict(e)).phishing).toBe(true);
+  });
+
+  it('a look-alike of a brand: the paypa1 example', async () => {
+    const e = makeEmail({
+      from: 'billing@paypa1-security.com',
+      subject: 'Billing',
+      text: 'Your account will be suspended. Verify now at http://paypa1-security.com/login',
+    });
+    expect((await verdict(e)).phishing).toBe(true);
+  });
+
+  it('a look-alike of the organisation’s own domain', async () => {
+    const e = makeEmail({
+      from: 'IT Service <it@examp1e.org>',
+      to: ['bob@example.org'],
+      subject: 'Password policy',
+      text: 'Please reset your password today at https://examp1e.org/reset to keep your account.',
+    });
+    const service = withOrganisation(cfg.service, ['example.org']);
+    expect((await verdict(e, service)).phishing).toBe(true);
+  });
+
+  it('link text that shows one domain and points to another', async () => {
+    const e = makeEmail({
+      from: 'Notifications <notice@mailer-notify.test>',
+      to: ['bob@example.org'],
+      subject: 'Statement',
+      html: '<p>Please log in to review your statement: <a href="http://secure-session.test/x">https://www.wellsfargo.com/login</a></p>',
+    });
+    expect((await verdict(e)).phishing).toBe(true);
+  });
+
+  it('a brand display name from an unrelated domain', async () => {
+    const e = makeEmail({
+      from: '"Microsoft 365" <support@office-alerts.test>',
+      to: ['bob@example.org'],
+      subject: 'Mailbox',
+      html: '<p>Confirm your password to keep your account: <a href="https://portal-office.test/auth">Keep my password</a></p>',
+    });
+    expect((await verdict(e)).phishing).toBe(true);
+  });
+});
+
+describe('legitimate mail that looks like what phishing imitates', () => {
+  it('a list reply rewritten by Mailman (From via the list, Reply-To the author’s free-mail)', async () => {
+    const e = await raw([
+      RECEIVED,
+      'From: "Jane Doe via Users" <users@lists.project.test>',
+      'Reply-To: Jane Doe <jane.doe1987@gmail.com>',
+      'To: users@lists.project.test',
+      'Subject: Re: [Users] build fails on arm64',
+      'Message-ID: <abc.123@mail.gmail.com>',
+      'In-Reply-To: <xyz.789@mail.example.net>',
+      'References: <xyz.789@mail.example.net>',
+      'List-Id: Project users <users.lists.project.test>',
+      'List-Post: <mailto:users@lists.project.test>',
+      'List-Unsubscribe: <https://lists.project.test/mailman/options/users>',
+      'Sender: "Users" <users-bounces@lists.project.test>',
+      'Date: Mon, 6 May 2024 09:59:00 +0000',
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      'You need to pass -DENABLE_NEON=OFF, see https://github.com/project/issues/42 for details.',
+      '',
+    ]);
+    const v = await verdict(e);
+    expect(v.phishing).toBe(false);
+  });
+
+  it('a newsletter with an unsubscribe link', async () => {
+    const e = makeEmail({
+      from: 'Weekly Digest <news@digest.example.com>',
+      to: ['bob@example.org'],
+      subject: 'This week: five articles on distributed systems',
+      html: '<p>Hello, here are this week’s articles.</p><p><a href="https://digest.example.com/a/1">Consensus in practice</a></p><p><a href="https://digest.example.com/unsubscribe?u=bob%40example.org">Unsubscribe</a></p>',
+      headers: { 'list-unsubscribe': '<https://digest.example.com/unsubscribe?u=1>' },
+    });
+    expect((await verdict(e)).phishing).toBe(false);
+  });
+
+  it('a password-reset mail from a DMARC-aligned brand sender', async () => {
+    const e = await raw([
+      'Authentication-Results: mx.example.org; spf=pass smtp.mailfrom=accountprotection.microsoft.com; dkim=pass header.d=accountprotection.microsoft.com; dmarc=pass header.from=accountprotection.microsoft.com',
+      RECEIVED,
+      'From: Microsoft account team <account-security-noreply@accountprotection.microsoft.com>',
+      'To: bob@example.org',
+      'Subject: Microsoft account password reset',
+      'Message-ID: <reset.1@accountprotection.microsoft.com>',
+      'Date: Mon, 6 May 2024 09:59:00 +0000',
+      'Content-Type: text/html; charset=utf-8',
+      '',
+      '<p>Please use this code to reset the password for your Microsoft account. Security code: 492113.</p><p>If you didn’t request this, you can <a href="https://account.live.com/reset">review your account</a>.</p>',
+      '',
+    ]);
+    const v = await verdict(e);
+    expect(v.phishing).toBe(false);
+    expect(v.symbols).toContain('headers.dmarc_pass_brand_domain');
+  });
+});
+
+describe('evasion: a forgeable header or an authenticated look-alike does not clear phishing', () => {
+  const lure = [
+    'From: "PayPal" <service@paypa1-secure.test>',
+    'To: bob@example.org',
+    'Subject: Your account has been limited',
+    'Message-ID: <1@paypa1-secure.test>',
+    'Date: Mon, 6 May 2024 09:59:00 +0000',
+    'Content-Type: text/html; charset=utf-8',
+  ];
+  const body = [
+    '',
+    '<p>Your account will be suspended. Verify your account now: <a href="http://198.51.100.23/webscr/login">https://www.paypal.com/signin</a></p>',
+    '',
+  ];
+
+  it('the lure alone is phishing', async () => {
+    expect((await verdict(await raw([RECEIVED, ...lure, ...body]))).phishing).toBe(true);
+  });
+
+  it('with List-Id, List-Post and a Reply-To added', async () => {
+    const e = await raw([
+      RECEIVED,
+      ...lure,
+      'List-Id: <offers.paypa1-secure.test>',
+      'List-Post: <mailto:service@paypa1-secure.test>',
+      'Reply-To: PayPal Support <paypal.support.desk@gmail.com>',
+      ...body,
+    ]);
+    expect((await verdict(e)).phishing).toBe(true);
+  });
+
+  it('posing as a reply in a thread (Re:, In-Reply-To, References)', async () => {
+    const e = await raw([
+      RECEIVED,
+      ...lure.map((l) => (l.startsWith('Subject:') ? 'Subject: Re: Your account' : l)),
+      'In-Reply-To: <prior.1@example.org>',
+      'References: <prior.1@example.org>',
+      ...body,
+    ]);
+    expect((await verdict(e)).phishing).toBe(true);
+  });
+
+  it('sent from a freshly registered look-alike domain that passes DMARC', async () => {
+    const e = await raw([
+      'Authentication-Results: mx.example.org; spf=pass smtp.mailfrom=paypa1-secure.test; dkim=pass header.d=paypa1-secure.test; dmarc=pass header.from=paypa1-secure.test',
+      RECEIVED,
+      ...lure,
+      ...body,
+    ]);
+    expect((await verdict(e)).phishing).toBe(true);
+  });
+
+  it('with a forged passing Authentication-Results for the brand written below the receiver', async () => {
+    const e = await raw([
+      RECEIVED,
+      'Authentication-Results: mx.paypal.com; dkim=pass header.d=paypal.com; dmarc=pass header.from=paypal.com',
+      ...lure.map((l) => (l.startsWith('From:') ? 'From: "PayPal" <service@paypal.com>' : l)),
+      ...body,
+    ]);
+    const v = await verdict(e);
+    expect(v.phishing).toBe(true);
+    expect(v.symbols).not.toContain('headers.dmarc_pass_brand_domain');
+  });
+});
