@@ -30,21 +30,41 @@ export interface MessageOutcome {
   indicators: { type: string; value: string }[];
   /** `<analyzer>.<symbol>` reported by the analyzers (analyzer_details.symbols), for fitting. */
   symbols: string[];
+  /** `<analyzer>.<symbol>` → the score its analyzer declared for it (analyzer_details.scores). */
+  scores: Record<string, number>;
+  /** `<analyzer>.<symbol>` → its group (analyzer_details.groups), when it has one. */
+  groups: Record<string, string>;
 }
 
 function summarizeContext(
   ctx: AnalysisContext,
-): Pick<MessageOutcome, 'analyzers' | 'indicatorTypes' | 'indicators' | 'symbols'> {
+): Pick<
+  MessageOutcome,
+  'analyzers' | 'indicatorTypes' | 'indicators' | 'symbols' | 'scores' | 'groups'
+> {
   const analyzers: Record<string, boolean> = {};
   const types = new Set<string>();
   const symbols = new Set<string>();
   const indicators: { type: string; value: string }[] = [];
+  const scores: Record<string, number> = {};
+  const groups: Record<string, string> = {};
   for (const stage of Object.values(ctx)) {
     for (const [id, r] of Object.entries(stage.analyzers)) {
       if (r.status !== 'success') continue;
       analyzers[id] = r.is_phishing;
       const syms = r.analyzer_details?.symbols;
-      if (Array.isArray(syms)) for (const s of syms) symbols.add(`${id}.${String(s)}`);
+      if (Array.isArray(syms)) {
+        const sc = r.analyzer_details?.scores as Record<string, unknown> | undefined;
+        const gr = r.analyzer_details?.groups as Record<string, unknown> | undefined;
+        for (const s of syms) {
+          const key = `${id}.${String(s)}`;
+          symbols.add(key);
+          const score = sc?.[String(s)];
+          if (typeof score === 'number') scores[key] = score;
+          const group = gr?.[String(s)];
+          if (typeof group === 'string') groups[key] = group;
+        }
+      }
       if (id === 'scorer') continue; // it repeats the others' indicators
       for (const i of r.indicators) {
         types.add(i.type);
@@ -52,7 +72,14 @@ function summarizeContext(
       }
     }
   }
-  return { analyzers, indicatorTypes: [...types], indicators, symbols: [...symbols] };
+  return {
+    analyzers,
+    indicatorTypes: [...types],
+    indicators,
+    symbols: [...symbols],
+    scores,
+    groups,
+  };
 }
 
 /** The SMTP envelope the eval pretends every message was delivered with. */
@@ -131,6 +158,8 @@ export function evalRunner(
         indicatorTypes: [],
         indicators: [],
         symbols: [],
+        scores: {},
+        groups: {},
       };
       let email: Email;
       try {

@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { ServiceConfigFile, Workflow } from '@trawl/contracts';
 import type { PluginDefinition } from '@trawl/plugin-sdk';
@@ -9,6 +9,19 @@ import { type EvalItem, evalRunner, type Label, type MessageOutcome } from './ev
 import type { MainMessage, WorkerInput, WorkerMessage } from './eval-worker.ts';
 
 export type { Label, MessageOutcome } from './eval-message.ts';
+
+/** An outcome with the source (corpus) its message came from. */
+export type SourcedOutcome = MessageOutcome & { source: string };
+
+/** One source of an evaluation: a corpus directory (or, with byClass, one class folder of it). */
+export interface SourceStats {
+  source: string;
+  dir: string;
+  messages: number;
+  phishing: number;
+  ham: number;
+  metrics: Metrics;
+}
 
 export interface Counts {
   tp: number;
@@ -32,7 +45,7 @@ export function metricsOf(c: Counts): Metrics {
   return { ...c, precision, recall, f1, fpr };
 }
 
-export function countOutcomes(outs: MessageOutcome[]): Counts {
+export function countOutcomes(outs: readonly { label: Label; predicted: boolean }[]): Counts {
   const c: Counts = { tp: 0, fp: 0, fn: 0, tn: 0 };
   for (const o of outs) {
     if (o.label === 'phishing') o.predicted ? c.tp++ : c.fn++;
@@ -49,8 +62,11 @@ export interface FiringStats {
 
 export interface EvalReport {
   workflow: string;
+  /** The corpus directory (several joined with ', '). */
   dir: string;
   messages: number;
+  /** Per source, in the order the directories were given. */
+  sources: SourceStats[];
   parse_failures: { file: string; label: Label; error: string }[];
   run_failures: { file: string; label: Label; error: string }[];
   /** From the moment every thread was ready (analyzers loaded, workflow compiled) to the last verdict. */
@@ -67,7 +83,7 @@ export interface EvalReport {
   odd: Metrics;
   analyzers: Record<string, FiringStats>;
   indicator_types: Record<string, FiringStats>;
-  outcomes: MessageOutcome[];
+  outcomes: SourcedOutcome[];
 }
 
 function firing(
@@ -96,7 +112,15 @@ function listEml(dir: string): string[] {
 }
 
 export interface EvalOptions {
+  /** A corpus directory (phishing/ and/or ham/ of .eml); `dirs` takes several. */
   dir: string;
+  /** Several corpus directories, each one source; when given, `dir` is ignored. */
+  dirs?: string[];
+  /**
+   * Each class folder is its own source (`corpus/phishing`, `corpus/ham`): a directory that mixes
+   * two collections (e.g. honeypot phishing and an old ham archive) gives two sources.
+   */
+  sourceByClass?: boolean;
   workflowId: string;
   workflows: Workflow[];
   service: ServiceConfigFile;
@@ -219,21 +243,95 @@ async function runInWorkers(
   }
 }
 
-/** Runs every message of dir/phishing and dir/ham through the workflow, in-process. */
+/**
+ * Source names of corpus directories: the directory's name, made unique with its parent's name
+ * (then a number) when two directories share it.
+ */
+export function sourceNames(dirs: string[]): string[] {
+  const abs = dirs.map((d) => resolve(d));
+  const base = abs.map((d) => basename(d) || d);
+  const names = base.map((b, i) =>
+    base.filter((x) => x === b).length > 1 ? `${basename(resolve(abs[i]!, '..'))}/${b}` : b,
+  );
+  const seen = new Map<string, number>();
+  return names.map((n) => {
+    const k = (seen.get(n) ?? 0) + 1;
+    seen.set(n, k);
+    return k > 1 ? `${n}#${k}` : n;
+  });
+}
+
+export interface CorpusItem extends EvalItem {
+  source: string;
+  dir: string;
+}
+
+/** The messages of the corpus directories, phishing then ham per directory, in name order. */
+export function listCorpus(
+  dirs: string[],
+  o: { limit?: number; sourceByClass?: boolean } = {},
+): CorpusItem[] {
+  const names = sourceNames(dirs);
+  const items: CorpusItem[] = [];
+  for (const [d, dir] of dirs.entries()) {
+    for (const label of ['phishing', 'ham'] as const) {
+      const source = o.sourceByClass ? `${names[d]}/${label}` : names[d]!;
+      for (const [index, f] of listEml(join(dir, label))
+        .slice(0, o.limit ?? Number.POSITIVE_INFINITY)
+        .entries()) {
+        items.push({ file: f, label, index, path: join(dir, label, f), source, dir });
+      }
+    }
+  }
+  return items;
+}
+
+/** Per-source counts and metrics, sources in order of first appearance. */
+export function sourceStats(
+  outs: readonly { source: string; label: Label; predicted: boolean }[],
+  dirOf: (source: string) => string = () => '',
+): SourceStats[] {
+  const by = new Map<string, { source: string; label: Label; predicted: boolean }[]>();
+  for (const x of outs) {
+    const a = by.get(x.source);
+    if (a) a.push(x);
+    else by.set(x.source, [x]);
+  }
+  return [...by].map(([source, xs]) => {
+    const c = countOutcomes(xs);
+    return {
+      source,
+      dir: dirOf(source),
+      messages: xs.length,
+      phishing: c.tp + c.fn,
+      ham: c.fp + c.tn,
+      metrics: metricsOf(c),
+    };
+  });
+}
+
+/**
+ * Runs every message of dir/phishing and dir/ham (of each of `dirs`) through the workflow,
+ * in-process, all sources in one run.
+ */
 export async function runEval(o: EvalOptions): Promise<EvalReport> {
   const wf = o.workflows.find((w) => w.id === o.workflowId);
   if (!wf)
     throw new Error(
       `workflow ${o.workflowId} not found (have: ${o.workflows.map((w) => w.id).join(', ')})`,
     );
-  const items: EvalItem[] = [];
-  for (const label of ['phishing', 'ham'] as const) {
-    for (const [index, f] of listEml(join(o.dir, label))
-      .slice(0, o.limit ?? Number.POSITIVE_INFINITY)
-      .entries()) {
-      items.push({ file: f, label, index, path: join(o.dir, label, f) });
-    }
-  }
+  const dirs = o.dirs?.length ? o.dirs : [o.dir];
+  const corpus = listCorpus(dirs, {
+    ...(o.limit !== undefined ? { limit: o.limit } : {}),
+    ...(o.sourceByClass ? { sourceByClass: true } : {}),
+  });
+  // the workers get plain EvalItems (what they read), the sources are put back afterwards
+  const items: EvalItem[] = corpus.map(({ file, label, index, path }) => ({
+    file,
+    label,
+    index,
+    path,
+  }));
   const outcomes: MessageOutcome[] = new Array(items.length);
   const start = performance.now();
   let t0 = start;
@@ -254,6 +352,9 @@ export async function runEval(o: EvalOptions): Promise<EvalReport> {
   const end = performance.now();
   const cpu = process.cpuUsage(cpu0);
   const seconds = (end - t0) / 1000;
+  const sourced = outcomes as SourcedOutcome[];
+  for (const [i, x] of sourced.entries()) x.source = corpus[i]!.source;
+  const dirOf = new Map(corpus.map((c) => [c.source, c.dir]));
   const parseFailures = outcomes
     .filter((x) => x.parse_failed)
     .map((x) => ({ file: x.file, label: x.label, error: x.error ?? '' }));
@@ -262,8 +363,9 @@ export async function runEval(o: EvalOptions): Promise<EvalReport> {
     .map((x) => ({ file: x.file, label: x.label, error: x.error ?? '' }));
   return {
     workflow: wf.id,
-    dir: o.dir,
+    dir: dirs.join(', '),
     messages: items.length,
+    sources: sourceStats(sourced, (s) => dirOf.get(s) ?? ''),
     parse_failures: parseFailures,
     run_failures: runFailures,
     seconds,
@@ -280,7 +382,7 @@ export async function runEval(o: EvalOptions): Promise<EvalReport> {
         .map(([k]) => k),
     ),
     indicator_types: firing(outcomes, (x) => x.indicatorTypes),
-    outcomes,
+    outcomes: sourced,
   };
 }
 
@@ -295,8 +397,88 @@ function metricsLine(m: Metrics): string {
   return `TP=${m.tp} FP=${m.fp} FN=${m.fn} TN=${m.tn}  precision=${f3(m.precision)} recall=${f3(m.recall)} F1=${f3(m.f1)} FPR=${f3(m.fpr)}`;
 }
 
-/** The human report; its last line is `precision=… recall=… F1=… FPR=… msgs/s=…`. */
-export function formatReport(r: EvalReport): string {
+/** One row of a per-source table: a source, optionally which filter judged it, and the counts. */
+export interface SourceRow {
+  source: string;
+  /** Which filter (trawl, rspamd, …) or which weights; a column appears when any row has one. */
+  filter?: string;
+  counts: Counts;
+  /** Free text after the figures (e.g. errors of a peer). */
+  note?: string;
+}
+
+const NA = '—';
+
+/**
+ * A per-source table: messages, phishing and ham counts, then the metrics that apply: recall only
+ * with phishing, FPR only with ham, precision and F1 only with both (on one class they say nothing).
+ */
+export function formatSourceTable(rows: SourceRow[], firstColumn = 'source'): string[] {
+  const w = Math.max(firstColumn.length, ...rows.map((r) => r.source.length));
+  const hasFilter = rows.some((r) => r.filter);
+  const fw = Math.max(6, ...rows.map((r) => r.filter?.length ?? 0));
+  const cell = (v: string, n: number) => v.padStart(n);
+  const head = [
+    firstColumn.padEnd(w),
+    ...(hasFilter ? ['filter'.padEnd(fw)] : []),
+    cell('messages', 8),
+    cell('phishing', 8),
+    cell('ham', 5),
+    cell('precision', 9),
+    cell('recall', 6),
+    cell('F1', 5),
+    cell('FPR', 5),
+  ];
+  const out = [`  ${head.join('  ')}`];
+  for (const r of rows) {
+    const m = metricsOf(r.counts);
+    const phishing = r.counts.tp + r.counts.fn;
+    const ham = r.counts.fp + r.counts.tn;
+    const both = phishing > 0 && ham > 0;
+    const line = [
+      r.source.padEnd(w),
+      ...(hasFilter ? [(r.filter ?? '').padEnd(fw)] : []),
+      cell(String(phishing + ham), 8),
+      cell(String(phishing), 8),
+      cell(String(ham), 5),
+      cell(both ? f3(m.precision) : NA, 9),
+      cell(phishing ? f3(m.recall) : NA, 6),
+      cell(both ? f3(m.f1) : NA, 5),
+      cell(ham ? f3(m.fpr) : NA, 5),
+    ];
+    out.push(`  ${line.join('  ')}${r.note ? `  ${r.note}` : ''}`.trimEnd());
+  }
+  return out;
+}
+
+/** Counts of the outcomes of one source. */
+export function countsBySource(
+  outs: readonly { source: string; label: Label; predicted: boolean }[],
+): Map<string, Counts> {
+  const m = new Map<string, Counts>();
+  for (const x of outs) {
+    let c = m.get(x.source);
+    if (!c) {
+      c = { tp: 0, fp: 0, fn: 0, tn: 0 };
+      m.set(x.source, c);
+    }
+    if (x.label === 'phishing') x.predicted ? c.tp++ : c.fn++;
+    else x.predicted ? c.fp++ : c.tn++;
+  }
+  return m;
+}
+
+/** The figures line that ends every report. */
+export function figuresLine(m: Metrics, msgsPerS: number): string {
+  return `precision=${f3(m.precision)} recall=${f3(m.recall)} F1=${f3(m.f1)} FPR=${f3(m.fpr)} msgs/s=${msgsPerS.toFixed(1)}`;
+}
+
+/**
+ * The human report; its last line is `precision=… recall=… F1=… FPR=… msgs/s=…` over all messages.
+ * With several sources it has a row per source; `extra` lines (peer and cross-source sections) go
+ * just before the last line.
+ */
+export function formatReport(r: EvalReport, extra: string[] = []): string {
   const lines: string[] = [];
   lines.push(
     `workflow ${r.workflow} on ${r.dir}: ${r.messages} messages in ${r.seconds.toFixed(2)} s (${r.workers} thread${r.workers > 1 ? 's' : ''}, ${r.cpu_ms_per_msg.toFixed(2)} CPU ms/msg; start-up before the clock ${r.startup_seconds.toFixed(2)} s)`,
@@ -304,6 +486,15 @@ export function formatReport(r: EvalReport): string {
   lines.push(`all   ${metricsLine(r.all)}`);
   lines.push(`even  ${metricsLine(r.even)}`);
   lines.push(`odd   ${metricsLine(r.odd)}`);
+  if (r.sources.length > 1) {
+    lines.push('per source:');
+    lines.push(
+      ...formatSourceTable(
+        r.sources.map((s) => ({ source: s.source, counts: s.metrics })),
+        'source',
+      ),
+    );
+  }
   if (r.parse_failures.length) {
     lines.push(`parse failures (counted as "not phishing"): ${r.parse_failures.length}`);
     for (const f of r.parse_failures.slice(0, 20)) lines.push(`  ${f.label}/${f.file}: ${f.error}`);
@@ -327,8 +518,7 @@ export function formatReport(r: EvalReport): string {
   };
   table('per analyzer (its own verdict is phishing):', r.analyzers);
   table('per indicator type (raised at least once):', r.indicator_types);
-  lines.push(
-    `precision=${f3(r.all.precision)} recall=${f3(r.all.recall)} F1=${f3(r.all.f1)} FPR=${f3(r.all.fpr)} msgs/s=${r.msgs_per_s.toFixed(1)}`,
-  );
+  lines.push(...extra);
+  lines.push(figuresLine(r.all, r.msgs_per_s));
   return lines.join('\n');
 }
