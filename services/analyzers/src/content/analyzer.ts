@@ -259,7 +259,29 @@ export function contentFindings(
     const inName = dnBrands.has(id);
     const conf = subjBrands.has(id) || inName ? 0.9 : (bodyBrands.get(id) ?? 0) >= 2 ? 0.7 : 0.5;
     if (conf < s.ner_confidence_threshold) continue;
-    if (brandOwns(brand, fromDomain)) continue;
+    if (brandOwns(brand, fromDomain)) {
+      // the brand's own domain in From, asking for credentials or money, and not one link to the
+      // brand: a spoofed sender (genuine brand mail links to the brand; a verified DMARC pass for
+      // the domain, which headers credits, is what makes such a From believable)
+      const request = (['credential', 'payment'] as const).some(
+        (c) => (hits.subject[c]?.length ?? 0) + (hits.body[c]?.length ?? 0) > 0,
+      );
+      if (
+        request &&
+        linkDomains.size > 0 &&
+        ![...linkDomains].some((d) => brandOwns(brand, d)) &&
+        !(v.auth.dmarc === 'pass' && v.auth.verified)
+      ) {
+        out.push({
+          type: 'brand_impersonation',
+          value: `From is ${fromDomain} (${id}) but no link goes to ${id}: ${[...linkDomains].slice(0, 3).join(', ')}`,
+          symbol: 'brand_sender_offsite_links',
+          weight: w.brand_sender_offsite_links,
+        });
+        brandDone = true;
+      }
+      continue;
+    }
     const linksToBrand = [...linkDomains].some((d) => brandOwns(brand, d));
     if (pressure && !linksToBrand) {
       out.push({

@@ -17,6 +17,7 @@ export const ContentWeights = z.object({
   negative_sentiment: z.number().default(CONTENT_SYMBOLS.negative_sentiment.score),
   brand_impersonation: z.number().default(CONTENT_SYMBOLS.brand_impersonation.score),
   brand_mention: z.number().default(CONTENT_SYMBOLS.brand_mention.score),
+  brand_sender_offsite_links: z.number().default(CONTENT_SYMBOLS.brand_sender_offsite_links.score),
   text_obfuscation: z.number().default(CONTENT_SYMBOLS.text_obfuscation.score),
   image_only: z.number().default(CONTENT_SYMBOLS.image_only.score),
   combo_bonus: z.number().default(CONTENT_SYMBOLS.combo_bonus.score),

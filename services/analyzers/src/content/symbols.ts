@@ -73,6 +73,12 @@ export const CONTENT_SYMBOLS = {
       reason:
         'a brand named with a request, by a sender and links that are not the brand’s (scaled by how surely the brand is meant)',
     },
+    brand_sender_offsite_links: {
+      score: 2.0,
+      group: 'brand',
+      reason:
+        'From is a brand’s own domain, the message asks for credentials or money, and no link goes to the brand (a spoofed sender)',
+    },
     brand_mention: {
       score: 0.3,
       group: 'brand',

@@ -130,6 +130,11 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
   let recipients: RecipientForms[] | undefined;
   let hidden = 0;
   let riskyCount = 0;
+  let sensitive: boolean | undefined;
+  const sensitiveFormIn = (html: string): boolean => {
+    if (sensitive === undefined) sensitive = sensitiveInputs(html);
+    return sensitive;
+  };
   for (const u of v.urls as UrlView[]) {
     const scheme = u.scheme;
     if (scheme === 'javascript' || (scheme === 'data' && u.source !== 'src' && !u.is_image)) {
@@ -148,6 +153,13 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
           value: `form asking for a password posts to ${u.host || u.url.slice(0, 80)}`,
           symbol: 'credential_form',
           weight: w.credential_form,
+        });
+      } else if (sensitiveFormIn(v.html)) {
+        addOnce(once, out, 'form:sensitive', {
+          type: 'credential_form',
+          value: `form asking for card, PIN or account numbers posts to ${u.host || u.url.slice(0, 80)}`,
+          symbol: 'sensitive_form',
+          weight: w.sensitive_form,
         });
       } else if (w.external_form > 0 && u.domain && u.domain !== fromOrg) {
         addOnce(once, out, 'form:ext', {
@@ -329,6 +341,29 @@ function pathBrandRe(names: ProtectedName[]): RegExp {
 
 function findRegistrable(host: string): string | undefined {
   return getDomain(host) ?? undefined;
+}
+
+/** Input names of a form that asks for what a bank or a card holder keeps secret. */
+const SENSITIVE_NAME =
+  /\b(?:name|id)\s*=\s*["']?[a-z0-9_-]{0,20}?(?:card_?(?:num|no|number)|ccnum|cc_?number|cvv2?|cvc|pin(?:code)?|ssn|social_?sec|mmn|maiden|routing|acct_?(?:num|no)|account_?(?:num|no|number)|expir|exp_?(?:date|month|year)|passw|passcode)/i;
+
+/**
+ * Whether the HTML holds an input whose name asks for card, PIN, social-security or account
+ * numbers (the forms of classic bank and card phishing ask for these, often without a password
+ * field). A bounded scan of at most 200 input tags of 500 characters each.
+ */
+export function sensitiveInputs(html: string): boolean {
+  const lower = html.slice(0, 500_000).toLowerCase();
+  let at = 0;
+  for (let n = 0; n < 200; n++) {
+    const j = lower.indexOf('<input', at);
+    if (j === -1) return false;
+    const end = lower.indexOf('>', j);
+    const tag = lower.slice(j, end === -1 ? j + 500 : Math.min(end, j + 500));
+    if (SENSITIVE_NAME.test(tag)) return true;
+    at = j + 6;
+  }
+  return false;
 }
 
 export function analyzeUrls(email: Email, settings: UrlsSettings): AnalyzerAnswerInput {

@@ -58,10 +58,16 @@ export const URLS_SYMBOLS = defineSymbols({
     group: 'payload',
     reason: 'a form asking for a password inside the message',
   },
+  sensitive_form: {
+    score: 2.5,
+    group: 'payload',
+    reason: 'a form in the message asks for card, PIN, social-security or account numbers',
+  },
   external_form: {
     score: 0,
     group: 'payload',
-    reason: 'a form posting outside the sender’s domain (reported for rules; no score alone)',
+    reason:
+      'a form posting outside the sender’s domain (no score alone: newsletters carry search and subscribe forms)',
   },
   shortener: {
     score: 0.9,

@@ -222,3 +222,29 @@ describe('evasion: a forgeable header or an authenticated look-alike does not cl
     expect(v.symbols).not.toContain('headers.dmarc_pass_brand_domain');
   });
 });
+
+describe('older phishing: a form in the message', () => {
+  it('asking for card and PIN numbers without a password field', async () => {
+    const e = makeEmail({
+      from: '"Bank Security" <security@bank-alerts.test>',
+      to: ['bob@example.org'],
+      subject: 'Account update',
+      html: '<p>Please confirm your account details below.</p><form action="http://198.51.100.9/cgi-bin/update.php" method="post"><input name="cardnumber"><input name="exp_month"><input name="pin"><input type="submit"></form>',
+    });
+    expect((await verdict(e)).phishing).toBe(true);
+  });
+});
+
+describe('older phishing: the brand’s own domain spoofed in From', () => {
+  it('asking to confirm the account with no link to the brand', async () => {
+    const e = makeEmail({
+      from: '"PayPal" <service@paypal.com>',
+      to: ['bob@example.org'],
+      subject: 'Account review',
+      html: '<p>Dear PayPal member, we were unable to verify your account information. Please <a href="http://account-review-center.test/webscr">confirm your account</a> within 48 hours or your access will be suspended.</p>',
+    });
+    const v = await verdict(e);
+    expect(v.phishing).toBe(true);
+    expect(v.symbols).toContain('content.brand_sender_offsite_links');
+  });
+});
