@@ -294,11 +294,19 @@ export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Findi
       const lower = recipients.length > 0 ? u.url.toLowerCase() : '';
       for (const r of recipients) {
         if (lower.includes(r.plain) || lower.includes(r.encoded) || lower.includes(r.base64)) {
+          // in the fragment, the address never reaches a server: only the page's script reads
+          // it, to pre-fill a sign-in form (phishing kits); trackers put it in the query
+          const hash = lower.indexOf('#');
+          const inFragment =
+            hash !== -1 &&
+            u.source === 'href' &&
+            [r.plain, r.encoded, r.base64].some((f) => lower.indexOf(f, hash) !== -1);
           addOnce(once, out, 'rcpt', {
             type: 'suspicious_url',
-            value: 'link carries the recipient’s address',
-            symbol: 'recipient_in_url',
-            weight: w.recipient_in_url,
+            value: `link carries the recipient’s address${inFragment ? ' in its fragment, for the page’s script' : ''}`,
+            ...(inFragment
+              ? { symbol: 'recipient_in_fragment', weight: w.recipient_in_fragment }
+              : { symbol: 'recipient_in_url', weight: w.recipient_in_url }),
           });
           break;
         }

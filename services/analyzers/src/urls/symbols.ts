@@ -95,6 +95,12 @@ export const URLS_SYMBOLS = defineSymbols({
     group: 'header_tricks',
     reason: 'the recipient’s address in a link (pre-filled phishing pages; weak: trackers do it)',
   },
+  recipient_in_fragment: {
+    score: 1.5,
+    group: 'deceptive_links',
+    reason:
+      'the recipient’s address in a link’s fragment, which only the page’s script reads: a sign-in page pre-filled for the target',
+  },
   many_hidden_links: {
     score: 0.3,
     group: 'obfuscation',

@@ -248,3 +248,29 @@ describe('older phishing: the brand’s own domain spoofed in From', () => {
     expect(v.symbols).toContain('content.brand_sender_offsite_links');
   });
 });
+
+describe('a sign-in page pre-filled for the target', () => {
+  it('the recipient’s address in the link’s fragment, with a mailbox lure', async () => {
+    const e = makeEmail({
+      from: 'Mail Notification <notify@relay-mailer.test>',
+      to: ['bob@example.org'],
+      subject: 'Incoming messages on hold',
+      html: '<p>You have 4 pending messages. <a href="https://storage-view.test/owa/#Ym9iQGV4YW1wbGUub3Jn">Release messages</a></p>',
+    });
+    const v = await verdict(e);
+    expect(v.symbols).toContain('urls.recipient_in_fragment');
+    expect(v.phishing).toBe(true);
+  });
+
+  it('a newsletter whose unsubscribe link carries the address in its query is not that', async () => {
+    const e = makeEmail({
+      from: 'Weekly Digest <news@digest.example.com>',
+      to: ['bob@example.org'],
+      subject: 'This week: five articles',
+      html: '<p>Articles.</p><a href="https://digest.example.com/unsubscribe?email=bob%40example.org">Unsubscribe</a>',
+    });
+    const v = await verdict(e);
+    expect(v.symbols ?? []).not.toContain('urls.recipient_in_fragment');
+    expect(v.phishing).toBe(false);
+  });
+});
