@@ -70,6 +70,23 @@ export const AnalysisEvent = z.object({
 });
 export type AnalysisEvent = z.infer<typeof AnalysisEvent>;
 
+/**
+ * A message the gateway refused for what it is (unparseable, too large, invalid): no job exists, so
+ * the mail orchestrator puts this on its own durable queue (`queues.mailVerdicts`, by the default
+ * exchange) and delivers an `unanalyzed` verdict from it like the verdict of a job.
+ */
+export const MailUnanalyzedEvent = z.object({
+  event: z.literal('mail.unanalyzed'),
+  retriever: z.string(),
+  /** The retriever's id of the message. */
+  id: z.string(),
+  /** sha256 (hex) of the raw message: the retriever gets `unanalyzed:<ref>` as the job_id. */
+  ref: z.string().regex(/^[0-9a-f]{64}$/),
+  error: JobError,
+  at: z.string(),
+});
+export type MailUnanalyzedEvent = z.infer<typeof MailUnanalyzedEvent>;
+
 /** Event on trawl.control / config.reloaded. */
 export const ConfigReloadedEvent = z.object({
   old_version: z.string(),

@@ -21,10 +21,30 @@ export type MailRetrievers = z.output<typeof MailRetrievers>;
 export const FetchRequest = z.object({ max_messages: z.number().int().positive().max(1000) });
 export type FetchRequest = z.infer<typeof FetchRequest>;
 
+/**
+ * An address of the SMTP envelope as a retriever knows it (the mailbox a message was delivered to).
+ * Plain ASCII `local@domain` (an IDN domain as its A-label), no display name, no list: it travels
+ * in an HTTP header to the gateway. Linear pattern: neither class holds `@`.
+ */
+export const EnvelopeAddress = z
+  .string()
+  .min(3)
+  .max(320)
+  .regex(/^[^\s\p{Cc}\P{ASCII},;<>"@]+@[^\s\p{Cc}\P{ASCII},;<>"@]+$/u, {
+    message: 'must be a plain address local@domain',
+  });
+export type EnvelopeAddress = z.infer<typeof EnvelopeAddress>;
+
 export const RetrievedMessage = z.object({
   id: z.string().min(1).max(1024),
   /** base64 of the RFC 822 message. */
   raw: z.string(),
+  /**
+   * What the retriever knows of the SMTP envelope. `to`: the mailbox the message was delivered to,
+   * used as the recipient only when the headers name none (a Bcc copy). Optional: retrievers that
+   * do not send it are answered as before.
+   */
+  envelope: z.object({ to: z.array(EnvelopeAddress).min(1).max(16).optional() }).optional(),
 });
 export type RetrievedMessage = z.infer<typeof RetrievedMessage>;
 
@@ -34,12 +54,27 @@ export type FetchResponse = z.infer<typeof FetchResponse>;
 export const AckRequest = z.object({ ids: z.array(z.string()) });
 export type AckRequest = z.infer<typeof AckRequest>;
 
+/**
+ * What kind of verdict a retriever is given:
+ *  - analyzed:   Trawl analysed the message; `result` is its verdict;
+ *  - unanalyzed: Trawl could not analyse it (the gateway refused the message: unparseable, too
+ *                large, no recipient, a parse that timed out; or its analysis failed). `result` is a
+ *                `review` result that says so and `error` says why; for a refused message `job_id`
+ *                is `unanalyzed:<sha256 of the raw message>` (there is no job). Never file such a
+ *                message as clean: hold it for a person.
+ * Absent in requests of mail orchestrators older than this field: read `recommended_action` alone.
+ */
+export const VERDICT_KINDS = ['analyzed', 'unanalyzed'] as const;
+export const VerdictKind = z.enum(VERDICT_KINDS);
+export type VerdictKind = z.infer<typeof VerdictKind>;
+
 export const VerdictRequest = z.object({
   id: z.string(),
   job_id: z.string(),
-  /** When the analysis failed: a `review` result that says so, and the job's error here. */
+  /** When the message was not analysed: a `review` result that says so, and the reason in `error`. */
   result: AnalysisResult,
   error: JobError.optional(),
+  verdict: VerdictKind.optional(),
 });
 export type VerdictRequest = z.infer<typeof VerdictRequest>;
 

@@ -160,6 +160,8 @@ export function buildMailOrchestrator(deps: MailOrchestratorDeps): MailOrchestra
     now,
     pendingStaleMs: o.pendingStaleMs ?? 120_000,
     onRecoveredJob: (job, origin) => verdicts.deliverJob(job, origin),
+    fileUnanalyzed: (retriever, id, ref, error) =>
+      verdicts.fileUnanalyzed(retriever, id, ref, error),
     killed: () => killed,
   });
 

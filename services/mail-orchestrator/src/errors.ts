@@ -19,6 +19,11 @@ export const MAIL_ERRORS = {
   badRequest: 'TRAWL_ERR_MAIL_BAD_REQUEST',
   /** The orchestrator is stopping. */
   stopping: 'TRAWL_ERR_MAIL_STOPPING',
+  /**
+   * The reason given in an `unanalyzed` verdict when the refusal carried no code of its own (a
+   * proxy's 413 without a problem body, an empty message).
+   */
+  unanalyzed: 'TRAWL_ERR_MAIL_UNANALYZED',
 } as const;
 
 export class RetrieverError extends TransientError {

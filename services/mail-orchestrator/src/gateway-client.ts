@@ -19,7 +19,7 @@ export type SubmitOutcome =
    * The gateway will never take this message (it is unparseable, invalid or too large): ack it,
    * count it, do not retry. Only a refusal about the message itself (see refusesTheMessage).
    */
-  | { kind: 'rejected'; status: number; detail: string };
+  | { kind: 'rejected'; status: number; detail: string; code: string | undefined };
 
 /** The fields of the gateway's problem answer (RFC 9457) this client reads; anything else passes. */
 export const GatewayProblem = z.object({
@@ -80,17 +80,21 @@ function failureOf(res: HttpAnswer, what: string): Error {
   return new GatewayUnavailableError(`${what}: the gateway answered ${res.status}${code}`);
 }
 
+/** Where a raw message comes from: sent to the gateway as `X-Trawl-*` headers. */
+export interface SubmitOrigin {
+  retriever: string;
+  messageId: string;
+  /** The mailbox(es) the retriever got it in (RetrievedMessage.envelope.to), already validated. */
+  envelopeTo?: readonly string[] | undefined;
+}
+
 /** The slice of the gateway's HTTP API the mail orchestrator uses. */
 export interface GatewayClient {
   /**
    * Throws GatewayUnavailableError (retry later) or a GatewayMisconfiguredError (GatewayAuthError,
    * GatewayRefusedError: configuration; retry later too, and log it as an error).
    */
-  submitRaw(
-    raw: Buffer,
-    origin: { retriever: string; messageId: string },
-    signal?: AbortSignal,
-  ): Promise<SubmitOutcome>;
+  submitRaw(raw: Buffer, origin: SubmitOrigin, signal?: AbortSignal): Promise<SubmitOutcome>;
   /** Jobs created at or after `since`, newest first (bounded by `maxPages`). */
   jobsSince(since: Date, signal?: AbortSignal, maxPages?: number): AsyncGenerator<Job>;
   getJob(jobId: string, signal?: AbortSignal): Promise<Job | null>;
@@ -127,6 +131,10 @@ export function createGatewayClient(o: GatewayClientOptions): GatewayClient {
           // Passed through to the job's origin once the gateway accepts them (see docs/mail-ingestion.md).
           'x-trawl-retriever': origin.retriever,
           'x-trawl-message-id': origin.messageId,
+          // The recipient when the headers name none (a Bcc copy): see docs/mail-ingestion.md.
+          ...(origin.envelopeTo?.length
+            ? { 'x-trawl-envelope-to': origin.envelopeTo.join(',') }
+            : {}),
         },
         body: raw,
         signal,
@@ -142,7 +150,12 @@ export function createGatewayClient(o: GatewayClientOptions): GatewayClient {
         const problem = problemOf(res);
         if (refusesTheMessage(res.status, problem)) {
           const detail = [problem.code, problem.detail].filter((x) => x !== undefined).join(': ');
-          return { kind: 'rejected', status: res.status, detail: detail || `status ${res.status}` };
+          return {
+            kind: 'rejected',
+            status: res.status,
+            detail: detail || `status ${res.status}`,
+            code: problem.code,
+          };
         }
       }
       throw failureOf(res, 'submit');

@@ -20,8 +20,13 @@ export {
   refusesTheMessage,
   type SubmitOutcome,
 } from './gateway-client.ts';
-export { messageIdOf, messageKey } from './message-key.ts';
+export { contentHash, messageIdOf, messageKey } from './message-key.ts';
 export type { Outcome } from './message-processor.ts';
 export { createMailMetrics, type MailMetrics } from './metrics.ts';
 export type { PassReport } from './poller.ts';
-export { failedResult, verdictRequest } from './verdicts.ts';
+export {
+  failedResult,
+  unanalyzedResult,
+  unanalyzedVerdictRequest,
+  verdictRequest,
+} from './verdicts.ts';

@@ -21,13 +21,19 @@ export function messageIdOf(raw: Buffer): string | undefined {
 }
 
 /**
- * The dedup key of a message: a hash of its Message-ID, else a hash of its bytes. Hashed so that a
- * hostile Message-ID cannot make long or odd cache keys.
+ * The dedup key of a message: SHA-256 of its raw bytes (hex).
+ *
+ * Not the Message-ID: the sender writes it, so a benign message and then a phish carrying the same
+ * Message-ID would make the phish a "duplicate" and it would never be analysed. What dedup must
+ * absorb is redelivery (at least once: an ack lost, a retried push, a replica crash), and a
+ * retriever redelivers the same bytes (IMAP hands out the stored message as it is). Any change of a
+ * byte makes another key: at worst a message is analysed twice, never not at all.
  */
-export function messageKey(raw: Buffer): { key: string; by: 'message-id' | 'content' } {
-  const mid = messageIdOf(raw);
-  if (mid !== undefined) {
-    return { key: createHash('sha256').update(`mid:${mid}`).digest('hex'), by: 'message-id' };
-  }
-  return { key: createHash('sha256').update('raw:').update(raw).digest('hex'), by: 'content' };
+export function messageKey(raw: Buffer): { key: string } {
+  return { key: createHash('sha256').update('raw:').update(raw).digest('hex') };
+}
+
+/** SHA-256 (hex) of the raw bytes: the reference of a message that has no job (`unanalyzed`). */
+export function contentHash(raw: Buffer): string {
+  return createHash('sha256').update(raw).digest('hex');
 }

@@ -1,17 +1,18 @@
-import type { Job, RetrievedMessage } from '@trawl/contracts';
+import type { Job, JobError, RetrievedMessage } from '@trawl/contracts';
 import { emailId, parseRawEmail } from '@trawl/mail';
 import type { Logger } from 'pino';
 import type { DedupStore } from './dedup-store.ts';
-import { GatewayMisconfiguredError, GatewayUnavailableError } from './errors.ts';
+import { GatewayMisconfiguredError, GatewayUnavailableError, MAIL_ERRORS } from './errors.ts';
 import type { GatewayClient } from './gateway-client.ts';
-import { messageKey } from './message-key.ts';
+import { contentHash, messageKey } from './message-key.ts';
 import type { MailMetrics } from './metrics.ts';
 
 /**
  * What became of one message:
  *  - accepted:  the gateway holds a job for it (now, or from an earlier attempt found on recovery);
- *  - duplicate: seen before (same Message-ID, else same bytes) and already handled;
- *  - rejected:  the gateway will never take it (unparseable, invalid, too large);
+ *  - duplicate: seen before (the same bytes) and already handled;
+ *  - rejected:  the gateway will never take it (unparseable, invalid, too large): an `unanalyzed`
+ *               verdict for it is queued before it is acked, so it never passes without one;
  *  - busy:      another attempt is in flight (a replica, or a claim not yet stale): retry later;
  *  - failed:    the gateway is unavailable, or refused the request rather than the message
  *               (untrusted Host, internal key, unknown workflow): retry later, nothing kept.
@@ -41,9 +42,16 @@ export interface ProcessorDeps {
   pendingStaleMs: number;
   /** Sends the verdict of a job found finished during recovery (its event went by unrouted). */
   onRecoveredJob: (job: Job, origin: { retriever: string; id: string }) => Promise<void>;
+  /**
+   * Queues the `unanalyzed` verdict of a message the gateway refused (durably: it resolves once the
+   * broker confirmed it); the verdict relay delivers it to the retriever. Rejects when it cannot.
+   */
+  fileUnanalyzed: (retriever: string, id: string, ref: string, error: JobError) => Promise<void>;
   /** True once the orchestrator was stopped without grace: write nothing more. */
   killed: () => boolean;
 }
+
+const MAX_REASON = 2000;
 
 class Killed extends Error {}
 
@@ -51,6 +59,29 @@ export function createMessageProcessor(d: ProcessorDeps) {
   const alive = () => {
     if (d.killed()) throw new Killed('stopped');
   };
+
+  /**
+   * Queues the `unanalyzed` verdict of a refused message. False (logged, counted) when the broker
+   * did not take it: the message must then stay unacked and come back.
+   */
+  async function unanalyzed(
+    retriever: string,
+    msg: RetrievedMessage,
+    raw: Buffer,
+    error: JobError,
+  ): Promise<boolean> {
+    try {
+      await d.fileUnanalyzed(retriever, msg.id, contentHash(raw), error);
+      return true;
+    } catch (err) {
+      d.metrics.failures.inc({ retriever, stage: 'verdict' });
+      d.logger.warn(
+        { retriever, id: msg.id, err: String(err) },
+        'unanalyzed verdict not queued; the message is retried',
+      );
+      return false;
+    }
+  }
 
   async function submit(
     retriever: string,
@@ -61,7 +92,11 @@ export function createMessageProcessor(d: ProcessorDeps) {
   ): Promise<Outcome> {
     let outcome: Awaited<ReturnType<GatewayClient['submitRaw']>>;
     try {
-      outcome = await d.gateway.submitRaw(raw, { retriever, messageId: msg.id }, signal);
+      outcome = await d.gateway.submitRaw(
+        raw,
+        { retriever, messageId: msg.id, envelopeTo: msg.envelope?.to },
+        signal,
+      );
     } catch (err) {
       alive();
       await d.dedup.release(key).catch(() => undefined);
@@ -90,11 +125,26 @@ export function createMessageProcessor(d: ProcessorDeps) {
     }
     alive();
     if (outcome.kind === 'rejected') {
+      // The sender controls every reason for a refusal (parts, size, headers, parse time): the
+      // message is held for a person by its own verdict, never acked without one.
+      const error: JobError = {
+        code: outcome.code ?? MAIL_ERRORS.unanalyzed,
+        message: `the gateway refused the message (${outcome.status}): ${outcome.detail}`.slice(
+          0,
+          MAX_REASON,
+        ),
+      };
+      if (!(await unanalyzed(retriever, msg, raw, error))) {
+        alive();
+        await d.dedup.release(key).catch(() => undefined);
+        return { kind: 'failed', reason: 'unanalyzed verdict not queued' };
+      }
+      alive();
       await d.dedup.markRejected(key);
       d.metrics.rejected.inc({ retriever });
       d.logger.warn(
         { retriever, id: msg.id, status: outcome.status, detail: outcome.detail },
-        'gateway rejected the message for good; acked without analysis',
+        'gateway refused the message for good; acked with an unanalyzed verdict',
       );
       return { kind: 'rejected', detail: outcome.detail };
     }
@@ -119,7 +169,9 @@ export function createMessageProcessor(d: ProcessorDeps) {
     try {
       let eid: string | undefined;
       try {
-        eid = emailId(await parseRawEmail(raw));
+        // As the gateway parses it (the envelope recipient too), so that the ids agree.
+        const to = msg.envelope?.to;
+        eid = emailId(await parseRawEmail(raw, to ? { envelope: { to } } : {}));
       } catch {
         eid = undefined; // the gateway cannot have made a job of it either
       }
@@ -175,6 +227,10 @@ export function createMessageProcessor(d: ProcessorDeps) {
     const raw = Buffer.from(msg.raw, 'base64');
     d.metrics.fetched.inc({ retriever });
     if (raw.length === 0) {
+      const error = { code: MAIL_ERRORS.unanalyzed, message: 'the message is empty' };
+      if (!(await unanalyzed(retriever, msg, raw, error))) {
+        return { kind: 'failed', reason: 'unanalyzed verdict not queued' };
+      }
       d.metrics.rejected.inc({ retriever });
       return { kind: 'rejected', detail: 'empty message' };
     }

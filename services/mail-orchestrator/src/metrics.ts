@@ -27,13 +27,13 @@ export function createMailMetrics(registry: Registry): MailMetrics {
     }),
     duplicates: new Counter({
       name: 'trawl_mail_duplicates_total',
-      help: 'Messages dropped as duplicates (same Message-ID, else same content)',
+      help: 'Messages dropped as duplicates (the same bytes handled before)',
       labelNames: ['retriever'],
       registers,
     }),
     rejected: new Counter({
       name: 'trawl_mail_rejected_total',
-      help: 'Messages the gateway refused as unparseable or too large (acked, not analyzed)',
+      help: 'Messages the gateway refused (unparseable, invalid, too large): acked with an unanalyzed verdict',
       labelNames: ['retriever'],
       registers,
     }),

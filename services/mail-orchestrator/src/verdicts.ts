@@ -4,6 +4,7 @@ import {
   type AnalysisResult,
   type Job,
   type JobError,
+  MailUnanalyzedEvent,
   type Topology,
   type VerdictRequest,
 } from '@trawl/contracts';
@@ -25,8 +26,9 @@ export interface VerdictOptions {
 }
 
 /**
- * What a retriever is told when the analysis failed: a `review` verdict (a person should look at the
- * message) with the error, so that a failure never silently leaves the message untouched.
+ * What a retriever is told when the analysis failed: an `unanalyzed` verdict (VerdictRequest
+ * `verdict`) with a `review` result (a person should look at the message) and the error, so that a
+ * failure never silently leaves the message untouched.
  */
 export function failedResult(error: JobError | undefined): AnalysisResult {
   const what = error ? `${error.code}: ${error.message}` : 'unknown error';
@@ -35,6 +37,27 @@ export function failedResult(error: JobError | undefined): AnalysisResult {
     threat_level: 'none',
     confidence: 0,
     summary: `Trawl could not analyse this message (${what}); review it by hand.`.slice(0, 10_000),
+    recommended_action: 'review',
+    indicators: [],
+  };
+}
+
+/**
+ * What a retriever is told of a message the gateway refused (unparseable, too large, no recipient,
+ * a parse that timed out): the sender controls each of these, so the refusal is itself a reason
+ * to look: threat level `medium`, action `review`, `is_phishing` false with confidence 0 (not
+ * known). The retriever holds the message (IMAP: the hold folder), never files it as clean.
+ */
+export function unanalyzedResult(error: JobError): AnalysisResult {
+  return {
+    is_phishing: false,
+    threat_level: 'medium',
+    confidence: 0,
+    summary:
+      `Trawl could not analyse this message (${error.code}: ${error.message}); it is held for review.`.slice(
+        0,
+        10_000,
+      ),
     recommended_action: 'review',
     indicators: [],
   };
@@ -51,7 +74,24 @@ export function verdictRequest(
     job_id: jobId,
     result: result ?? failedResult(error),
     ...(result ? {} : error ? { error } : {}),
+    verdict: result ? 'analyzed' : 'unanalyzed',
   };
+}
+
+/** The verdict of a message the gateway refused (there is no job: `job_id` names the content). */
+export function unanalyzedVerdictRequest(ev: MailUnanalyzedEvent): VerdictRequest {
+  return {
+    id: ev.id,
+    job_id: `unanalyzed:${ev.ref}`,
+    result: unanalyzedResult(ev.error),
+    error: ev.error,
+    verdict: 'unanalyzed',
+  };
+}
+
+/** The label of a verdict in `trawl_mail_verdicts_total{action}`. */
+function actionLabel(req: VerdictRequest): string {
+  return req.verdict === 'unanalyzed' ? 'unanalyzed' : req.result.recommended_action;
 }
 
 const sleep = (ms: number, signal: AbortSignal) =>
@@ -105,16 +145,13 @@ export function createVerdictRelay(d: {
       if (signal.aborted) return false;
       try {
         await client.verdict(req, signal);
-        d.metrics.verdicts.inc({
-          retriever: origin.retriever,
-          action: req.result.recommended_action,
-        });
+        d.metrics.verdicts.inc({ retriever: origin.retriever, action: actionLabel(req) });
         d.logger.info(
           {
             retriever: origin.retriever,
             id: req.id,
             job_id: req.job_id,
-            action: req.result.recommended_action,
+            action: actionLabel(req),
           },
           'verdict delivered',
         );
@@ -143,24 +180,29 @@ export function createVerdictRelay(d: {
   async function handle(delivery: Delivery): Promise<void> {
     inFlight.add(delivery);
     try {
+      let origin: JobOrigin | null;
+      let req: VerdictRequest;
       const parsed = AnalysisEventSchema.safeParse(delivery.body);
-      if (!parsed.success) {
-        d.logger.warn({ routing_key: delivery.routingKey }, 'not an analysis event; dropped');
-        await delivery.ack();
-        return;
+      if (parsed.success) {
+        const ev = parsed.data;
+        origin = await resolveOrigin(ev);
+        req = verdictRequest(origin?.id ?? '', ev.job_id, ev.result, ev.error);
+      } else {
+        const refused = MailUnanalyzedEvent.safeParse(delivery.body);
+        if (!refused.success) {
+          d.logger.warn({ routing_key: delivery.routingKey }, 'not an analysis event; dropped');
+          await delivery.ack();
+          return;
+        }
+        origin = { retriever: refused.data.retriever, id: refused.data.id };
+        req = unanalyzedVerdictRequest(refused.data);
       }
-      const ev = parsed.data;
-      const origin = await resolveOrigin(ev);
       if (!origin || !d.retrievers.has(origin.retriever)) {
         await delivery.ack(); // not a message from one of our retrievers
         return;
       }
       const signal = abort.signal;
-      const ok = await send(
-        origin,
-        verdictRequest(origin.id, ev.job_id, ev.result, ev.error),
-        signal,
-      );
+      const ok = await send(origin, req, signal);
       if (signal.aborted) return; // stopped: left unacked, the broker hands it out again
       if (ok) {
         await delivery.ack();
@@ -169,7 +211,7 @@ export function createVerdictRelay(d: {
           {
             retriever: origin.retriever,
             id: origin.id,
-            job_id: ev.job_id,
+            job_id: req.job_id,
             deliveries: delivery.deliveryCount,
           },
           'verdict could not be delivered; dropped',
@@ -186,9 +228,10 @@ export function createVerdictRelay(d: {
     }
   }
 
-  return {
-    async start(): Promise<void> {
-      abort = new AbortController();
+  let declared: Promise<void> | undefined;
+  /** The verdict queue and its bindings, declared once (again after a failure). */
+  function declare(): Promise<void> {
+    declared ??= (async () => {
       const t = d.topology;
       await d.broker.assertQueue(t.queues.mailVerdicts, { type: 'quorum', durable: true });
       await d.broker.bindQueue(
@@ -201,8 +244,41 @@ export function createVerdictRelay(d: {
         t.exchanges.results,
         t.routingKeys.analysisFailed,
       );
+    })().catch((err: unknown) => {
+      declared = undefined;
+      throw err;
+    });
+    return declared;
+  }
+
+  return {
+    async start(): Promise<void> {
+      abort = new AbortController();
+      const t = d.topology;
+      await declare();
       consumer = await d.broker.consume(t.queues.mailVerdicts, handle, {
         prefetch: d.options.prefetch,
+      });
+    },
+    /**
+     * Queues the `unanalyzed` verdict of a message the gateway refused, on the verdict queue itself
+     * (default exchange: no other subscriber of trawl.results sees a job that does not exist).
+     * Resolves once the broker confirmed it. Messages of a retriever this orchestrator does not
+     * know (pushed without a configured name) have nobody to tell: nothing is queued.
+     */
+    async fileUnanalyzed(retriever: string, id: string, ref: string, error: JobError) {
+      if (!d.retrievers.has(retriever)) return;
+      await declare();
+      const ev: MailUnanalyzedEvent = {
+        event: 'mail.unanalyzed',
+        retriever,
+        id,
+        ref,
+        error,
+        at: new Date().toISOString(),
+      };
+      await d.broker.publish('', d.topology.queues.mailVerdicts, MailUnanalyzedEvent.parse(ev), {
+        persistent: true,
       });
     },
     /** Delivers the verdict of a job found already finished on recovery. */

@@ -148,7 +148,7 @@ export function buildRetrieverApp(d: RetrieverAppDeps): FastifyInstance {
       if (!body) return reply;
       try {
         const r = await d.retriever.verdict(body);
-        d.metrics.verdicts.inc({ action: r.action });
+        d.metrics.verdicts.inc({ action: r.verdict === 'unanalyzed' ? 'unanalyzed' : r.action });
         return { applied: true, ...r };
       } catch (err) {
         d.metrics.errors.inc({ op: 'verdict' });

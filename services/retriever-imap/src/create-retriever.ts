@@ -43,7 +43,10 @@ export function createImapRetriever(
       deps.session?.onState?.(connected);
     },
   });
-  const retriever = new ImapRetriever(session, logger, settings.clean_keyword);
+  const retriever = new ImapRetriever(session, logger, {
+    cleanKeyword: settings.clean_keyword,
+    address: settings.address,
+  });
   const app = buildRetrieverApp({
     session,
     retriever,

@@ -1,4 +1,9 @@
-import type { RecommendedAction, RetrievedMessage, VerdictRequest } from '@trawl/contracts';
+import type {
+  RecommendedAction,
+  RetrievedMessage,
+  VerdictKind,
+  VerdictRequest,
+} from '@trawl/contracts';
 import type { ImapFlow } from 'imapflow';
 import type { Logger } from 'pino';
 import { ImapCommandError, ImapDisconnectedError, MessageNotFoundError } from './errors.ts';
@@ -8,6 +13,8 @@ import { formatRef, type MessageRef, parseRef } from './message-ref.ts';
 export const KEYWORDS = {
   phishing: '$Phishing',
   review: '$TrawlReview',
+  /** With $TrawlReview on a message Trawl could not analyse (moved to the hold folder). */
+  unanalyzed: '$TrawlUnanalyzed',
 } as const;
 
 export interface AckResult {
@@ -18,8 +25,17 @@ export interface AckResult {
 
 export interface VerdictOutcome {
   action: RecommendedAction;
+  /** `unanalyzed`: the message was held (hold folder) whatever the action says. */
+  verdict: VerdictKind;
   folder: string;
   keywords: string[];
+}
+
+export interface ImapRetrieverOptions {
+  /** Keyword for `allow` verdicts (empty: none). Default $TrawlClean. */
+  cleanKeyword?: string;
+  /** The mailbox's address, handed out as each message's envelope recipient. */
+  address?: string | undefined;
 }
 
 interface Location {
@@ -32,21 +48,28 @@ interface Location {
  *  fetch   → every message still in the mailbox (acked ones were moved out), oldest first;
  *  ack     → MOVE to the processed folder (COPY + EXPUNGE where MOVE is missing), remembering the
  *            new UID (COPYUID);
- *  verdict → quarantine: keyword $Phishing + MOVE to the quarantine folder; flag: $Phishing;
- *            review: $TrawlReview; allow: the clean keyword (default $TrawlClean).
+ *  verdict → unanalyzed (whatever the action): $TrawlUnanalyzed + $TrawlReview + MOVE to the hold
+ *            folder; quarantine: keyword $Phishing + MOVE to the quarantine folder; flag:
+ *            $Phishing; review: $TrawlReview; allow: the clean keyword (default $TrawlClean).
  * A verdict finds its message by the UID remembered on ack, else where it was fetched (the verdict
- * came before the ack), else by its Message-ID header in the processed and quarantine folders.
+ * came before the ack), else by its Message-ID header in the processed, quarantine and hold folders.
  */
 export class ImapRetriever {
   /** id → where the message went on ack (bounded). */
   private readonly moved = new Map<string, Location>();
   private static readonly MAX_REMEMBERED = 50_000;
 
+  private readonly cleanKeyword: string;
+  private readonly envelope: RetrievedMessage['envelope'];
+
   constructor(
     private readonly session: ImapSession,
     private readonly logger: Logger,
-    private readonly cleanKeyword = '$TrawlClean',
-  ) {}
+    options: ImapRetrieverOptions = {},
+  ) {
+    this.cleanKeyword = options.cleanKeyword ?? '$TrawlClean';
+    this.envelope = options.address ? { to: [options.address] } : undefined;
+  }
 
   private async inFolder<T>(
     folder: string,
@@ -94,7 +117,11 @@ export class ImapRetriever {
         if (!m.source) continue;
         const messageId = m.envelope?.messageId;
         const ref: MessageRef = { uidValidity, uid: m.uid, ...(messageId ? { messageId } : {}) };
-        out.push({ id: formatRef(ref), raw: m.source.toString('base64') });
+        out.push({
+          id: formatRef(ref),
+          raw: m.source.toString('base64'),
+          ...(this.envelope ? { envelope: this.envelope } : {}),
+        });
       }
       out.sort((a, b) => (parseRef(a.id)?.uid ?? 0) - (parseRef(b.id)?.uid ?? 0));
       return out;
@@ -147,8 +174,14 @@ export class ImapRetriever {
     const { folders } = this.session.client();
     const ref = parseRef(req.id);
     const action = req.result.recommended_action;
-    const keywords =
-      action === 'quarantine' || action === 'flag'
+    const verdict: VerdictKind = req.verdict ?? 'analyzed';
+    // A message Trawl could not analyse is held apart, whatever its result says: never filed
+    // where clean mail goes.
+    const holdIn = verdict === 'unanalyzed' ? folders.hold : undefined;
+    const moveTo = holdIn ?? (action === 'quarantine' ? folders.quarantine : undefined);
+    const keywords = holdIn
+      ? [KEYWORDS.unanalyzed, KEYWORDS.review]
+      : action === 'quarantine' || action === 'flag'
         ? [KEYWORDS.phishing]
         : action === 'review'
           ? [KEYWORDS.review]
@@ -162,12 +195,12 @@ export class ImapRetriever {
         const uid = await find(c);
         if (uid === undefined) return null;
         if (keywords.length) await c.messageFlagsAdd(String(uid), keywords, { uid: true });
-        if (action === 'quarantine' && folder !== folders.quarantine) {
-          const res = await c.messageMove(String(uid), folders.quarantine, { uid: true });
+        if (moveTo !== undefined && folder !== moveTo) {
+          const res = await c.messageMove(String(uid), moveTo, { uid: true });
           if (!res) return null; // gone in between
           const dst = res.uidMap?.get(uid);
-          if (dst !== undefined) this.remember(req.id, { folder: folders.quarantine, uid: dst });
-          return folders.quarantine;
+          if (dst !== undefined) this.remember(req.id, { folder: moveTo, uid: dst });
+          return moveTo;
         }
         return folder;
       });
@@ -191,13 +224,16 @@ export class ImapRetriever {
       if (remembered) folder = await actAt(remembered.folder, byUid(remembered.uid));
     }
     if (!folder && ref?.messageId) {
-      for (const f of [folders.processed, folders.quarantine]) {
+      for (const f of [folders.processed, folders.quarantine, folders.hold]) {
         folder = await actAt(f, byMessageId(ref.messageId));
         if (folder) break;
       }
     }
     if (!folder) throw new MessageNotFoundError(req.id);
-    this.logger.info({ id: req.id, job_id: req.job_id, action, folder }, 'verdict applied');
-    return { action, folder, keywords };
+    this.logger.info(
+      { id: req.id, job_id: req.job_id, action, verdict, folder },
+      'verdict applied',
+    );
+    return { action, verdict, folder, keywords };
   }
 }

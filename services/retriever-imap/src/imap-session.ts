@@ -17,11 +17,13 @@ export interface Folders {
   mailbox: string;
   processed: string;
   quarantine: string;
+  /** Where `unanalyzed` verdicts go. */
+  hold: string;
 }
 
 /**
- * One IMAP connection kept alive: connects, creates the processed and quarantine folders when they
- * are missing, and after the server drops the connection reconnects with backoff (a new ImapFlow:
+ * One IMAP connection kept alive: connects, creates the processed, quarantine and hold folders when
+ * they are missing, and after the server drops the connection reconnects with backoff (a new ImapFlow:
  * an instance cannot reconnect). While it is down, `client()` throws ImapDisconnectedError.
  */
 export class ImapSession {
@@ -115,9 +117,10 @@ export class ImapSession {
           mailbox: this.toServerPath(s.mailbox, delimiter),
           processed: folder(s.processed_folder),
           quarantine: folder(s.quarantine_folder),
+          hold: folder(s.hold_folder),
         };
         const existing = new Set((await client.list()).map((m) => m.path));
-        for (const f of [folders.processed, folders.quarantine]) {
+        for (const f of [folders.processed, folders.quarantine, folders.hold]) {
           if (!existing.has(f)) {
             await client.mailboxCreate(f);
             this.logger.info({ folder: f }, 'created IMAP folder');

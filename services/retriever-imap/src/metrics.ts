@@ -15,7 +15,7 @@ export function createImapMetrics(registry: Registry) {
     }),
     verdicts: new Counter({
       name: 'trawl_imap_verdicts_total',
-      help: 'Verdicts applied, by recommended action',
+      help: 'Verdicts applied, by recommended action (unanalyzed: held, whatever the action)',
       labelNames: ['action'],
       registers,
     }),

@@ -1,3 +1,4 @@
+import { EnvelopeAddress } from '@trawl/contracts';
 import { z } from 'zod';
 
 const bool = z
@@ -19,10 +20,24 @@ export const ImapSettings = z
     /** Folder paths use '/' between levels whatever the server's delimiter. */
     processed_folder: z.string().min(1).default('Trawl/Processed'),
     quarantine_folder: z.string().min(1).default('Trawl/Quarantine'),
+    /**
+     * Where messages Trawl could not analyse go (`unanalyzed` verdicts: refused by the gateway, or
+     * their analysis failed): held for a person, never with clean mail.
+     */
+    hold_folder: z.string().min(1).default('Trawl/Unanalyzed'),
+    /**
+     * The mailbox's address, handed to Trawl as the envelope recipient (used only when a message's
+     * headers name no recipient, as for a Bcc copy). Default: the user when it is an address.
+     */
+    address: EnvelopeAddress.optional(),
     /** Keyword set on messages the verdict says to allow (empty: none). */
     clean_keyword: z.string().default('$TrawlClean'),
   })
-  .transform((s) => ({ ...s, port: s.port ?? (s.secure ? 993 : 143) }));
+  .transform((s) => ({
+    ...s,
+    port: s.port ?? (s.secure ? 993 : 143),
+    address: s.address ?? (EnvelopeAddress.safeParse(s.user).success ? s.user : undefined),
+  }));
 export type ImapSettings = z.output<typeof ImapSettings>;
 export type ImapSettingsInput = z.input<typeof ImapSettings>;
 
@@ -37,6 +52,8 @@ export const IMAP_ENV = {
   TRAWL_IMAP_MAILBOX: 'mailbox',
   TRAWL_IMAP_PROCESSED_FOLDER: 'processed_folder',
   TRAWL_IMAP_QUARANTINE_FOLDER: 'quarantine_folder',
+  TRAWL_IMAP_HOLD_FOLDER: 'hold_folder',
+  TRAWL_IMAP_ADDRESS: 'address',
   TRAWL_IMAP_CLEAN_KEYWORD: 'clean_keyword',
 } as const;
 

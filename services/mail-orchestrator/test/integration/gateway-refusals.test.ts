@@ -8,11 +8,17 @@ import {
   type PluginInvoker,
 } from '@trawl/api-gateway';
 import { diffFiles, findRepoRoot } from '@trawl/config';
+import type { VerdictRequest } from '@trawl/contracts';
 import { testBroker, testRedis, testSchema } from '@trawl/platform/testing';
 import type { CompiledWorkflow } from '@trawl/workflow-engine';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildMailOrchestrator, type MailOrchestrator, messageKey } from '../../src/index.ts';
+import {
+  buildMailOrchestrator,
+  contentHash,
+  type MailOrchestrator,
+  messageKey,
+} from '../../src/index.ts';
 import { FakeRetriever, rawMessage } from '../unit/fakes.ts';
 import { KEY, SECRET, silent } from './stack.ts';
 
@@ -65,7 +71,7 @@ describe('mail orchestrator and the real gateway: refusals', () => {
   });
 
   /** (Re)starts the gateway with these options on the same port, as an operator would. */
-  async function startGateway(config: Partial<GatewayOptions>): Promise<string> {
+  async function startGateway(config: Partial<GatewayOptions> = {}): Promise<string> {
     await gateway?.close();
     const configState = createConfigState<CompiledWorkflow>({
       initial: loadSnapshot(files),
@@ -104,7 +110,11 @@ describe('mail orchestrator and the real gateway: refusals', () => {
       topology: tb.topology,
       cache: redis.cache,
       logger: silent,
-      options: { pollIntervalMs: 60_000, retrieverBackoff: { initialMs: 1, maxMs: 1 } },
+      options: {
+        pollIntervalMs: 60_000,
+        retrieverBackoff: { initialMs: 1, maxMs: 1 },
+        verdictBackoff: { initialMs: 20, maxMs: 200 },
+      },
     });
     return mail;
   }
@@ -173,7 +183,7 @@ describe('mail orchestrator and the real gateway: refusals', () => {
     expect(await dedupMark(raw)).toBeNull();
   });
 
-  it('files a message the gateway can never take (no sender, no recipient) as rejected', async () => {
+  it('files a message the gateway can never take (no sender, no recipient) as rejected, with an unanalyzed verdict', async () => {
     const url = await startGateway({ trustedHosts: [] });
     const o = await orchestrator(url);
     retriever.add(
@@ -186,5 +196,156 @@ describe('mail orchestrator and the real gateway: refusals', () => {
     expect(await o.registry.metrics()).toMatch(
       /trawl_mail_rejected_total\{retriever="mailbox"\} 1/,
     );
+    await o.start();
+    const v = await verdictFor('m4');
+    expect(v).toMatchObject({ verdict: 'unanalyzed', error: { code: 'TRAWL_ERR_MAIL_INVALID' } });
   });
+
+  /** The verdict the retriever got for `id` (waits for it). */
+  async function verdictFor(id: string, timeoutMs = 20_000): Promise<VerdictRequest> {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const v = retriever.verdicts.find((x) => x.id === id);
+      if (v) return v;
+      if (Date.now() > until) throw new Error(`no verdict for ${id}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  // Regression (issue 15): deduplication keyed on the Message-ID alone, so a phish sent after a
+  // benign message with the same Message-ID was acked as a duplicate and never analysed.
+  it('analyses two messages that share a Message-ID but not their content, and drops an identical redelivery', async () => {
+    const url = await startGateway();
+    const o = await orchestrator(url);
+    const mid = '<shared-mid-5@example.test>';
+    const benign = rawMessage(5, { messageId: mid, body: 'Lunch at noon on Friday?' });
+    const phish = rawMessage(5, {
+      messageId: mid,
+      body: 'Your mailbox is full. Sign in at http://mailbox-quota.example.bad/login now.',
+    });
+    retriever.add('benign', benign);
+    expect((await o.pollOnce()).polled[0]?.outcomes).toEqual(['accepted']);
+    retriever.add('phish', phish);
+    expect((await o.pollOnce()).polled[0]?.outcomes).toEqual(['accepted']);
+    expect(await jobsOf('shared-mid-5@example.test')).toBe(2);
+    // the same bytes handed out again (an ack that got lost): dropped, not analysed a third time
+    retriever.add('phish', phish);
+    expect((await o.pollOnce()).polled[0]?.outcomes).toEqual(['duplicate']);
+    expect(await jobsOf('shared-mid-5@example.test')).toBe(2);
+    expect(retriever.acked).toEqual(['benign', 'phish', 'phish']);
+    expect(await o.registry.metrics()).toMatch(
+      /trawl_mail_duplicates_total\{retriever="mailbox"\} 1/,
+    );
+  });
+
+  it('takes the recipient of a Bcc copy from the envelope the retriever knows instead of refusing it', async () => {
+    const url = await startGateway();
+    const o = await orchestrator(url);
+    const bcc = [
+      'From: Sender <sender@example.test>',
+      'Subject: blind copy',
+      'Message-ID: <bcc-6@example.test>',
+      'Date: Wed, 01 May 2024 10:00:00 +0000',
+      '',
+      'You were sent this as a blind copy.',
+      '',
+    ].join('\r\n');
+    retriever.add('bcc', bcc, { to: ['reports@example.org'] });
+    expect((await o.pollOnce()).polled[0]?.outcomes).toEqual(['accepted']);
+    const { rows } = await db.store.sql.query<{ to: string }>(
+      `SELECT (email::jsonb)->'headers'->'recipients'->>0 AS to FROM jobs
+        WHERE position('bcc-6@example.test' in (email::jsonb)->'headers'->'raw_headers'->>'message-id') > 0`,
+    );
+    expect(rows.map((r) => r.to)).toEqual(['reports@example.org']);
+  });
+
+  // Regression (issue 15): every one of these refusals is in the sender's hands, and each message
+  // was acked without a verdict: filed with the processed mail, as if it had been looked at.
+  it('gives each message the gateway refuses an unanalyzed verdict that reaches the retriever', {
+    timeout: 60_000,
+  }, async () => {
+    const url = await startGateway({
+      limits: { ...defaultGatewayOptions({ secretKey: SECRET }).limits, rawMessageBytes: 2 << 20 },
+    });
+    const o = await orchestrator(url);
+    const head = (n: string, extra: string[] = []) => [
+      'From: Sender <sender@example.test>',
+      'To: user@example.org',
+      `Subject: hostile ${n}`,
+      `Message-ID: <hostile-${n}@example.test>`,
+      'Date: Wed, 01 May 2024 10:00:00 +0000',
+      ...extra,
+    ];
+    const parts = Array.from(
+      { length: 501 },
+      (_, i) => `--b\r\nContent-Type: text/plain\r\n\r\npart ${i}\r\n`,
+    );
+    const cases: [string, string | Buffer, string][] = [
+      [
+        'parts',
+        [
+          ...head('parts', ['MIME-Version: 1.0', 'Content-Type: multipart/mixed; boundary="b"']),
+          '',
+          ...parts,
+          '--b--',
+          '',
+        ].join('\r\n'),
+        'TRAWL_ERR_MAIL_UNPARSEABLE',
+      ],
+      [
+        'no-recipient',
+        [...head('no-recipient').filter((l) => !l.startsWith('To:')), '', 'to nobody', ''].join(
+          '\r\n',
+        ),
+        'TRAWL_ERR_MAIL_INVALID',
+      ],
+      [
+        'no-sender',
+        [...head('no-sender').filter((l) => !l.startsWith('From:')), '', 'from nobody', ''].join(
+          '\r\n',
+        ),
+        'TRAWL_ERR_MAIL_INVALID',
+      ],
+      [
+        'deep',
+        [
+          ...head('deep', ['MIME-Version: 1.0', 'Content-Type: multipart/mixed; boundary="d0"']),
+          '',
+          ...Array.from(
+            { length: 40 },
+            (_, i) => `--d${i}\r\nContent-Type: multipart/mixed; boundary="d${i + 1}"\r\n`,
+          ),
+          '--d40\r\nContent-Type: text/plain\r\n\r\ndeep\r\n',
+          '',
+        ].join('\r\n'),
+        'TRAWL_ERR_MAIL_UNPARSEABLE',
+      ],
+      [
+        'large',
+        [...head('large'), '', 'x'.repeat(76).concat('\r\n').repeat(40_000), ''].join('\r\n'),
+        '413',
+      ],
+    ];
+    for (const [id, raw] of cases) retriever.add(id, raw);
+    await o.start();
+    for (const [id, raw, code] of cases) {
+      const v = await verdictFor(id);
+      expect(v.verdict, id).toBe('unanalyzed');
+      expect(v.result.recommended_action, id).toBe('review');
+      expect(v.job_id, id).toBe(`unanalyzed:${contentHash(Buffer.from(raw))}`);
+      if (code === '413') expect(v.error?.message, id).toContain('(413)');
+      else expect(v.error?.code, id).toBe(code);
+    }
+    await waitAcked(cases.map(([id]) => id));
+    for (const [id] of cases) expect(await jobsOf(`hostile-${id}@example.test`), id).toBe(0);
+  });
+
+  async function waitAcked(ids: string[]): Promise<void> {
+    const until = Date.now() + 20_000;
+    while (!ids.every((id) => retriever.acked.includes(id))) {
+      if (Date.now() > until)
+        throw new Error(`not acked: ${ids.filter((id) => !retriever.acked.includes(id))}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
 });

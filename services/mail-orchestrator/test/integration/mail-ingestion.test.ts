@@ -14,10 +14,14 @@ import {
 } from './stack.ts';
 
 const corpus = corpusSample(60);
-const VERDICT_KEYWORDS = ['$Phishing', '$TrawlReview', '$TrawlClean'];
+const VERDICT_KEYWORDS = ['$Phishing', '$TrawlReview', '$TrawlClean', '$TrawlUnanalyzed'];
 
-/** Where each verdict puts a message, and the keyword it carries. */
-function expectedPlace(action: RecommendedAction): { folder: string; keyword: string } {
+/** Where each verdict puts a message, and the keyword it carries (a failed job: held). */
+function expectedPlace(
+  action: RecommendedAction,
+  failed = false,
+): { folder: string; keyword: string } {
+  if (failed) return { folder: 'Trawl/Unanalyzed', keyword: '$TrawlUnanalyzed' };
   switch (action) {
     case 'quarantine':
       return { folder: 'Trawl/Quarantine', keyword: '$Phishing' };
@@ -75,7 +79,7 @@ describe.skipIf(!dovecotAvailable() || !corpus)(
     /** Message-ID → {folder, flags} over the three folders. */
     async function placement(): Promise<Map<string, { folder: string; flags: Set<string> }>> {
       const out = new Map<string, { folder: string; flags: Set<string> }>();
-      for (const folder of ['INBOX', 'Trawl/Processed', 'Trawl/Quarantine']) {
+      for (const folder of ['INBOX', 'Trawl/Processed', 'Trawl/Quarantine', 'Trawl/Unanalyzed']) {
         for (const [mid, flags] of await insp.contents(folder)) out.set(mid, { folder, flags });
       }
       return out;
@@ -121,7 +125,7 @@ describe.skipIf(!dovecotAvailable() || !corpus)(
         const job = await stack.store.jobs.get(jobId);
         expect(job?.status, m.file).toMatch(/completed|failed/);
         const action: RecommendedAction = job?.result?.recommended_action ?? 'review';
-        const want = expectedPlace(action);
+        const want = expectedPlace(action, job?.status === 'failed');
         const at = p.get(m.messageId);
         expect(at?.folder, `${m.file} (${action})`).toBe(want.folder);
         expect(at?.flags.has(want.keyword), `${m.file} (${action})`).toBe(true);

@@ -28,6 +28,8 @@ import { messageIdOf } from '../../src/index.ts';
 export const KEY = 'internal-key-for-tests-0123456789';
 export const SECRET = 'test-secret-key-0123456789abcdef0123456789';
 export const silent = pino({ level: 'silent' });
+/** The address of the test mailbox (TRAWL_IMAP_ADDRESS of its retriever). */
+export const ENVELOPE_TO = 'reports@example.test';
 
 export interface Stack {
   store: Store;
@@ -134,6 +136,8 @@ export async function startStack(): Promise<Stack> {
         secure: false,
         user: dovecot.user,
         password: dovecot.password,
+        // handed out as the envelope recipient: a Bcc copy is analysed, not refused
+        address: ENVELOPE_TO,
       }),
       {
         logger: silent,

@@ -40,7 +40,7 @@ export function rawMessage(
 /** A retriever speaking the protocol, holding messages until acked. */
 export class FakeRetriever {
   url = '';
-  messages = new Map<string, string>();
+  messages = new Map<string, { raw: string; envelope?: { to: string[] } }>();
   acked: string[] = [];
   fetches = 0;
   verdicts: VerdictRequest[] = [];
@@ -49,8 +49,11 @@ export class FakeRetriever {
   failVerdict = 0;
   private server = createServer((req, res) => void this.handle(req, res));
 
-  add(id: string, raw: string): void {
-    this.messages.set(id, Buffer.from(raw).toString('base64'));
+  add(id: string, raw: string | Buffer, envelope?: { to: string[] }): void {
+    this.messages.set(id, {
+      raw: Buffer.from(raw).toString('base64'),
+      ...(envelope ? { envelope } : {}),
+    });
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse) {
@@ -64,7 +67,7 @@ export class FakeRetriever {
       }
       const messages = [...this.messages.entries()]
         .slice(0, b.max_messages)
-        .map(([id, raw]) => ({ id, raw }));
+        .map(([id, m]) => ({ id, ...m }));
       return send(res, 200, { messages });
     }
     if (req.url === '/internal/ack') {
@@ -98,7 +101,11 @@ export class FakeRetriever {
 /** The gateway's raw endpoint and job list, remembering what it was given. */
 export class FakeGateway {
   url = '';
-  jobs: (Job & { raw: string; origin: { retriever?: string; id?: string } })[] = [];
+  jobs: (Job & {
+    raw: string;
+    origin: { retriever?: string; id?: string };
+    envelopeTo?: string;
+  })[] = [];
   unavailable = false;
   /** When set, every submission is answered with it (a refusal of the gateway's choosing). */
   refusal: { status: number; body: unknown } | undefined;
@@ -135,6 +142,9 @@ export class FakeGateway {
           retriever: req.headers['x-trawl-retriever'] as string,
           id: req.headers['x-trawl-message-id'] as string,
         },
+        ...(typeof req.headers['x-trawl-envelope-to'] === 'string'
+          ? { envelopeTo: req.headers['x-trawl-envelope-to'] }
+          : {}),
       });
       return send(res, 200, {
         job_id,
@@ -145,7 +155,7 @@ export class FakeGateway {
       });
     }
     if (req.method === 'GET' && req.url?.startsWith('/api/v1/analyze')) {
-      const items = this.jobs.map(({ raw: _r, origin: _o, ...j }) => j);
+      const items = this.jobs.map(({ raw: _r, origin: _o, envelopeTo: _e, ...j }) => j);
       return send(res, 200, { items, next_cursor: null });
     }
     send(res, 404, {});

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   backoffDelay,
   buildMailOrchestrator,
+  contentHash,
   type MailOrchestrator,
   type MailOrchestratorOptions,
   messageIdOf,
@@ -35,14 +36,22 @@ describe('message keys', () => {
     );
     expect(messageIdOf(raw)).toBe('abc@host');
   });
-  it('falls back to a content hash without a Message-ID', () => {
+  it('hash the content, with or without a Message-ID', () => {
     const a = messageKey(Buffer.from(rawMessage(1, { messageId: null })));
     const b = messageKey(Buffer.from(rawMessage(2, { messageId: null })));
-    expect(a.by).toBe('content');
+    expect(a.key).toMatch(/^[0-9a-f]{64}$/);
     expect(a.key).not.toBe(b.key);
-    expect(messageKey(Buffer.from(rawMessage(1, { body: 'other' }))).key).toBe(
+    expect(messageKey(Buffer.from(rawMessage(1))).key).toBe(
       messageKey(Buffer.from(rawMessage(1))).key,
     );
+  });
+  // Regression (issue 15): the key was the Message-ID alone, so a phish reusing the Message-ID of
+  // a benign message seen before was dropped as its duplicate and never analysed.
+  it('tell apart two messages that share a Message-ID but not their content', () => {
+    const benign = rawMessage(1, { body: 'Lunch at noon?' });
+    const phish = rawMessage(1, { body: 'Your account is locked: http://login.example.bad/' });
+    expect(messageIdOf(Buffer.from(benign))).toBe(messageIdOf(Buffer.from(phish)));
+    expect(messageKey(Buffer.from(phish)).key).not.toBe(messageKey(Buffer.from(benign)).key);
   });
 });
 
@@ -171,10 +180,10 @@ describe('mail orchestrator', () => {
     );
   });
 
-  it('acks a message the gateway cannot parse and counts it as rejected', async () => {
+  it('acks a message the gateway cannot parse with an unanalyzed verdict, and counts it as rejected', async () => {
     const a = await retriever();
     a.add('bad', rawMessage(1, { body: 'UNPARSEABLE' }));
-    const o = build({ a: { r: a } });
+    const o = build({ a: { r: a } }, { pollIntervalMs: 60_000 });
     const r = await o.pollOnce();
     expect(r.polled[0]?.outcomes).toEqual(['rejected']);
     expect(a.acked).toEqual(['bad']);
@@ -182,6 +191,58 @@ describe('mail orchestrator', () => {
     await o.pollOnce();
     expect(gateway.submissions).toBe(1);
     expect(await o.registry.metrics()).toMatch(/trawl_mail_rejected_total\{retriever="a"\} 1/);
+    await o.start();
+    await waitFor(() => a.verdicts.length === 1, 'the unanalyzed verdict');
+    expect(a.verdicts[0]).toMatchObject({
+      id: 'bad',
+      verdict: 'unanalyzed',
+      job_id: `unanalyzed:${contentHash(Buffer.from(rawMessage(1, { body: 'UNPARSEABLE' })))}`,
+      error: { code: 'TRAWL_ERR_MAIL_UNPARSEABLE' },
+      result: { recommended_action: 'review', threat_level: 'medium' },
+    });
+    await waitFor(
+      async () =>
+        /trawl_mail_verdicts_total\{retriever="a",action="unanalyzed"\} 1/.test(
+          await o.registry.metrics(),
+        ),
+      'the verdict counted',
+    );
+  });
+
+  it('gives an empty message an unanalyzed verdict too', async () => {
+    const a = await retriever();
+    a.add('empty', '');
+    const o = build({ a: { r: a } }, { pollIntervalMs: 60_000 });
+    await o.start();
+    await waitFor(() => a.verdicts.length === 1 && a.acked.length === 1, 'verdict and ack');
+    expect(a.acked).toEqual(['empty']);
+    expect(gateway.submissions).toBe(0);
+    expect(a.verdicts[0]).toMatchObject({
+      id: 'empty',
+      verdict: 'unanalyzed',
+      error: { code: 'TRAWL_ERR_MAIL_UNANALYZED' },
+    });
+  });
+
+  it('keeps a refused message in the mailbox while its unanalyzed verdict cannot be queued', async () => {
+    const a = await retriever();
+    a.add('bad', rawMessage(1, { body: 'UNPARSEABLE' }));
+    const o = build({ a: { r: a } }, { pollIntervalMs: 60_000 });
+    await broker.dropConnection(60_000); // publishes reject until it reconnects
+    const r = await o.pollOnce();
+    expect(r.polled[0]?.outcomes).toEqual(['failed']);
+    expect(a.acked).toEqual([]);
+    expect(await o.registry.metrics()).toMatch(
+      /trawl_mail_failures_total\{retriever="a",stage="verdict"\} 1/,
+    );
+  });
+
+  it('passes the envelope recipient a retriever knows to the gateway', async () => {
+    const a = await retriever();
+    a.add('bcc', rawMessage(1), { to: ['reports@example.org'] });
+    const o = build({ a: { r: a } });
+    await o.pollOnce();
+    expect(gateway.jobs[0]?.envelopeTo).toBe('reports@example.org');
   });
 
   // Regression (issue 19): the gateway answered 400 TRAWL_ERR_GATEWAY_UNTRUSTED_HOST to the compose
@@ -242,15 +303,46 @@ describe('mail orchestrator', () => {
       422,
       { code: 'TRAWL_ERR_VALIDATION', errors: [{ path: '', message: 'must be RFC 822' }] },
     ],
-  ])('acks a message the gateway refuses for what it is (%s)', async (_what, status, body) => {
-    const a = await retriever();
-    a.add('m1', rawMessage(1));
-    const o = build({ a: { r: a } });
-    gateway.refusal = { status, body };
-    const r = await o.pollOnce();
-    expect(r.polled[0]?.outcomes).toEqual(['rejected']);
-    expect(a.acked).toEqual(['m1']);
-  });
+    [
+      'a parse that timed out',
+      422,
+      {
+        code: 'TRAWL_ERR_MAIL_UNPARSEABLE',
+        detail: 'message could not be parsed within 10000 ms',
+        errors: [{ path: '', message: 'message could not be parsed within 10000 ms' }],
+      },
+    ],
+    [
+      'over 500 parts',
+      422,
+      {
+        code: 'TRAWL_ERR_MAIL_UNPARSEABLE',
+        detail: 'message is not readable MIME: more than 500 MIME parts',
+        errors: [{ path: '', message: 'more than 500 MIME parts' }],
+      },
+    ],
+  ])(
+    'acks a message the gateway refuses for what it is (%s), with an unanalyzed verdict',
+    async (_what, status, body) => {
+      const a = await retriever();
+      a.add('m1', rawMessage(1));
+      const o = build({ a: { r: a } }, { pollIntervalMs: 60_000 });
+      gateway.refusal = { status, body };
+      const r = await o.pollOnce();
+      expect(r.polled[0]?.outcomes).toEqual(['rejected']);
+      expect(a.acked).toEqual(['m1']);
+      await o.start();
+      await waitFor(() => a.verdicts.length === 1, 'the unanalyzed verdict');
+      const code = typeof body === 'object' ? body.code : 'TRAWL_ERR_MAIL_UNANALYZED';
+      expect(a.verdicts[0]).toMatchObject({
+        id: 'm1',
+        verdict: 'unanalyzed',
+        error: { code },
+        result: { recommended_action: 'review' },
+      });
+      expect(a.verdicts[0]?.error?.message).toContain(`(${status})`);
+    },
+  );
 
   it('backs off a failing retriever without stalling the others', async () => {
     const bad = await retriever();
@@ -327,8 +419,11 @@ describe('mail orchestrator', () => {
     await waitFor(() => a.verdicts.length === 2, 'two verdicts');
     const byJob = new Map(a.verdicts.map((v) => [v.job_id, v]));
     expect(byJob.get(j1!.job_id)).toMatchObject({ id: 'm1', result });
+    expect(byJob.get(j1!.job_id)?.verdict).toBe('analyzed');
+    // a failed analysis is a message Trawl could not analyse: held, not filed with clean mail
     expect(byJob.get(j2!.job_id)).toMatchObject({
       id: 'm2',
+      verdict: 'unanalyzed',
       result: { recommended_action: 'review' },
       error: { code: 'TRAWL_ERR_DEADLINE' },
     });

@@ -46,6 +46,7 @@ describe.skipIf(!dovecotAvailable())('retriever-imap against Dovecot', () => {
         secure: false,
         user: dovecot.user,
         password: dovecot.password,
+        address: 'reports@example.test',
       }),
       {
         logger: silent,
@@ -159,6 +160,45 @@ describe.skipIf(!dovecotAvailable())('retriever-imap against Dovecot', () => {
     });
     expect(gone.statusCode).toBe(404);
     expect(gone.json().code).toBe('TRAWL_ERR_IMAP_MESSAGE_NOT_FOUND');
+  });
+
+  // Regression (issue 15): a message Trawl could not analyse was filed with the processed mail.
+  it('holds a message Trawl could not analyse in the hold folder, before or after the ack', async () => {
+    await insp.append(mail(40));
+    await insp.append(mail(41));
+    const msgs = (await post('/internal/fetch', { max_messages: 10 })).json().messages as {
+      id: string;
+      envelope?: { to?: string[] };
+    }[];
+    expect(msgs).toHaveLength(2);
+    expect(msgs[0]?.envelope).toEqual({ to: ['reports@example.test'] });
+    const unanalyzed = (id: string) => ({
+      id,
+      job_id: 'unanalyzed:0000',
+      verdict: 'unanalyzed',
+      result: { ...result('review'), is_phishing: false, threat_level: 'medium' },
+      error: { code: 'TRAWL_ERR_MAIL_UNPARSEABLE', message: 'more than 500 parts' },
+    });
+    // 40: the verdict before the ack; 41: after it
+    const early = (await post('/internal/verdict', unanalyzed(msgs[0]!.id))).json();
+    expect(early.verdict).toBe('unanalyzed');
+    expect(early.folder).toMatch(/^Trawl.Unanalyzed$/); // the server's delimiter between levels
+    await post('/internal/ack', { ids: msgs.map((m) => m.id) });
+    expect((await post('/internal/verdict', unanalyzed(msgs[1]!.id))).statusCode).toBe(200);
+    const held = await insp.contents('Trawl/Unanalyzed');
+    for (const mid of ['<imap-test-40@example.test>', '<imap-test-41@example.test>']) {
+      expect(held.get(mid)?.has('$TrawlUnanalyzed'), mid).toBe(true);
+      expect(held.get(mid)?.has('$TrawlReview'), mid).toBe(true);
+    }
+    const processed = await insp.contents('Trawl/Processed');
+    expect(processed.has('<imap-test-40@example.test>')).toBe(false);
+    expect(processed.has('<imap-test-41@example.test>')).toBe(false);
+    // applied twice (a retried callback): still one copy, still held
+    expect((await post('/internal/verdict', unanalyzed(msgs[1]!.id))).statusCode).toBe(200);
+    expect((await insp.contents('Trawl/Unanalyzed')).size).toBe(2);
+    expect(await service.registry.metrics()).toMatch(
+      /trawl_imap_verdicts_total\{action="unanalyzed"\} 3/,
+    );
   });
 
   it('answers 503 while Dovecot is down, then reconnects and carries on', async () => {

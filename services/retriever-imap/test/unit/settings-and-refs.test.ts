@@ -26,6 +26,8 @@ describe('settings from TRAWL_IMAP_*', () => {
       mailbox: 'INBOX',
       processed_folder: 'Trawl/Processed',
       quarantine_folder: 'Trawl/Quarantine',
+      hold_folder: 'Trawl/Unanalyzed',
+      address: 'abuse@example.org', // the user, as it is an address: the envelope recipient
     });
     const plain = imapSettingsFromEnv({
       TRAWL_IMAP_HOST: 'h',
@@ -34,6 +36,25 @@ describe('settings from TRAWL_IMAP_*', () => {
       TRAWL_IMAP_SECURE: 'false',
     });
     expect(plain.ok && plain.value.port).toBe(143);
+    expect(plain.ok && plain.value.address).toBeUndefined(); // 'u' is no address
+    const named = imapSettingsFromEnv({
+      TRAWL_IMAP_HOST: 'h',
+      TRAWL_IMAP_USER: 'u',
+      TRAWL_IMAP_PASSWORD: 'p',
+      TRAWL_IMAP_ADDRESS: 'phish-report@example.org',
+      TRAWL_IMAP_HOLD_FOLDER: 'Held',
+    });
+    expect(named.ok && named.value).toMatchObject({
+      address: 'phish-report@example.org',
+      hold_folder: 'Held',
+    });
+    const bad = imapSettingsFromEnv({
+      TRAWL_IMAP_HOST: 'h',
+      TRAWL_IMAP_USER: 'u',
+      TRAWL_IMAP_PASSWORD: 'p',
+      TRAWL_IMAP_ADDRESS: 'Reports <r@example.org>',
+    });
+    expect(bad.ok ? '' : bad.problems.join('\n')).toContain('TRAWL_IMAP_ADDRESS');
   });
   it('name the variable that is missing or wrong, never its value', () => {
     const r = imapSettingsFromEnv({ TRAWL_IMAP_PORT: 'abc', TRAWL_IMAP_PASSWORD: 'hunter2' });
