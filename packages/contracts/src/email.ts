@@ -16,15 +16,57 @@ export const DEFAULT_EMAIL_LIMITS: EmailLimits = {
   maxAttachmentBytes: 25 * 1024 * 1024,
 };
 
-/** Decoded length of a base64 string without decoding it. */
-export function base64DecodedLength(b64: string): number {
-  const clean = b64.replace(/[\s]/g, '');
-  if (clean.length === 0) return 0;
-  const padding = clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0;
-  return Math.floor((clean.length * 3) / 4) - padding;
+const HAS_SPACE = /\s/;
+
+/** Whether a UTF-16 code unit is white space to a regular expression (`\s`). */
+function isSpaceCode(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0xa0) return false;
+  return (
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }
 
-export const BASE64_RE = /^[A-Za-z0-9+/\r\n]*={0,2}[\r\n]*$/;
+/**
+ * Decoded length of a base64 string without decoding it: the length of the text without white
+ * space (`\s`), less its padding. Counted in one pass, without the copy (and, on a text of line
+ * breaks, the one match per character) of `b64.replace(/[\s]/g, '')`.
+ */
+export function base64DecodedLength(b64: string): number {
+  if (!HAS_SPACE.test(b64)) {
+    if (b64.length === 0) return 0;
+    const padding = b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0;
+    return Math.floor((b64.length * 3) / 4) - padding;
+  }
+  let chars = 0;
+  let last = -1;
+  let beforeLast = -1;
+  for (let i = 0; i < b64.length; i++) {
+    const c = b64.charCodeAt(i);
+    if (isSpaceCode(c)) continue;
+    chars++;
+    beforeLast = last;
+    last = c;
+  }
+  if (chars === 0) return 0;
+  const padding = last === 0x3d ? (beforeLast === 0x3d ? 2 : 1) : 0;
+  return Math.floor((chars * 3) / 4) - padding;
+}
+
+/**
+ * Base64 text: the language of `^[A-Za-z0-9+/\r\n]*={0,2}[\r\n]*$`, written so that it backtracks in
+ * linear time (that form retried the trailing `[\r\n]*` from every line break: a content of many
+ * line breaks then one bad character took seconds).
+ */
+export const BASE64_RE = /^[A-Za-z0-9+/\r\n]*(?:={1,2}[\r\n]*)?$/;
 
 export const EmailAddress = z.email({ message: 'must be a valid email address' });
 

@@ -1,6 +1,8 @@
 import { domainToASCII } from 'node:url';
 import { EmailAddress } from '@trawl/contracts';
 import { getDomain } from 'tldts';
+import { isSpaceCode } from './char-codes.ts';
+import { trimEndOf } from './trim-end.ts';
 
 export interface NormalizedAddress {
   /** The address as the Email schema accepts it. */
@@ -51,7 +53,7 @@ export function normalizeAddress(input: string): NormalizedAddress | undefined {
   if (!HOST_OK.test(host)) {
     // single-label host (`pot`, `localhost`), IP literal, punycode top-level domain: keep it visible
     // under the reserved `.invalid` TLD (RFC 2606) instead of losing the address
-    host = `${host.replace(/_/g, '-').replace(/^-+|-+$/g, '')}.invalid`;
+    host = `${trimEndOf(host.replace(/_/g, '-').replace(/^-+/, ''), '-')}.invalid`;
     if (!HOST_OK.test(host)) return undefined;
     hostRewritten = true;
   }
@@ -63,8 +65,8 @@ export function normalizeAddress(input: string): NormalizedAddress | undefined {
   let clean = local
     .replace(/[^A-Za-z0-9_'+\-.]/g, '_')
     .replace(/\.{2,}/g, '.')
-    .replace(/^\.+/, '')
-    .replace(/[.']+$/, '');
+    .replace(/^\.+/, '');
+  clean = trimEndOf(clean, ".'");
   if (clean === '') clean = '_';
   const rewritten = `${clean}@${host}`;
   return isValid(rewritten) ? { address: rewritten, lossy: true } : undefined;
@@ -80,7 +82,24 @@ export function domainOfAddress(addr: string): string | undefined {
   }
   const at = s.lastIndexOf('@');
   if (at < 0 || at === s.length - 1) return undefined;
-  return asciiHost(s.slice(at + 1).replace(/[>\s].*$/, ''));
+  return asciiHost(cutAtGtOrSpace(s.slice(at + 1)));
+}
+
+/**
+ * `s.replace(/[>\s].*$/, '')` in linear time (the expression retries from every `>` or white space
+ * up to a line break, quadratic on many of them): `.` stops at line breaks, so the match starts at
+ * the last line break if there is one, else at the first `>` or white space.
+ */
+function cutAtGtOrSpace(s: string): string {
+  for (let i = s.length - 1; i >= 0; i--) {
+    const c = s.charCodeAt(i);
+    if (c === 0x0a || c === 0x0d || c === 0x2028 || c === 0x2029) return s.slice(0, i);
+  }
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0x3e /* > */ || isSpaceCode(c)) return s.slice(0, i);
+  }
+  return s;
 }
 
 /**

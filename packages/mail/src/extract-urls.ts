@@ -2,9 +2,12 @@ import { domainToUnicode } from 'node:url';
 import type { Email } from '@trawl/contracts';
 import { parse as parseHost } from 'tldts';
 import { isSpaceCode } from './char-codes.ts';
+import { cssUrlValues } from './css-url-values.ts';
 import { decodeEntities } from './html-entities.ts';
 import { TagCursor } from './html-tags.ts';
 import { htmlToText } from './html-to-text.ts';
+import { countTagAttribute } from './tag-attribute-scan.ts';
+import { trimEndOf } from './trim-end.ts';
 
 export type UrlSource = 'text' | 'href' | 'src' | 'form' | 'css' | 'meta' | 'area';
 
@@ -402,11 +405,8 @@ class Collector {
 }
 
 function cssUrls(css: string, c: Collector, hidden: boolean): void {
-  for (const m of css
-    .slice(0, 256 * 1024)
-    .matchAll(/url\(\s*(?:"([^"]*)"|'([^']*)'|([^)'"\s]*))\s*\)/gi)) {
-    const v = decodeEntities(m[1] ?? m[2] ?? m[3] ?? '');
-    c.add(v, 'css', { hidden, isImage: true });
+  for (const raw of cssUrlValues(css.slice(0, 256 * 1024))) {
+    c.add(decodeEntities(raw), 'css', { hidden, isImage: true });
     if (c.full()) return;
   }
   for (const m of css.slice(0, 256 * 1024).matchAll(/@import\s+["']([^"']+)["']/gi))
@@ -515,6 +515,9 @@ function metaElement(w: HtmlWalk): void {
   }
 }
 
+const INPUT_TAG = /<input\b/gi;
+const PASSWORD_TYPE = /\btype\s*=\s*["']?password/gi;
+
 function formElement(w: HtmlWalk, _name: string, after: number, hidden: boolean): void {
   const action = w.attrs.get(ACTION) ?? '';
   const end = w.closer.find('form', after);
@@ -523,7 +526,7 @@ function formElement(w: HtmlWalk, _name: string, after: number, hidden: boolean)
       ? w.html.slice(after, end < 0 ? after + 100_000 : Math.min(end, after + 100_000))
       : '';
   w.anchorBudget -= body.length;
-  const password = /<input\b[^>]{0,2000}?\btype\s*=\s*["']?password/i.test(body);
+  const password = countTagAttribute(body, INPUT_TAG, PASSWORD_TYPE, 2000, true) > 0;
   w.c.add(action === '' ? 'about:blank' : action, 'form', {
     hidden,
     formHasPassword: password,
@@ -649,12 +652,15 @@ function extractHtmlUrls(htmlIn: string, c: Collector): void {
 
 const TEXT_URL_RE = /\b(?:(?:https?|hxxps?|ftp):\/\/|www\.)[^\s<>"'`{}|\\^[\]]+/gi;
 
+/** Characters a text URL does not end with (`see http://x/y.` or `(http://x/y)`). */
+const TRAILING_PUNCTUATION = `.,;:!?)]>'"*`;
+
 /** URLs written in plain text (scheme URLs and bare `www.` hosts). */
 function extractTextUrls(text: string, c: Collector): void {
   const t = text.length > MAX_TEXT ? text.slice(0, MAX_TEXT) : text;
   for (const m of t.matchAll(TEXT_URL_RE)) {
     if (c.full()) return;
-    let u = m[0].replace(/[.,;:!?)\]>'"*]+$/, '');
+    let u = trimEndOf(m[0], TRAILING_PUNCTUATION);
     // "(see http://x/y)" keeps its brackets balanced
     if (u.includes('(') && !u.includes(')') && m[0].includes(')')) u += ')';
     c.add(u, 'text');

@@ -7,6 +7,7 @@ import {
   type ValidationProblem,
 } from '@trawl/contracts';
 import { normalizeAddress } from './addresses.ts';
+import { addressesInText, receivedForAddresses } from './addresses-in-text.ts';
 import { MailInvalidError, MailTooLargeError, MailUnparseableError } from './errors.ts';
 import { guessLanguage, LANGUAGE_SAMPLE_CHARS } from './guess-language.ts';
 import { stripControls } from './header-text.ts';
@@ -181,13 +182,6 @@ function flattenAddresses(value: unknown): string[] {
   return out;
 }
 
-/** Pulls addr-specs out of free text such as Delivered-To, Return-Path or Received "for <...>". */
-function addressesInText(text: string): string[] {
-  return [...text.slice(0, 4096).matchAll(/<?([^\s<>"(),;:]+@[^\s<>"(),;:]+)>?/g)].map(
-    (m) => m[1] as string,
-  );
-}
-
 function normalizeList(
   raw: readonly string[],
   notes: string[],
@@ -344,12 +338,7 @@ export async function parseRawEmail(
           addressesInText,
         ),
       ],
-      [
-        'Received',
-        allValues(byName, 'received').flatMap((r) =>
-          [...r.matchAll(/\bfor\s+<?([^\s<>;]+@[^\s<>;]+?)>?\s*;/gi)].map((m) => m[1] as string),
-        ),
-      ],
+      ['Received', allValues(byName, 'received').flatMap(receivedForAddresses)],
     ];
     for (const [where, list] of fallbacks) {
       recipients = normalizeList(list, [], where, seen).slice(0, 1);

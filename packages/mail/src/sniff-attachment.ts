@@ -1,3 +1,5 @@
+import { countTagAttribute } from './tag-attribute-scan.ts';
+
 export type AttachmentKind =
   | 'executable'
   | 'script'
@@ -224,14 +226,21 @@ function pdfFlags(b: Buffer): { flags: PdfFlags; encrypted: boolean } {
   };
 }
 
+const INPUT_TAG = /<input\b/gi;
+const PASSWORD_TYPE = /\btype\s*=\s*["']?password/gi;
+const META_TAG = /<meta\b/gi;
+const REFRESH_EQUIV = /http-equiv\s*=\s*["']?refresh/gi;
+
 function htmlFeatures(text: string): HtmlFeatures {
   const s = text.slice(0, SCAN_BYTES);
   const count = (re: RegExp): number => s.match(re)?.length ?? 0;
   return {
     scripts: count(/<script\b/gi),
     forms: count(/<form\b/gi),
-    passwordInputs: count(/<input\b[^>]{0,1000}?\btype\s*=\s*["']?password/gi),
-    metaRefresh: /<meta\b[^>]{0,1000}?http-equiv\s*=\s*["']?refresh/i.test(s),
+    // `/<input\b[^>]{0,1000}?\btype\s*=\s*["']?password/gi` and
+    // `/<meta\b[^>]{0,1000}?http-equiv\s*=\s*["']?refresh/i`, without 1000 steps a character
+    passwordInputs: countTagAttribute(s, INPUT_TAG, PASSWORD_TYPE, 1000),
+    metaRefresh: countTagAttribute(s, META_TAG, REFRESH_EQUIV, 1000, true) > 0,
     eventHandlers: count(/\son[a-z]{3,20}\s*=/gi),
     foreignObject: /<foreignObject\b/i.test(s),
   };

@@ -49,8 +49,13 @@ export type PartEncoding = 'base64' | 'quoted-printable' | 'binary';
  * One part decoder. `write` after `end` does nothing (the stream is no longer writable, and
  * mailparser checks `writable` before writing); `output` is what the decoder emitted, in order.
  */
-/** Base64 text a single Buffer.from decodes exactly as libbase64 does: no garbage, padding at the end. */
-const CLEAN_BASE64 = /^[A-Za-z0-9+/\r\n]*={0,2}[\r\n]*$/;
+/**
+ * Base64 text a single Buffer.from decodes exactly as libbase64 does: no garbage, padding at the end.
+ * The language of `^[A-Za-z0-9+/\r\n]*={0,2}[\r\n]*$` written so that it backtracks in linear time
+ * (that form retried the trailing `[\r\n]*` from every line break: quadratic on many line breaks
+ * followed by one bad character).
+ */
+const CLEAN_BASE64 = /^[A-Za-z0-9+/\r\n]*(?:={1,2}[\r\n]*)?$/;
 
 /**
  * One part decoder. `write` after `end` does nothing (the stream is no longer writable, and

@@ -11,6 +11,7 @@
  * and calls its line handler for every line, through stream and setImmediate machinery.
  */
 import { parse as parsePath } from 'node:path';
+import { trimEndOf } from '../trim-end.ts';
 import { libmime, type StructuredHeader } from './libs.ts';
 
 /** What mailparser's ChunkedPassthrough hands the splitter at a time. */
@@ -46,10 +47,8 @@ const normalizeKey = (key: string): string => key.toLowerCase().trim();
 
 /** mailsplit Headers#_parseHeaders: the logical header lines of a block (binary strings). */
 export function parseHeaderBlock(block: Buffer): HeaderLine[] {
-  const rawLines = block
-    .toString('binary')
-    .replace(/[\r\n]+$/, '')
-    .split(/\r?\n/);
+  // mailsplit's `.replace(/[\r\n]+$/, '')`, without its quadratic retries on a run of line breaks
+  const rawLines = trimEndOf(block.toString('binary'), '\r\n').split(/\r?\n/);
   let i = 1;
   let first = rawLines[0] as string;
   while (i < rawLines.length && isFolding((rawLines[i] as string).charAt(0))) {
