@@ -2,7 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { emailParser } from '@trawl/contracts';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import pino from 'pino';
+import { createAuditTrail } from './audit-trail.ts';
+import { createAccessVersions } from './auth/access-versions.ts';
 import { createLoginThrottle } from './auth/login-throttle.ts';
+import { createPasswordHasher } from './auth/password-hasher.ts';
+import { enforceRouteAccess } from './auth/route-access.ts';
 import { createTokenService } from './auth/tokens.ts';
 import type { GatewayContext } from './context.ts';
 import type { GatewayDeps } from './deps.ts';
@@ -61,16 +65,40 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     now: () => now().getTime(),
   });
 
+  const versions = createAccessVersions({
+    cache: deps.cache,
+    users: deps.store.users,
+    ttlSeconds: config.accessVersionCacheSeconds ?? 300,
+  });
+  const audit = createAuditTrail({
+    store: deps.store,
+    logger,
+    now,
+    retentionDays: config.audit?.retentionDays ?? 365,
+    failureWindowSeconds: config.audit?.failureWindowSeconds ?? 60,
+  });
+  app.addHook('onReady', async () => audit.start());
+  app.addHook('onClose', async () => audit.stop());
+
+  // First: every route registered after this must declare who may call it.
+  enforceRouteAccess(app, { publicBodyBytes: config.publicBodyBytes ?? 64 * 1024 });
   registerProblemHandlers(app);
   registerRequestLogFields(app);
   const metrics = registerMetrics(app, { enabled: config.metrics ?? true });
-  registerEdgeHooks(app, { config, tokens, cache: deps.cache });
+  registerEdgeHooks(app, { config, tokens, versions, cache: deps.cache });
 
   const ctx: GatewayContext = {
     ...deps,
     now,
     tokens,
     throttle,
+    versions,
+    passwords: createPasswordHasher(
+      config.passwordHashConcurrency === undefined
+        ? {}
+        : { concurrency: config.passwordHashConcurrency },
+    ),
+    audit,
     metrics,
     emailParser: emailParser(config.limits),
   };

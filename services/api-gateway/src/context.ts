@@ -1,5 +1,8 @@
 import type { EmailParser } from '@trawl/contracts';
+import type { AuditTrail } from './audit-trail.ts';
+import type { AccessVersions } from './auth/access-versions.ts';
 import type { LoginThrottle } from './auth/login-throttle.ts';
+import type { PasswordHasher } from './auth/password-hasher.ts';
 import type { TokenService } from './auth/tokens.ts';
 import type { GatewayDeps } from './deps.ts';
 import type { GatewayMetrics } from './plugins/metrics.ts';
@@ -9,6 +12,12 @@ export interface GatewayContext extends GatewayDeps {
   now: () => Date;
   tokens: TokenService;
   throttle: LoginThrottle;
+  /** Each user's current access version (revocation, checked on every request). */
+  versions: AccessVersions;
+  /** scrypt with bounded concurrency. */
+  passwords: PasswordHasher;
+  /** The audit log writer: single rows, aggregated failures, retention. */
+  audit: AuditTrail;
   metrics: GatewayMetrics;
   /**
    * The Email schema with the configured limits (`.schema`) and its answers, cheap for plain valid

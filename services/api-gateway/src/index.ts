@@ -1,4 +1,5 @@
 export { buildApp } from './app.ts';
+export { PASSWORD_MIN_CHARS, passwordProblems } from './auth/password-policy.ts';
 export { hashPassword, verifyPassword } from './auth/passwords.ts';
 export { bootstrapAdmin } from './bootstrap.ts';
 export { followConfigReloads } from './config-events.ts';

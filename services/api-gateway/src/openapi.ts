@@ -354,7 +354,12 @@ export function openApiDocument(version: string): Record<string, unknown> {
         ),
       },
       '/api/v1/audit': {
-        get: op('Audit log, newest first', 'admin', { '200': { description: 'a page' } }),
+        get: op('Audit log, newest first (by id)', 'admin', { '200': { description: 'a page' } }),
+      },
+      '/api/v1/audit/verify': {
+        get: op('Check the audit hash chain from its anchor to its head', 'admin', {
+          '200': { description: '{ok, checked, unchained, anchor, head, broken?}' },
+        }),
       },
       '/metrics': {
         get: {

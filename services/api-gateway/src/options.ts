@@ -32,6 +32,17 @@ export interface GatewayOptions {
   loginLockoutMaxSeconds?: number;
   /** Serve GET /metrics (default true). */
   metrics?: boolean;
+  /**
+   * Largest body of a route that answers without credentials (default 64 KiB). Protected routes
+   * read no body before the credentials are checked.
+   */
+  publicBodyBytes?: number;
+  /** Audit log: retention in days (0: for ever; default 365) and the failed-login window (60 s). */
+  audit?: { retentionDays: number; failureWindowSeconds: number };
+  /** Seconds a user's access version stays cached (default 300). */
+  accessVersionCacheSeconds?: number;
+  /** Password hashes computed at once (default: half the cores, at least 1). */
+  passwordHashConcurrency?: number;
 }
 
 /** Defaults for tests and embedded mode. */
@@ -69,7 +80,9 @@ export function gatewayOptionsFrom(cfg: {
     attachments: number;
     recipients: number;
     subjectChars: number;
+    publicBodyBytes: number;
   };
+  audit: { retentionDays: number; failureWindowSeconds: number };
   metrics: boolean;
 }): GatewayOptions {
   return {
@@ -89,5 +102,7 @@ export function gatewayOptionsFrom(cfg: {
       rawMessageBytes: cfg.limits.rawMessageBytes,
     },
     metrics: cfg.metrics,
+    publicBodyBytes: cfg.limits.publicBodyBytes,
+    audit: { ...cfg.audit },
   };
 }

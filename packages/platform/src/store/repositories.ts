@@ -111,16 +111,32 @@ export interface User {
 
 export interface UserWithHash extends User {
   password_hash: string;
+  /**
+   * Moves on (+1) with every change of the user's access: roles, disabled, password. Access tokens
+   * carry the version they were issued at; an older one no longer grants access.
+   */
+  auth_version: number;
 }
 
 export interface UserRepository {
   create(u: { username: string; password_hash: string; roles: Role[] }): Promise<User>;
   get(username: string): Promise<UserWithHash | null>;
   list(): Promise<User[]>;
+  /** Changes the user's access: also moves `auth_version` on (their access tokens stop working). */
   update(
     username: string,
     patch: { password_hash?: string; roles?: Role[]; disabled?: boolean },
   ): Promise<User | null>;
+  /**
+   * The `auth_version` an access token must carry to be accepted now; null when the user is gone or
+   * disabled. One indexed read (the gateway caches it).
+   */
+  accessVersion(username: string): Promise<number | null>;
+  /**
+   * Replaces the hash of an unchanged password (stronger parameters, on login): only while the
+   * stored hash is still `oldHash`; `auth_version` stays. True when it replaced it.
+   */
+  rehash(username: string, oldHash: string, newHash: string): Promise<boolean>;
   remove(username: string): Promise<boolean>;
   count(): Promise<number>;
 }
@@ -152,16 +168,46 @@ export interface AuditEntry {
 }
 
 export interface AuditRecord extends AuditEntry {
+  /** A decimal number, as a string: ids grow with every append. */
   id: string;
   at: string;
+  /** The hash of the row before it in the chain (null: a row written before the chain existed). */
+  prev_hash: string | null;
+  /** sha256 of this row's content and prev_hash (null: written before the chain existed). */
+  hash: string | null;
 }
 
+/** What `audit.verify` found. */
+export interface AuditVerification {
+  ok: boolean;
+  /** Rows of the chain checked (the anchor excluded). */
+  checked: number;
+  /** Rows older than the chain (written before it existed) still stored; not covered. */
+  unchained: number;
+  /** Where the chain starts: the last row outside it (purged or older), with its hash. */
+  anchor: { id: string; hash: string };
+  /** The last row appended, with its hash: an operator may record it elsewhere. */
+  head: { id: string; hash: string };
+  /** The first row where the chain breaks, and how. */
+  broken?: { id: string; reason: string };
+}
+
+/**
+ * The audit log: a hash chain (each row holds the hash of the row before it), appended under one
+ * lock so that the chain is a single sequence across replicas; retention purges its oldest rows
+ * and moves the chain's anchor.
+ */
 export interface AuditRepository {
-  append(e: AuditEntry): Promise<void>;
+  append(e: AuditEntry): Promise<{ id: string; hash: string }>;
+  /** Newest first (by id); the cursor is opaque. */
   list(q: { limit: number; cursor?: string; action?: string; actor?: string }): Promise<{
     items: AuditRecord[];
     next_cursor: string | null;
   }>;
+  /** Walks the chain from its anchor to its head and recomputes every hash. */
+  verify(): Promise<AuditVerification>;
+  /** Removes the rows older than `before` (oldest first, in batches); answers how many. */
+  purge(before: Date): Promise<number>;
 }
 
 export interface ConfigVersionRepository {

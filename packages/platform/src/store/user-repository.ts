@@ -10,6 +10,7 @@ interface UserRow {
   disabled: boolean;
   created_at: unknown;
   updated_at: unknown;
+  auth_version?: number | string;
 }
 
 function toUser(r: UserRow): User {
@@ -23,6 +24,7 @@ function toUser(r: UserRow): User {
 }
 
 const COLS = 'username, password_hash, roles, disabled, created_at, updated_at';
+const COLS_WITH_VERSION = `${COLS}, auth_version`;
 
 export function createUserRepository(sql: SqlClient): UserRepository {
   return {
@@ -40,13 +42,27 @@ export function createUserRepository(sql: SqlClient): UserRepository {
       }
     },
     async get(username) {
-      const r = await sql.query<UserRow>(`SELECT ${COLS} FROM users WHERE username = $1`, [
-        username,
-      ]);
+      const r = await sql.query<UserRow>(
+        `SELECT ${COLS_WITH_VERSION} FROM users WHERE username = $1`,
+        [username],
+      );
       const row = r.rows[0];
       return row
-        ? ({ ...toUser(row), password_hash: row.password_hash } satisfies UserWithHash)
+        ? ({
+            ...toUser(row),
+            password_hash: row.password_hash,
+            auth_version: Number(row.auth_version ?? 1),
+          } satisfies UserWithHash)
         : null;
+    },
+    async accessVersion(username) {
+      const r = await sql.query<{ auth_version: number | string; disabled: boolean }>(
+        'SELECT auth_version, disabled FROM users WHERE username = $1',
+        [username],
+        'trawl_user_access_version',
+      );
+      const row = r.rows[0];
+      return row && !row.disabled ? Number(row.auth_version) : null;
     },
     async list() {
       const r = await sql.query<UserRow>(`SELECT ${COLS} FROM users ORDER BY username`);
@@ -58,6 +74,7 @@ export function createUserRepository(sql: SqlClient): UserRepository {
            password_hash = COALESCE($2, password_hash),
            roles = COALESCE($3::jsonb, roles),
            disabled = COALESCE($4, disabled),
+           auth_version = auth_version + 1,
            updated_at = now()
          WHERE username = $1 RETURNING ${COLS}`,
         [
@@ -68,6 +85,13 @@ export function createUserRepository(sql: SqlClient): UserRepository {
         ],
       );
       return r.rows[0] ? toUser(r.rows[0]) : null;
+    },
+    async rehash(username, oldHash, newHash) {
+      const r = await sql.query(
+        'UPDATE users SET password_hash = $3 WHERE username = $1 AND password_hash = $2',
+        [username, oldHash, newHash],
+      );
+      return r.rowCount === 1;
     },
     async remove(username) {
       const r = await sql.query('DELETE FROM users WHERE username = $1 RETURNING username', [

@@ -356,6 +356,24 @@ export function storeConformance(name: string, makeTarget: () => Promise<StoreTa
         expect(await store.users.remove('ann')).toBe(false);
         expect(await store.users.get('ann')).toBeNull();
       });
+
+      it('moves auth_version on with every change of access; a rehash keeps it', async () => {
+        await store.users.create({ username: 'vera', password_hash: 'old', roles: ['viewer'] });
+        const v1 = (await store.users.get('vera'))?.auth_version as number;
+        expect(await store.users.accessVersion('vera')).toBe(v1);
+        await store.users.update('vera', { roles: ['analyst'] });
+        expect(await other.users.accessVersion('vera')).toBe(v1 + 1);
+        expect(await store.users.rehash('vera', 'stale', 'new')).toBe(false);
+        expect(await store.users.rehash('vera', 'old', 'new')).toBe(true);
+        expect((await store.users.get('vera'))?.password_hash).toBe('new');
+        expect(await store.users.accessVersion('vera')).toBe(v1 + 1);
+        await store.users.update('vera', { disabled: true });
+        expect(await store.users.accessVersion('vera')).toBeNull();
+        await store.users.update('vera', { disabled: false });
+        expect(await store.users.accessVersion('vera')).toBe(v1 + 3);
+        await store.users.remove('vera');
+        expect(await store.users.accessVersion('vera')).toBeNull();
+      });
     });
 
     describe('refresh tokens', () => {
@@ -459,6 +477,114 @@ export function storeConformance(name: string, makeTarget: () => Promise<StoreTa
           2,
         );
         expect((await store.audit.list({ limit: 10, actor: 'admin' })).items).toHaveLength(2);
+      });
+
+      it('lists newest first by number once ids pass 999 (not by their text)', async () => {
+        await target.sql.query(`SELECT setval(pg_get_serial_sequence('audit_log', 'id'), 995)`);
+        for (let i = 0; i < 8; i++) {
+          await store.audit.append({
+            actor: 'seq',
+            action: 'test.seq',
+            target: `n${i}`,
+            outcome: 'success',
+            address: null,
+            request_id: null,
+          });
+        }
+        const page = await store.audit.list({ limit: 3, action: 'test.seq' });
+        expect(page.items.map((x) => x.target)).toEqual(['n7', 'n6', 'n5']);
+        expect(page.items.map((x) => x.id)).toEqual(['1003', '1002', '1001']);
+        const rest = await store.audit.list({
+          limit: 10,
+          action: 'test.seq',
+          cursor: page.next_cursor as string,
+        });
+        expect(rest.items.map((x) => x.id)).toEqual(['1000', '999', '998', '997', '996']);
+      });
+
+      it('chains every row to the one before it; concurrent appends from two replicas keep one chain', async () => {
+        const entry = (i: number, who: string) => ({
+          actor: who,
+          action: 'test.chain',
+          target: `c${i}`,
+          outcome: 'failure' as const,
+          address: '192.0.2.1',
+          request_id: `rq${i}`,
+          // attacker-chosen text: NUL and a lone surrogate are stored as U+FFFD, the hash agrees
+          details: { z: 1, a: { y: [1, 'x\u0000y'], b: 'lone \ud800' }, n: 0.1 },
+        });
+        await Promise.all(
+          Array.from({ length: 12 }, (_, i) =>
+            (i % 2 ? other : store).audit.append(entry(i, i % 2 ? 'b' : 'a')),
+          ),
+        );
+        const v = await store.audit.verify();
+        expect(v).toMatchObject({ ok: true });
+        expect(v.checked).toBeGreaterThanOrEqual(12 + 8 + 5);
+        const newest = (await store.audit.list({ limit: 1 })).items[0];
+        expect(newest?.hash).toBe(v.head.hash);
+        expect(newest?.details).toEqual({
+          z: 1,
+          a: { y: [1, 'x\uFFFDy'], b: 'lone \uFFFD' },
+          n: 0.1,
+        });
+      });
+
+      it('verify finds an edited row, a removed row and a removed head; retention moves the anchor past them', async () => {
+        const ids = (await store.audit.list({ limit: 4, action: 'test.chain' })).items.map(
+          (x) => x.id,
+        );
+        const [head, , , older] = ids as [string, string, string, string];
+        await target.sql.query(`UPDATE audit_log SET details = '{"z":2}'::jsonb WHERE id = $1`, [
+          older,
+        ]);
+        expect((await store.audit.verify()).broken).toMatchObject({
+          id: older,
+          reason: expect.stringContaining('content'),
+        });
+        await target.sql.query('DELETE FROM audit_log WHERE id = $1', [older]);
+        const afterDelete = await store.audit.verify();
+        expect(afterDelete.ok).toBe(false);
+        expect(afterDelete.broken?.reason).toContain('prev_hash');
+        await target.sql.query('DELETE FROM audit_log WHERE id = $1', [head]);
+        // retention purges everything older than now: the anchor moves to the newest purged row
+        const purged = await store.audit.purge(new Date(Date.now() + 1000));
+        expect(purged).toBeGreaterThan(0);
+        expect((await store.audit.list({ limit: 10 })).items).toEqual([]);
+        // the chain's head row itself was deleted: the purge cannot vouch for it
+        const v = await store.audit.verify();
+        expect(v.ok).toBe(false);
+        await store.audit.append({
+          actor: null,
+          action: 'test.after-purge',
+          target: null,
+          outcome: 'success',
+          address: null,
+          request_id: null,
+        });
+        expect(await store.audit.purge(new Date(Date.now() - 3_600_000))).toBe(0);
+      });
+
+      it('after a retention purge the remaining chain still verifies', async () => {
+        for (let i = 0; i < 3; i++) {
+          await store.audit.append({
+            actor: 'r',
+            action: 'test.retained',
+            target: `r${i}`,
+            outcome: 'success',
+            address: null,
+            request_id: null,
+          });
+        }
+        // purge everything but the newest three rows
+        const rows = (await store.audit.list({ limit: 4 })).items;
+        const cutoff = rows[3]?.at as string;
+        await target.sql.query(`UPDATE audit_log SET at = at - interval '1 day' WHERE id <= $1`, [
+          rows[3]?.id,
+        ]);
+        expect(await store.audit.purge(new Date(cutoff))).toBeGreaterThan(0);
+        const v = await store.audit.verify();
+        expect(v).toMatchObject({ ok: true, checked: 3, anchor: { id: rows[3]?.id } });
       });
     });
 

@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { passwordProblems } from '@trawl/api-gateway';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeFirstStartEnv } from '../../src/env-file.ts';
 
@@ -20,6 +21,8 @@ describe('first-start .env', () => {
     const r = writeFirstStartEnv(dir, {});
     expect(r?.adminUser).toBe('admin');
     expect(r?.adminPassword).toMatch(/^[A-Za-z0-9]{20}$/);
+    // the first start's bootstrap checks it against the password rule
+    expect(passwordProblems(r?.adminPassword ?? '', 'admin')).toEqual([]);
     const path = join(dir, '.env');
     expect(statSync(path).mode & 0o777).toBe(0o600);
     const text = readFileSync(path, 'utf8');

@@ -1,3 +1,4 @@
+import type { TrawlError } from '@trawl/contracts';
 import type { Role } from '@trawl/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ForbiddenError, UnauthorizedError } from '../errors.ts';
@@ -6,7 +7,8 @@ import type { Principal } from './tokens.ts';
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
-    authError: UnauthorizedError | null;
+    /** Why the credentials sent were refused (401, or 503 when they could not be checked). */
+    authError: TrawlError | null;
   }
 }
 
@@ -22,7 +24,10 @@ export function hasRole(p: Principal, role: Role): boolean {
   return p.kind === 'user' && p.roles.some((r) => RANK[r] >= RANK[role]);
 }
 
-/** preHandler enforcing `access`: 401 without valid credentials, 403 with too little privilege. */
+/**
+ * The onRequest hook enforcing `access` (added to each route by route-access.ts, so that it runs
+ * before the body is read): 401 without valid credentials, 403 with too little privilege.
+ */
 export function guard(access: Access) {
   return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
     const p = request.principal;

@@ -1,13 +1,19 @@
 import { hash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 
 /**
- * scrypt password hashes: `scrypt$N$r$p$<salt b64>$<hash b64>`. Parameters are stored with the hash
- * so they can be raised later without breaking existing users.
+ * scrypt password hashes: `scrypt$N$r$p$<salt b64>$<hash b64>`. Parameters are stored with the hash,
+ * so they can be raised without breaking existing users: a login with a hash made with other
+ * parameters than these is verified with its own, then hashed again with these (`needsRehash`).
+ *
+ * OWASP's minimum for scrypt: N=2^17, r=8, p=1 (128 MiB and a few hundred ms per hash). scrypt needs
+ * 128·N·r bytes, which is exactly Node's default `maxmem` (32 MiB) times four: `maxmem` is passed.
  */
-const N = 16384;
-const R = 8;
-const P = 1;
-const KEYLEN = 32;
+export const SCRYPT_PARAMS = { N: 2 ** 17, r: 8, p: 1, keylen: 32 } as const;
+
+/** Parameters a stored hash may carry (bounds what a forged or corrupt row can make us compute). */
+const MAX_N = 2 ** 20;
+const MAX_R = 32;
+const MAX_P = 16;
 
 function derive(
   password: string,
@@ -18,16 +24,17 @@ function derive(
   keylen: number,
 ): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    scrypt(password, salt, keylen, { N: n, r, p, maxmem: 128 * n * r * 2 }, (err, key) =>
+    scrypt(password, salt, keylen, { N: n, r, p, maxmem: 128 * n * r + 1024 * 1024 }, (err, key) =>
       err ? reject(err) : resolve(key),
     );
   });
 }
 
 export async function hashPassword(password: string): Promise<string> {
+  const { N, r, p, keylen } = SCRYPT_PARAMS;
   const salt = randomBytes(16);
-  const key = await derive(password, salt, N, R, P, KEYLEN);
-  return `scrypt$${N}$${R}$${P}$${salt.toString('base64')}$${key.toString('base64')}`;
+  const key = await derive(password, salt, N, r, p, keylen);
+  return `scrypt$${N}$${r}$${p}$${salt.toString('base64')}$${key.toString('base64')}`;
 }
 
 /** A hash of a random password: verifying against it costs the same as a real user (no user enumeration by timing). */
@@ -37,24 +44,51 @@ export function dummyPasswordHash(): Promise<string> {
   return dummyHash;
 }
 
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+interface Parsed {
+  n: number;
+  r: number;
+  p: number;
+  salt: Buffer;
+  expected: Buffer;
+}
+
+function parse(stored: string): Parsed | null {
   const parts = stored.split('$');
-  if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
+  if (parts.length !== 6 || parts[0] !== 'scrypt') return null;
   const n = Number(parts[1]);
   const r = Number(parts[2]);
   const p = Number(parts[3]);
   const salt = Buffer.from(parts[4] ?? '', 'base64');
   const expected = Buffer.from(parts[5] ?? '', 'base64');
-  if (
-    !Number.isInteger(n) ||
-    !Number.isInteger(r) ||
-    !Number.isInteger(p) ||
-    expected.length === 0
-  ) {
-    return false;
-  }
-  const key = await derive(password, salt, n, r, p, expected.length);
-  return key.length === expected.length && timingSafeEqual(key, expected);
+  const ok =
+    Number.isInteger(n) &&
+    n > 1 &&
+    n <= MAX_N &&
+    (n & (n - 1)) === 0 &&
+    Number.isInteger(r) &&
+    r >= 1 &&
+    r <= MAX_R &&
+    Number.isInteger(p) &&
+    p >= 1 &&
+    p <= MAX_P &&
+    expected.length >= 16 &&
+    expected.length <= 64;
+  return ok ? { n, r, p, salt, expected } : null;
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const h = parse(stored);
+  if (!h) return false;
+  const key = await derive(password, h.salt, h.n, h.r, h.p, h.expected.length);
+  return key.length === h.expected.length && timingSafeEqual(key, h.expected);
+}
+
+/** True when a stored hash was made with other parameters than today's: hash it again on login. */
+export function needsRehash(stored: string): boolean {
+  const h = parse(stored);
+  if (!h) return false;
+  const { N, r, p, keylen } = SCRYPT_PARAMS;
+  return h.n !== N || h.r !== r || h.p !== p || h.expected.length !== keylen;
 }
 
 /** sha256 digest of a string, one call (crypto.hash, Node ≥ 20.12) rather than a Hash object. */

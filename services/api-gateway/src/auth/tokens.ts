@@ -5,17 +5,35 @@ import { GATEWAY_ERRORS, UnauthorizedError } from '../errors.ts';
 
 /** Who is calling: a user (from a bearer token) or another Trawl service (internal key). */
 export type Principal =
-  | { kind: 'user'; username: string; roles: Role[] }
+  | {
+      kind: 'user';
+      username: string;
+      roles: Role[];
+      /** The user's auth_version when the token was issued (checked on every request). */
+      version: number;
+    }
   | { kind: 'service'; username: 'service'; roles: [] };
 
+export type UserPrincipal = Principal & { kind: 'user' };
+
 export interface TokenService {
-  issueAccess(username: string, roles: Role[]): Promise<{ token: string; expiresIn: number }>;
-  /** Verifies an access token; throws UnauthorizedError (TRAWL_ERR_TOKEN_EXPIRED for expired ones). */
-  verifyAccess(token: string): Promise<Principal & { kind: 'user' }>;
+  issueAccess(
+    username: string,
+    roles: Role[],
+    version: number,
+  ): Promise<{ token: string; expiresIn: number }>;
+  /**
+   * Verifies an access token's signature and claims; throws UnauthorizedError
+   * (TRAWL_ERR_TOKEN_EXPIRED for expired ones). Whether the user still has this access is the
+   * caller's check (AccessVersions).
+   */
+  verifyAccess(token: string): Promise<UserPrincipal>;
 }
 
 const ISSUER = 'trawl';
 const AUDIENCE = 'trawl-api';
+const invalid = () =>
+  new UnauthorizedError(GATEWAY_ERRORS.invalidToken, 'the access token is not valid');
 
 export function createTokenService(opts: {
   secretKey: string;
@@ -29,13 +47,13 @@ export function createTokenService(opts: {
   const now = opts.now ?? Date.now;
   const ttlMs = (opts.cacheSeconds ?? 10) * 1000;
   const maxEntries = opts.cacheMaxEntries ?? 10_000;
-  const verified = new Map<string, { p: Principal & { kind: 'user' }; until: number }>();
+  const verified = new Map<string, { p: UserPrincipal; until: number }>();
   const expiresIn = Math.round(opts.accessTokenExpireMinutes * 60);
 
   return {
-    async issueAccess(username, roles) {
+    async issueAccess(username, roles, version) {
       const iat = Math.floor(now() / 1000);
-      const token = await new SignJWT({ roles, typ: 'access' })
+      const token = await new SignJWT({ roles, typ: 'access', ver: version })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
         .setSubject(username)
         .setIssuer(ISSUER)
@@ -58,28 +76,36 @@ export function createTokenService(opts: {
           issuer: ISSUER,
           audience: AUDIENCE,
           currentDate: new Date(t),
+          // A token without an expiry would be valid for ever: refused.
+          requiredClaims: ['exp', 'iat', 'sub'],
         });
         payload = r.payload as Record<string, unknown>;
       } catch (err) {
         if (err instanceof joseErrors.JWTExpired) {
           throw new UnauthorizedError(GATEWAY_ERRORS.tokenExpired, 'the access token has expired');
         }
-        throw new UnauthorizedError(GATEWAY_ERRORS.invalidToken, 'the access token is not valid');
+        throw invalid();
       }
       const roles = Array.isArray(payload.roles)
         ? payload.roles.filter((r): r is Role => (ROLES as readonly unknown[]).includes(r))
         : [];
-      if (typeof payload.sub !== 'string' || payload.typ !== 'access') {
-        throw new UnauthorizedError(GATEWAY_ERRORS.invalidToken, 'the access token is not valid');
+      const ver = payload.ver;
+      if (
+        typeof payload.sub !== 'string' ||
+        payload.typ !== 'access' ||
+        typeof payload.exp !== 'number' ||
+        typeof ver !== 'number' ||
+        !Number.isSafeInteger(ver)
+      ) {
+        throw invalid();
       }
-      const p = { kind: 'user' as const, username: payload.sub, roles };
+      const p: UserPrincipal = { kind: 'user', username: payload.sub, roles, version: ver };
       if (ttlMs > 0) {
-        const exp = typeof payload.exp === 'number' ? payload.exp * 1000 : t;
         if (verified.size >= maxEntries) {
           const first = verified.keys().next();
           if (!first.done) verified.delete(first.value);
         }
-        verified.set(token, { p, until: Math.min(t + ttlMs, exp) });
+        verified.set(token, { p, until: Math.min(t + ttlMs, payload.exp * 1000) });
       }
       return p;
     },

@@ -1,10 +1,12 @@
+import { TrawlError } from '@trawl/contracts';
 import type { Cache } from '@trawl/platform';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AccessVersions } from '../auth/access-versions.ts';
 import { secretMatcher } from '../auth/passwords.ts';
 import type { TokenService } from '../auth/tokens.ts';
 import { GATEWAY_ERRORS, RateLimitedError, UnauthorizedError } from '../errors.ts';
 import type { GatewayOptions } from '../options.ts';
-import { sendProblem } from './problems.ts';
+import { sendNoRoute, sendProblem } from './problems.ts';
 
 /** Paths that answer without credentials, host checks aside. */
 function isOpenPath(url: string): boolean {
@@ -34,14 +36,17 @@ function stripPort(host: string): string {
 }
 
 /**
- * Hooks every request passes, in order: trusted host, credentials (bearer token or internal key;
- * failures are remembered, not thrown: public routes ignore them), rate limit.
+ * Hooks every request passes, in order, all `onRequest` (before any body is read): trusted host,
+ * credentials (bearer token or internal key; failures are remembered, not thrown: public routes
+ * ignore them, protected routes answer them with their own onRequest guard, see route-access.ts),
+ * rate limit. A bearer token is accepted only while its user's access version is the one it carries
+ * (access-versions.ts).
  */
 export function registerEdgeHooks(
   app: FastifyInstance,
-  opts: { config: GatewayOptions; tokens: TokenService; cache: Cache },
+  opts: { config: GatewayOptions; tokens: TokenService; versions: AccessVersions; cache: Cache },
 ): void {
-  const { config, tokens, cache } = opts;
+  const { config, tokens, versions, cache } = opts;
   const trusted = config.trustedHosts;
   const internalKey = config.internalApiKey;
   const isInternalKey = internalKey ? secretMatcher(internalKey) : () => false;
@@ -62,6 +67,8 @@ export function registerEdgeHooks(
         'the Host header is not a trusted host',
       );
     }
+    // No route: answered before the body is read (Fastify would parse it for the 404 handler).
+    if (request.is404) return sendNoRoute(request, reply);
     await authenticate(request);
     if (rl.enabled && !isOpenPath(request.url) && request.principal?.kind !== 'service') {
       const subject = request.principal ? `u:${request.principal.username}` : `ip:${request.ip}`;
@@ -106,10 +113,19 @@ export function registerEdgeHooks(
       return;
     }
     try {
-      request.principal = await tokens.verifyAccess(m[1]);
+      const p = await tokens.verifyAccess(m[1]);
+      const current = await versions.current(p.username);
+      if (current !== p.version) {
+        request.authError = new UnauthorizedError(
+          GATEWAY_ERRORS.tokenRevoked,
+          'the access token was revoked (the account changed); sign in again',
+        );
+        return;
+      }
+      request.principal = p;
     } catch (err) {
       request.authError =
-        err instanceof UnauthorizedError
+        err instanceof TrawlError
           ? err
           : new UnauthorizedError(GATEWAY_ERRORS.invalidToken, 'the access token is not valid');
     }

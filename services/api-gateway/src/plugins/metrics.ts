@@ -40,7 +40,7 @@ export function registerMetrics(
     duration.observe(labels, reply.elapsedTime / 1000);
   });
   if (opts.enabled) {
-    app.get('/metrics', { config: { public: true } }, async (_request, reply) => {
+    app.get('/metrics', { config: { access: 'public' } }, async (_request, reply) => {
       reply.type(registry.contentType);
       return registry.metrics();
     });

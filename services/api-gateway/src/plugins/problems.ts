@@ -108,13 +108,16 @@ export function registerProblemHandlers(app: FastifyInstance): void {
       `an internal error occurred; quote request id ${request.id} when reporting it`,
     );
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(
-      request,
-      reply,
-      404,
-      GATEWAY_ERRORS.notFound,
-      `no route ${request.method} ${request.url.split('?')[0]}`,
-    ),
+  app.setNotFoundHandler((request, reply) => sendNoRoute(request, reply));
+}
+
+/** 404 for a request no route matches (also sent from onRequest, before any body is read). */
+export function sendNoRoute(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendProblem(
+    request,
+    reply,
+    404,
+    GATEWAY_ERRORS.notFound,
+    `no route ${request.method} ${request.url.split('?')[0]}`,
   );
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   type AnalysisRequestMessage,
   type Email,
+  EnvelopeAddress,
   Job,
   JobStatus,
   parseWith,
@@ -11,7 +12,7 @@ import { parseRawEmail } from '@trawl/mail';
 import { createRequestBatcher } from '@trawl/platform';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { actorOf, guard } from '../auth/access.ts';
+import { actorOf } from '../auth/access.ts';
 import type { GatewayContext } from '../context.ts';
 import { type SentEmail, serializeEmail } from '../email-json.ts';
 import { DependencyDownError, GATEWAY_ERRORS, NotFoundError, ValidationError } from '../errors.ts';
@@ -122,7 +123,7 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
     keepJsonText(app);
     app.post(
       '/analyze',
-      { preHandler: guard({ role: 'analyst', service: true }) },
+      { config: { access: { role: 'analyst', service: true } } },
       async (request) => {
         const body = request.body ?? {};
         const parsed = parseWith(submission, body);
@@ -151,7 +152,7 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
       raw.post(
         '/analyze/raw',
         {
-          preHandler: guard({ role: 'analyst', service: true }),
+          config: { access: { role: 'analyst', service: true } },
           bodyLimit: ctx.config.limits.rawMessageBytes,
         },
         async (request) => {
@@ -165,9 +166,11 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
           }
           // parseRawEmail answers TrawlErrors with their own codes: 422 (TRAWL_ERR_MAIL_INVALID /
           // _UNPARSEABLE, with problems) or 413 (TRAWL_ERR_MAIL_TOO_LARGE); the error handler maps them.
+          const to = envelopeToOf(request);
           const email = await parseRawEmail(request.body, {
             limits: ctx.config.limits,
             maxBytes: ctx.config.limits.rawMessageBytes,
+            ...(to ? { envelope: { to } } : {}),
           });
           return submit(request, email, q.value.workflow_id, 'raw', originOf(request));
         },
@@ -176,7 +179,7 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
 
     app.get(
       '/analyze/:job_id',
-      { preHandler: guard({ role: 'viewer', service: true }) },
+      { config: { access: { role: 'viewer', service: true } } },
       async (request) => {
         const { job_id: jobId } = request.params as { job_id: string };
         if (!UUID_RE.test(jobId)) throw new NotFoundError(`job ${jobId}`);
@@ -207,7 +210,7 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
 
     app.get(
       '/analyze',
-      { preHandler: guard({ role: 'viewer', service: true }) },
+      { config: { access: { role: 'viewer', service: true } } },
       async (request) => {
         const q = parseWith(ListQuery, request.query ?? {});
         if (!q.ok)
@@ -249,4 +252,22 @@ function originOf(request: FastifyRequest): { retriever: string; message_id: str
     return undefined;
   }
   return { retriever, message_id: messageId };
+}
+
+/**
+ * The envelope recipient a retriever knows (the mailbox a message was delivered to), sent by the
+ * mail orchestrator as `X-Trawl-Envelope-To` (comma-separated addresses): the recipient of a
+ * message whose headers name none (a Bcc copy), instead of refusing it. Trawl services only, as
+ * for the origin; malformed entries are left out.
+ */
+function envelopeToOf(request: FastifyRequest): string[] | undefined {
+  if (request.principal?.kind !== 'service') return undefined;
+  const header = request.headers['x-trawl-envelope-to'];
+  if (typeof header !== 'string' || header.length > 16 * 321) return undefined;
+  const to = header
+    .split(',')
+    .slice(0, 16)
+    .map((a) => a.trim())
+    .filter((a) => EnvelopeAddress.safeParse(a).success);
+  return to.length > 0 ? to : undefined;
 }

@@ -4,8 +4,6 @@ import { parseWith } from '@trawl/contracts';
 import type { Role } from '@trawl/platform';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { guard } from '../auth/access.ts';
-import { dummyPasswordHash, verifyPassword } from '../auth/passwords.ts';
 import { hashRefreshToken, newRefreshToken } from '../auth/tokens.ts';
 import type { GatewayContext } from '../context.ts';
 import {
@@ -38,12 +36,19 @@ export interface TokenAnswer {
 export function authRoutes(ctx: GatewayContext): FastifyPluginAsync {
   const refreshTtlMs = ctx.config.refreshTokenExpireDays * 24 * 3600 * 1000;
 
-  async function issue(username: string, roles: Role[], familyId: string): Promise<TokenAnswer> {
-    const { token, expiresIn } = await ctx.tokens.issueAccess(username, roles);
+  async function issue(
+    user: { username: string; roles: Role[]; auth_version: number },
+    familyId: string,
+  ): Promise<TokenAnswer> {
+    const { token, expiresIn } = await ctx.tokens.issueAccess(
+      user.username,
+      user.roles,
+      user.auth_version,
+    );
     const refresh = newRefreshToken();
     await ctx.store.refreshTokens.store({
       token_hash: refresh.hash,
-      username,
+      username: user.username,
       family_id: familyId,
       expires_at: new Date(ctx.now().getTime() + refreshTtlMs),
     });
@@ -55,26 +60,31 @@ export function authRoutes(ctx: GatewayContext): FastifyPluginAsync {
     };
   }
 
-  function audit(
+  /** A successful sign-in: one audit row each (the user is known). */
+  function audited(request: FastifyRequest, username: string, action: string) {
+    return ctx.audit.record(request, {
+      actor: username,
+      action,
+      target: username,
+      outcome: 'success',
+    });
+  }
+
+  /** The stored hash was made with weaker parameters: replace it, the password just checked. */
+  async function rehashIfNeeded(
     request: FastifyRequest,
-    e: {
-      actor: string | null;
-      action: string;
-      outcome: 'success' | 'failure';
-      details?: Record<string, unknown>;
-    },
-  ) {
-    return ctx.store.audit
-      .append({
-        actor: e.actor,
-        action: e.action,
-        target: e.actor,
-        outcome: e.outcome,
-        address: request.ip,
-        request_id: String(request.id),
-        ...(e.details ? { details: e.details } : {}),
-      })
-      .catch((err: unknown) => request.log.error({ err }, 'audit append failed'));
+    username: string,
+    stored: string,
+    password: string,
+  ): Promise<void> {
+    if (!ctx.passwords.needsRehash(stored)) return;
+    try {
+      if (await ctx.store.users.rehash(username, stored, await ctx.passwords.hash(password))) {
+        request.log.info({ username }, 'password hash upgraded to the current scrypt parameters');
+      }
+    } catch (err) {
+      request.log.warn({ err, username }, 'password rehash failed; kept the old hash');
+    }
   }
 
   async function passwordGrant(request: FastifyRequest, body: unknown): Promise<TokenAnswer> {
@@ -87,12 +97,7 @@ export function authRoutes(ctx: GatewayContext): FastifyPluginAsync {
     const { username, password } = parsed.value;
     const wait = await ctx.throttle.check(username, request.ip).catch(() => 0);
     if (wait > 0) {
-      await audit(request, {
-        actor: username,
-        action: 'auth.login',
-        outcome: 'failure',
-        details: { reason: 'throttled' },
-      });
+      ctx.audit.failure(request, { action: 'auth.login', username, reason: 'throttled' });
       throw new RateLimitedError(
         wait,
         GATEWAY_ERRORS.loginThrottled,
@@ -109,20 +114,25 @@ export function authRoutes(ctx: GatewayContext): FastifyPluginAsync {
         err,
       );
     }
-    const ok = await verifyPassword(password, user?.password_hash ?? (await dummyPasswordHash()));
+    const ok = await ctx.passwords.verify(password, user?.password_hash);
     if (!user || !ok || user.disabled) {
       await ctx.throttle
         .failed(username, request.ip)
         .catch((err: unknown) => request.log.warn({ err }, 'login throttle unavailable'));
-      await audit(request, { actor: username, action: 'auth.login', outcome: 'failure' });
+      ctx.audit.failure(request, {
+        action: 'auth.login',
+        username,
+        reason: !user ? 'unknown_user' : !ok ? 'wrong_password' : 'disabled',
+      });
       throw new UnauthorizedError(
         GATEWAY_ERRORS.invalidCredentials,
         'invalid username or password',
       );
     }
     await ctx.throttle.succeeded(username, request.ip).catch(() => undefined);
-    const answer = await issue(user.username, user.roles, randomUUID());
-    await audit(request, { actor: user.username, action: 'auth.login', outcome: 'success' });
+    await rehashIfNeeded(request, user.username, user.password_hash, password);
+    const answer = await issue(user, randomUUID());
+    await audited(request, user.username, 'auth.login');
     return answer;
   }
 
@@ -134,38 +144,44 @@ export function authRoutes(ctx: GatewayContext): FastifyPluginAsync {
       ctx.now(),
     );
     if (!row) {
-      await audit(request, { actor: null, action: 'auth.refresh', outcome: 'failure' });
+      ctx.audit.failure(request, { action: 'auth.refresh', reason: 'invalid_refresh_token' });
       throw new UnauthorizedError(GATEWAY_ERRORS.invalidRefresh, 'the refresh token is not valid');
     }
     const user = await ctx.store.users.get(row.username);
     if (!user || user.disabled) {
-      await audit(request, { actor: row.username, action: 'auth.refresh', outcome: 'failure' });
+      ctx.audit.failure(request, {
+        action: 'auth.refresh',
+        username: row.username,
+        reason: !user ? 'unknown_user' : 'disabled',
+      });
       throw new UnauthorizedError(GATEWAY_ERRORS.invalidRefresh, 'the refresh token is not valid');
     }
-    const answer = await issue(user.username, user.roles, row.family_id);
-    await audit(request, { actor: user.username, action: 'auth.refresh', outcome: 'success' });
+    const answer = await issue(user, row.family_id);
+    await audited(request, user.username, 'auth.refresh');
     return answer;
   }
 
   return async (app) => {
-    await app.register(formbody, { bodyLimit: 64 * 1024 });
+    await app.register(formbody, { bodyLimit: ctx.config.publicBodyBytes ?? 64 * 1024 });
     const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
+    // Public: anyone may try to sign in. The body limit of public routes applies (route-access.ts).
+    const pub = { config: { access: 'public' } } as const;
 
-    app.post('/auth/token', async (request, reply) => {
+    app.post('/auth/token', pub, async (request, reply) => {
       const body = (request.body ?? {}) as Record<string, unknown>;
       reply.headers(noStore);
       if (body.grant_type === 'refresh_token') return refreshGrant(request, body);
       return passwordGrant(request, body);
     });
 
-    app.post('/auth/refresh', async (request, reply) => {
+    app.post('/auth/refresh', pub, async (request, reply) => {
       reply.headers(noStore);
       return refreshGrant(request, request.body ?? {});
     });
 
     app.get(
       '/auth/me',
-      { preHandler: guard({ role: 'viewer', service: true }) },
+      { config: { access: { role: 'viewer', service: true } } },
       async (request) => {
         const p = request.principal!;
         return { username: p.username, roles: p.roles, kind: p.kind };

@@ -5,7 +5,7 @@ import {
   TrawlError,
 } from '@trawl/contracts';
 import type { FastifyPluginAsync } from 'fastify';
-import { actorOf, guard, hasRole } from '../auth/access.ts';
+import { actorOf, hasRole } from '../auth/access.ts';
 import type { ConfigFiles } from '../config-state.ts';
 import type { GatewayContext } from '../context.ts';
 import { ForbiddenError, GATEWAY_ERRORS, NotFoundError } from '../errors.ts';
@@ -29,7 +29,7 @@ export function configRoutes(ctx: GatewayContext): FastifyPluginAsync {
   return async (app) => {
     app.get(
       '/config',
-      { preHandler: guard({ role: 'viewer', service: true }) },
+      { config: { access: { role: 'viewer', service: true } } },
       async (): Promise<ConfigView> => {
         const { service, version } = ctx.configState.current().files;
         return {
@@ -48,7 +48,7 @@ export function configRoutes(ctx: GatewayContext): FastifyPluginAsync {
 
     app.get(
       '/config/analyzers/:id',
-      { preHandler: guard({ role: 'viewer', service: true }) },
+      { config: { access: { role: 'viewer', service: true } } },
       async (request) => {
         const p = request.principal!;
         if (p.kind === 'user' && !hasRole(p, 'admin'))
@@ -62,7 +62,7 @@ export function configRoutes(ctx: GatewayContext): FastifyPluginAsync {
 
     app.post(
       '/config/reload',
-      { preHandler: guard({ role: 'admin' }) },
+      { config: { access: { role: 'admin' } } },
       async (request): Promise<ReloadResponse> => {
         const actor = actorOf(request);
         const before = ctx.configState.current().files.version;

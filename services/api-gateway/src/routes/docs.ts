@@ -38,8 +38,9 @@ export function docsRoutes(ctx: GatewayContext): FastifyPluginAsync {
   return async (app) => {
     const dir = swaggerStaticDir();
     const cache = new Map<string, Buffer>();
-    app.get('/openapi.json', async () => openApiDocument(ctx.version));
-    app.get('/docs', async (_request, reply) => {
+    const pub = { config: { access: 'public' } } as const;
+    app.get('/openapi.json', pub, async () => openApiDocument(ctx.version));
+    app.get('/docs', pub, async (_request, reply) => {
       reply.header(
         'content-security-policy',
         "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'",
@@ -49,7 +50,7 @@ export function docsRoutes(ctx: GatewayContext): FastifyPluginAsync {
         return `<!doctype html><title>Trawl API</title><p>Swagger UI is not installed; the OpenAPI document is at <a href="/openapi.json">/openapi.json</a>.</p>`;
       return PAGE;
     });
-    app.get('/docs/static/:file', async (request, reply) => {
+    app.get('/docs/static/:file', pub, async (request, reply) => {
       const { file } = request.params as { file: string };
       if (file === 'init.js') return reply.type('application/javascript; charset=utf-8').send(INIT);
       const type = ASSETS[file];

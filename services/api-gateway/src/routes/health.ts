@@ -1,5 +1,4 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { guard } from '../auth/access.ts';
 import type { GatewayContext } from '../context.ts';
 
 export interface ComponentHealth {
@@ -47,7 +46,7 @@ export function healthRoutes(ctx: GatewayContext): FastifyPluginAsync {
   };
 
   return async (app) => {
-    app.get('/health', async () => ({
+    app.get('/health', { config: { access: 'public' } }, async () => ({
       status: 'ok',
       service: 'api-gateway',
       version: ctx.version,
@@ -56,7 +55,7 @@ export function healthRoutes(ctx: GatewayContext): FastifyPluginAsync {
 
     app.get(
       '/api/v1/system/health',
-      { preHandler: guard({ role: 'viewer', service: true }) },
+      { config: { access: { role: 'viewer', service: true } } },
       async (_request, reply) => {
         const svc = ctx.configState.current().files.service;
         const pluginIds = [

@@ -1,9 +1,9 @@
 import { parseWith, TrawlError } from '@trawl/contracts';
 import { ROLES, type Role, type User } from '@trawl/platform';
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import { z } from 'zod';
-import { actorOf, guard } from '../auth/access.ts';
-import { hashPassword } from '../auth/passwords.ts';
+import { actorOf } from '../auth/access.ts';
+import { PASSWORD_MAX_CHARS, passwordProblems } from '../auth/password-policy.ts';
 import type { GatewayContext } from '../context.ts';
 import { GATEWAY_ERRORS, NotFoundError, ValidationError } from '../errors.ts';
 
@@ -12,14 +12,26 @@ const Username = z
   .min(1)
   .max(128)
   .regex(/^[A-Za-z0-9][A-Za-z0-9_.@-]*$/, { message: 'letters, digits and _ . @ - only' });
-const Password = z.string().min(12, { message: 'must be at least 12 characters' }).max(1024);
+const Password = z
+  .string()
+  .max(PASSWORD_MAX_CHARS)
+  .superRefine((pw, c) => {
+    for (const message of passwordProblems(pw)) c.addIssue({ code: 'custom', message });
+  });
 const RoleList = z.array(z.enum(ROLES)).min(1).max(3);
 
-export const CreateUser = z.object({
-  username: Username,
-  password: Password,
-  roles: RoleList.default(['viewer']),
-});
+export const CreateUser = z
+  .object({
+    username: Username,
+    password: Password,
+    roles: RoleList.default(['viewer']),
+  })
+  .superRefine((u, c) => {
+    if (passwordProblems(u.password).length > 0) return; // said above
+    for (const message of passwordProblems(u.password, u.username)) {
+      c.addIssue({ code: 'custom', path: ['password'], message });
+    }
+  });
 export const UpdateUser = z
   .object({
     password: Password.optional(),
@@ -31,7 +43,7 @@ export const UpdateUser = z
   });
 
 export function userRoutes(ctx: GatewayContext): FastifyPluginAsync {
-  const admin = { preHandler: guard({ role: 'admin' }) };
+  const admin: RouteShorthandOptions = { config: { access: { role: 'admin' } } };
 
   function audit(
     request: FastifyRequest,
@@ -40,17 +52,13 @@ export function userRoutes(ctx: GatewayContext): FastifyPluginAsync {
     outcome: 'success' | 'failure',
     details?: Record<string, unknown>,
   ) {
-    return ctx.store.audit
-      .append({
-        actor: actorOf(request),
-        action,
-        target,
-        outcome,
-        address: request.ip,
-        request_id: String(request.id),
-        ...(details ? { details } : {}),
-      })
-      .catch((err: unknown) => request.log.error({ err }, 'audit append failed'));
+    return ctx.audit.record(request, {
+      actor: actorOf(request),
+      action,
+      target,
+      outcome,
+      ...(details ? { details } : {}),
+    });
   }
 
   async function activeAdmins(): Promise<User[]> {
@@ -80,7 +88,7 @@ export function userRoutes(ctx: GatewayContext): FastifyPluginAsync {
       }
       const user = await ctx.store.users.create({
         username,
-        password_hash: await hashPassword(password),
+        password_hash: await ctx.passwords.hash(password),
         roles: roles as Role[],
       });
       await audit(request, 'user.create', username, 'success', { roles });
@@ -95,6 +103,11 @@ export function userRoutes(ctx: GatewayContext): FastifyPluginAsync {
       const existing = await ctx.store.users.get(username);
       if (!existing) throw new NotFoundError(`user ${username}`);
       const { password, roles, disabled } = parsed.value;
+      if (password !== undefined) {
+        const weak = passwordProblems(password, username);
+        if (weak.length > 0)
+          throw new ValidationError(weak.map((message) => ({ path: '/password', message })));
+      }
       const losesAdmin =
         existing.roles.includes('admin') &&
         ((roles && !roles.includes('admin')) || disabled === true);
@@ -106,11 +119,13 @@ export function userRoutes(ctx: GatewayContext): FastifyPluginAsync {
         );
       }
       const user = await ctx.store.users.update(username, {
-        ...(password ? { password_hash: await hashPassword(password) } : {}),
+        ...(password ? { password_hash: await ctx.passwords.hash(password) } : {}),
         ...(roles ? { roles: roles as Role[] } : {}),
         ...(disabled !== undefined ? { disabled } : {}),
       });
       if (!user) throw new NotFoundError(`user ${username}`);
+      // Their access tokens stop working now (every replica), not when they expire.
+      await ctx.versions.changed(username, request.log);
       if (password || disabled) await ctx.store.refreshTokens.revokeUser(username);
       await audit(request, 'user.update', username, 'success', {
         ...(roles ? { roles } : {}),
@@ -135,6 +150,7 @@ export function userRoutes(ctx: GatewayContext): FastifyPluginAsync {
       }
       await ctx.store.refreshTokens.revokeUser(username);
       await ctx.store.users.remove(username);
+      await ctx.versions.changed(username, request.log);
       await audit(request, 'user.delete', username, 'success');
       reply.code(204);
     });

@@ -7,7 +7,6 @@ import {
 } from '@trawl/contracts';
 import { compileWorkflow, runWorkflow } from '@trawl/workflow-engine';
 import type { FastifyPluginAsync } from 'fastify';
-import { guard } from '../auth/access.ts';
 import type { ConfigSnapshot } from '../config-state.ts';
 import type { GatewayContext } from '../context.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
@@ -43,7 +42,7 @@ export function validateOneWorkflow(body: unknown, s: ConfigSnapshot): Validatio
 
 export function workflowRoutes(ctx: GatewayContext): FastifyPluginAsync {
   return async (app) => {
-    app.get('/workflows', { preHandler: guard({ role: 'viewer', service: true }) }, async () => {
+    app.get('/workflows', { config: { access: { role: 'viewer', service: true } } }, async () => {
       const files = ctx.configState.current().files;
       return {
         items: files.workflows,
@@ -54,7 +53,7 @@ export function workflowRoutes(ctx: GatewayContext): FastifyPluginAsync {
 
     app.get(
       '/workflows/:id',
-      { preHandler: guard({ role: 'viewer', service: true }) },
+      { config: { access: { role: 'viewer', service: true } } },
       async (request) => {
         const { id } = request.params as { id: string };
         const wf = ctx.configState.current().files.workflows.find((w) => w.id === id);
@@ -63,14 +62,18 @@ export function workflowRoutes(ctx: GatewayContext): FastifyPluginAsync {
       },
     );
 
-    app.post('/workflows/validate', { preHandler: guard({ role: 'analyst' }) }, async (request) => {
-      const problems = validateOneWorkflow(request.body ?? null, ctx.configState.current());
-      return { valid: problems.length === 0, problems };
-    });
+    app.post(
+      '/workflows/validate',
+      { config: { access: { role: 'analyst' } } },
+      async (request) => {
+        const problems = validateOneWorkflow(request.body ?? null, ctx.configState.current());
+        return { valid: problems.length === 0, problems };
+      },
+    );
 
     app.post(
       '/workflows/:id/dry-run',
-      { preHandler: guard({ role: 'analyst' }) },
+      { config: { access: { role: 'analyst' } } },
       async (request) => {
         const { id } = request.params as { id: string };
         const snapshot = ctx.configState.current();

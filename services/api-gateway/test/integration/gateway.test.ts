@@ -51,7 +51,10 @@ describe('api-gateway on PostgreSQL, Redis and RabbitMQ', () => {
   beforeAll(async () => {
     p = await realPlatform();
     await seedUsers(p.store);
-    gw = await startGateway(p);
+    // failed logins are written per source once a window ends: 1 s here
+    gw = await startGateway(p, {
+      config: { audit: { retentionDays: 0, failureWindowSeconds: 1 } },
+    });
     app = gw.app;
     for (const u of ['viewer', 'analyst', 'admin']) tok[u] = (await login(app, u)).access_token;
   });
@@ -187,7 +190,7 @@ describe('api-gateway on PostgreSQL, Redis and RabbitMQ', () => {
         now: () => Date.now() - 3_600_000,
         cacheSeconds: 0,
       });
-      const expired = (await past.issueAccess('admin', ['admin'])).token;
+      const expired = (await past.issueAccess('admin', ['admin'], 1)).token;
       const r = await app.inject({
         method: 'GET',
         url: '/api/v1/config',
@@ -199,7 +202,7 @@ describe('api-gateway on PostgreSQL, Redis and RabbitMQ', () => {
         await createTokenService({
           secretKey: 'another-secret-key-0123456789abcdef',
           accessTokenExpireMinutes: 5,
-        }).issueAccess('admin', ['admin'])
+        }).issueAccess('admin', ['admin'], 1)
       ).token;
       expectProblem(
         await app.inject({ method: 'GET', url: '/api/v1/config', headers: bearer(forged) }),
@@ -244,8 +247,8 @@ describe('api-gateway on PostgreSQL, Redis and RabbitMQ', () => {
         admin: bearer(tok.admin!),
         internal: { 'x-internal-api-key': INTERNAL_KEY },
         none: {},
-        expired: bearer((await past.issueAccess('admin', ['admin'])).token),
-        otherKey: bearer((await other.issueAccess('admin', ['admin'])).token),
+        expired: bearer((await past.issueAccess('admin', ['admin'], 1)).token),
+        otherKey: bearer((await other.issueAccess('admin', ['admin'], 1)).token),
       };
     });
 
@@ -537,6 +540,41 @@ describe('api-gateway on PostgreSQL, Redis and RabbitMQ', () => {
       expect(await originOf(byUser.json().job_id)).toBeNull();
     });
 
+    it('takes the recipient of a Bcc copy from X-Trawl-Envelope-To sent by a Trawl service; not from users', async () => {
+      const bcc = [
+        'From: Sender <sender@example.test>',
+        'Subject: blind copy',
+        'Date: Wed, 01 May 2024 10:00:00 +0000',
+        '',
+        'A blind copy.',
+        '',
+      ].join('\r\n');
+      const envelope = { 'x-trawl-envelope-to': 'reports@example.org' };
+      const bySvc = await app.inject({
+        method: 'POST',
+        url: '/api/v1/analyze/raw',
+        headers: {
+          'x-internal-api-key': INTERNAL_KEY,
+          'content-type': 'message/rfc822',
+          ...envelope,
+        },
+        payload: bcc,
+      });
+      expect(bySvc.statusCode, bySvc.body).toBe(200);
+      const { rows } = await p.store.sql.query<{ to: string }>(
+        `SELECT (email::jsonb)->'headers'->'recipients'->>0 AS to FROM jobs WHERE job_id = $1`,
+        [bySvc.json().job_id],
+      );
+      expect(rows[0]?.to).toBe('reports@example.org');
+      const byUser = await app.inject({
+        method: 'POST',
+        url: '/api/v1/analyze/raw',
+        headers: { ...bearer(tok.analyst!), 'content-type': 'message/rfc822', ...envelope },
+        payload: bcc,
+      });
+      expectProblem(byUser, 422);
+    });
+
     it('reads a job from the cache first, then the database; 404 for unknown and non-UUID ids', async () => {
       const r = await app.inject({
         method: 'POST',
@@ -801,10 +839,18 @@ describe('api-gateway on PostgreSQL, Redis and RabbitMQ', () => {
         await app.inject({ method: 'GET', url: '/api/v1/users/carol', headers: h }),
         404,
       );
-      const audit = await app.inject({ method: 'GET', url: '/api/v1/audit?limit=200', headers: h });
-      const actions = audit
-        .json()
-        .items.map((e: { action: string; outcome: string }) => `${e.action}:${e.outcome}`);
+      let actions: string[] = [];
+      await waitFor(async () => {
+        const audit = await app.inject({
+          method: 'GET',
+          url: '/api/v1/audit?limit=200',
+          headers: h,
+        });
+        actions = audit
+          .json()
+          .items.map((e: { action: string; outcome: string }) => `${e.action}:${e.outcome}`);
+        return actions.includes('auth.login:failure');
+      }, 5_000);
       expect(actions).toEqual(
         expect.arrayContaining([
           'user.create:success',

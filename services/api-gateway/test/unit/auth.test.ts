@@ -1,8 +1,13 @@
+import { randomBytes, scryptSync } from 'node:crypto';
 import { createMemoryCache } from '@trawl/platform';
+import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { createLoginThrottle } from '../../src/auth/login-throttle.ts';
+import { createPasswordHasher } from '../../src/auth/password-hasher.ts';
+import { passwordProblems } from '../../src/auth/password-policy.ts';
 import {
   hashPassword,
+  needsRehash,
   safeEqual,
   secretMatcher,
   verifyPassword,
@@ -13,11 +18,47 @@ import { hostAllowed } from '../../src/plugins/edge.ts';
 describe('passwords', () => {
   it('verifies the right password and refuses a wrong one or a mangled hash', async () => {
     const h = await hashPassword('a long enough password');
-    expect(h).toMatch(/^scrypt\$16384\$8\$1\$/);
+    // OWASP's scrypt parameters: N=2^17, r=8, p=1 (needs maxmem above Node's 32 MiB default)
+    expect(h).toMatch(/^scrypt\$131072\$8\$1\$/);
+    expect(needsRehash(h)).toBe(false);
     expect(await verifyPassword('a long enough password', h)).toBe(true);
     expect(await verifyPassword('a long enough passwore', h)).toBe(false);
     expect(await verifyPassword('x', 'plain-text')).toBe(false);
     expect(h).not.toBe(await hashPassword('a long enough password'));
+  });
+  it('verifies a hash made with the old parameters (N=2^14) and says it needs a rehash', async () => {
+    const salt = randomBytes(16);
+    const key = scryptSync('an older password', salt, 32, { N: 16384, r: 8, p: 1 });
+    const old = `scrypt$16384$8$1$${salt.toString('base64')}$${key.toString('base64')}`;
+    expect(await verifyPassword('an older password', old)).toBe(true);
+    expect(needsRehash(old)).toBe(true);
+  });
+  it('refuses stored parameters that would cost unbounded memory or time', async () => {
+    const salt = randomBytes(16).toString('base64');
+    const key = randomBytes(32).toString('base64');
+    for (const params of ['1048577$8$1', '4194304$8$1', '16384$8$64', '16384$64$1', '12345$8$1']) {
+      expect(await verifyPassword('x', `scrypt$${params}$${salt}$${key}`)).toBe(false);
+    }
+  });
+  it('runs at most `concurrency` hashes at once and refuses beyond its queue (503 TRAWL_ERR_AUTH_BUSY)', async () => {
+    const hasher = createPasswordHasher({ concurrency: 1, maxQueued: 1 });
+    const h = await hashPassword('a long enough password');
+    const results = await Promise.allSettled([
+      hasher.verify('a long enough password', h),
+      hasher.verify('wrong', h),
+      hasher.verify('a long enough password', h),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
+    expect((results[2] as PromiseRejectedResult).reason).toMatchObject({
+      code: 'TRAWL_ERR_AUTH_BUSY',
+      status: 503,
+    });
+    expect(results.slice(0, 2).map((r) => (r as PromiseFulfilledResult<boolean>).value)).toEqual([
+      true,
+      false,
+    ]);
+    // and it is usable again afterwards
+    expect(await hasher.verify('a long enough password', h)).toBe(true);
   });
   it('compares secrets of different lengths without throwing', () => {
     expect(safeEqual('abc', 'abc')).toBe(true);
@@ -37,16 +78,66 @@ describe('passwords', () => {
   });
 });
 
+describe('password rule', () => {
+  it('asks for 12 characters or a passphrase, and refuses trivial long ones', () => {
+    expect(passwordProblems('correct horse battery staple')).toEqual([]);
+    expect(passwordProblems('Tr4wl-adm1n-2024')).toEqual([]);
+    expect(passwordProblems('short')).toEqual([expect.stringContaining('12 characters')]);
+    expect(passwordProblems('aaaaaaaaaaaaaaaa')).toEqual([expect.stringContaining('different')]);
+    expect(passwordProblems('abcdeabcdeabcde')).toEqual([]);
+    expect(passwordProblems('abcdabcdabcdabcd')).toEqual([expect.stringContaining('5 different')]);
+    expect(passwordProblems('xyzwqxyzwqxyzwq')).toEqual([]);
+    expect(passwordProblems('abcdefabcdefabcdef').length).toBe(0);
+    expect(passwordProblems('Password1234')).toEqual(['is a well-known password']);
+    expect(passwordProblems('my-admin-is-great', 'admin')).toEqual([
+      'must not contain the username',
+    ]);
+    // characters, not UTF-16 units
+    expect(passwordProblems('🐟🐠🐡🦈🐙🦑🦐🦞🦀🐚🐳🐋')).toEqual([]);
+  });
+});
+
 describe('access tokens', () => {
   const secretKey = 'unit-secret-0123456789abcdef0123456789';
   it('round-trips subject and roles', async () => {
     const t = createTokenService({ secretKey, accessTokenExpireMinutes: 30 });
-    const { token, expiresIn } = await t.issueAccess('ann', ['analyst']);
+    const { token, expiresIn } = await t.issueAccess('ann', ['analyst'], 7);
     expect(expiresIn).toBe(1800);
     expect(await t.verifyAccess(token)).toEqual({
       kind: 'user',
       username: 'ann',
       roles: ['analyst'],
+      version: 7,
+    });
+  });
+  it('refuses a correctly signed token without exp, or without the access version', async () => {
+    const t = createTokenService({ secretKey, accessTokenExpireMinutes: 30, cacheSeconds: 0 });
+    const key = new TextEncoder().encode(secretKey);
+    const base = () =>
+      new SignJWT({ roles: ['admin'], typ: 'access', ver: 1 })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject('ann')
+        .setIssuer('trawl')
+        .setAudience('trawl-api')
+        .setIssuedAt();
+    const noExp = await base().sign(key);
+    await expect(t.verifyAccess(noExp)).rejects.toMatchObject({
+      code: 'TRAWL_ERR_AUTH_INVALID_TOKEN',
+    });
+    const noVer = await new SignJWT({ roles: ['admin'], typ: 'access' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('ann')
+      .setIssuer('trawl')
+      .setAudience('trawl-api')
+      .setIssuedAt()
+      .setExpirationTime('5m')
+      .sign(key);
+    await expect(t.verifyAccess(noVer)).rejects.toMatchObject({
+      code: 'TRAWL_ERR_AUTH_INVALID_TOKEN',
+    });
+    expect(await t.verifyAccess(await base().setExpirationTime('5m').sign(key))).toMatchObject({
+      username: 'ann',
+      version: 1,
     });
   });
   it('tells an expired token from a forged one', async () => {
@@ -57,7 +148,7 @@ describe('access tokens', () => {
       now: () => now,
       cacheSeconds: 0,
     });
-    const { token } = await t.issueAccess('ann', ['viewer']);
+    const { token } = await t.issueAccess('ann', ['viewer'], 1);
     now += 61_000;
     await expect(t.verifyAccess(token)).rejects.toMatchObject({
       status: 401,
@@ -80,7 +171,7 @@ describe('access tokens', () => {
       now: () => now,
       cacheSeconds: 600,
     });
-    const { token } = await t.issueAccess('ann', ['viewer']);
+    const { token } = await t.issueAccess('ann', ['viewer'], 1);
     await t.verifyAccess(token);
     now += 61_000;
     await expect(t.verifyAccess(token)).rejects.toMatchObject({ code: 'TRAWL_ERR_TOKEN_EXPIRED' });

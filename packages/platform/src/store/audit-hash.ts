@@ -1,0 +1,66 @@
+import { hash } from 'node:crypto';
+
+/** The hash a chain starts from (no row before it). */
+export const AUDIT_GENESIS_HASH = '0'.repeat(64);
+
+/** NUL, and a surrogate not in a pair (fixed-width lookarounds: linear time). */
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** What one audit row's hash covers, as stored (strings made storable by `storableText`). */
+export interface AuditHashInput {
+  id: string;
+  at: string;
+  actor: string | null;
+  action: string;
+  target: string | null;
+  outcome: string;
+  address: string | null;
+  request_id: string | null;
+  details: unknown;
+  prev_hash: string;
+}
+
+/**
+ * A string PostgreSQL stores and gives back unchanged: lone surrogates become U+FFFD (UTF-8 cannot
+ * hold them; the driver would substitute them anyway) and NUL, which text and jsonb refuse, too.
+ * Audit fields carry attacker-chosen text (a login name), so the hash is taken over what is stored.
+ */
+export function storableText(s: string): string {
+  return s.replace(UNSTORABLE, '\uFFFD');
+}
+
+/**
+ * A JSON value with storable strings and object keys in sorted order: the same value whether it
+ * was just built or read back from jsonb (which reorders keys).
+ */
+export function canonicalJson(v: unknown): unknown {
+  if (typeof v === 'string') return storableText(v);
+  if (Array.isArray(v)) return v.map((x) => (x === undefined ? null : canonicalJson(x)));
+  if (v !== null && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(v).sort()) {
+      const x = (v as Record<string, unknown>)[k];
+      if (x !== undefined && typeof x !== 'function') out[storableText(k)] = canonicalJson(x);
+    }
+    return out;
+  }
+  return v;
+}
+
+/** sha256 (hex) of a row's content and the previous row's hash: a link of the audit chain. */
+export function auditRowHash(r: AuditHashInput): string {
+  const text = JSON.stringify([
+    1,
+    r.id,
+    r.at,
+    r.actor,
+    r.action,
+    r.target,
+    r.outcome,
+    r.address,
+    r.request_id,
+    r.details === null || r.details === undefined ? null : canonicalJson(r.details),
+    r.prev_hash,
+  ]);
+  return hash('sha256', text, 'hex');
+}
