@@ -104,6 +104,12 @@ export interface AppConfig {
    * hop; ADR 002). False: they call the analyzers service at analyzersHost:analyzersPort.
    */
   builtinsInProcess: boolean;
+  /**
+   * Worker threads that run the built-in offline analyzers of an orchestrator or of embedded mode
+   * (TRAWL_ANALYSIS_WORKERS: `auto` = the machine's cores; 0 = on the main thread, as before). A
+   * call still running at its deadline has its worker terminated and replaced.
+   */
+  analysisWorkers: number;
   mailOrchestratorPort: number;
   /** Where the IMAP retriever serves the retriever protocol (TRAWL_RETRIEVER_IMAP_HOST / _PORT). */
   retrieverImap: { host: string; port: number };
@@ -121,6 +127,17 @@ export interface AppConfig {
     attachments: number;
     recipients: number;
     subjectChars: number;
+    /**
+     * Largest body of a route that answers without credentials (the token endpoints). Protected
+     * routes read no body before the credentials are checked.
+     */
+    publicBodyBytes: number;
+  };
+  audit: {
+    /** Audit rows older than this are purged by the gateway (0: kept for ever). */
+    retentionDays: number;
+    /** Failed logins of one source are written as one row per window of this length. */
+    failureWindowSeconds: number;
   };
   orchestrator: {
     prefetch: number;

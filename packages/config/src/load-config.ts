@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { MailRetrievers, toProblems } from '@trawl/contracts';
 import {
@@ -197,6 +198,7 @@ function readAll(
     analyzersHost: r.str('TRAWL_ANALYZERS_HOST', D.TRAWL_ANALYZERS_HOST),
     orchestratorPort: r.port('TRAWL_ORCHESTRATOR_PORT', D.TRAWL_ORCHESTRATOR_PORT),
     builtinsInProcess: r.bool('TRAWL_BUILTINS_IN_PROCESS', D.TRAWL_BUILTINS_IN_PROCESS),
+    analysisWorkers: readAnalysisWorkers(r),
     mailOrchestratorPort: r.port('TRAWL_MAIL_ORCHESTRATOR_PORT', D.TRAWL_MAIL_ORCHESTRATOR_PORT),
     retrieverImap: {
       host: r.str('TRAWL_RETRIEVER_IMAP_HOST', D.TRAWL_RETRIEVER_IMAP_HOST),
@@ -221,6 +223,18 @@ function readAll(
       attachments: r.int('TRAWL_MAX_ATTACHMENTS', D.TRAWL_MAX_ATTACHMENTS, { min: 0 }),
       recipients: r.int('TRAWL_MAX_RECIPIENTS', D.TRAWL_MAX_RECIPIENTS, pos),
       subjectChars: r.int('TRAWL_MAX_SUBJECT_CHARS', D.TRAWL_MAX_SUBJECT_CHARS, pos),
+      publicBodyBytes: r.int('TRAWL_MAX_PUBLIC_BODY_BYTES', D.TRAWL_MAX_PUBLIC_BODY_BYTES, {
+        min: 1024,
+        max: 1024 * 1024,
+      }),
+    },
+    audit: {
+      retentionDays: r.int('TRAWL_AUDIT_RETENTION_DAYS', D.TRAWL_AUDIT_RETENTION_DAYS, { min: 0 }),
+      failureWindowSeconds: r.int(
+        'TRAWL_AUDIT_FAILURE_WINDOW_SECONDS',
+        D.TRAWL_AUDIT_FAILURE_WINDOW_SECONDS,
+        { min: 1, max: 3600 },
+      ),
     },
     orchestrator: {
       prefetch: r.int('TRAWL_ORCHESTRATOR_PREFETCH', D.TRAWL_ORCHESTRATOR_PREFETCH, {
@@ -475,4 +489,18 @@ function isTimeZone(tz: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** TRAWL_ANALYSIS_WORKERS: `auto` (one per core) or a count from 0 (main thread) to 256. */
+function readAnalysisWorkers(r: EnvReader): number {
+  const v = r.str('TRAWL_ANALYSIS_WORKERS', D.TRAWL_ANALYSIS_WORKERS).trim().toLowerCase();
+  if (v === 'auto') return availableParallelism();
+  if (!/^\d+$/.test(v)) {
+    r.problem(
+      'TRAWL_ANALYSIS_WORKERS',
+      `must be auto or a number of worker threads from 0 to 256${r.show('TRAWL_ANALYSIS_WORKERS', v)}`,
+    );
+    return availableParallelism();
+  }
+  return r.int('TRAWL_ANALYSIS_WORKERS', availableParallelism(), { min: 0, max: 256 });
 }

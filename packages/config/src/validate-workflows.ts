@@ -252,30 +252,50 @@ function checkOne(
   });
 }
 
-/** Each elementary cycle found by a depth-first search, as `[a, b, ..., a]`, reported once. */
+/**
+ * Each elementary cycle found by a depth-first search, as `[a, b, ..., a]`, reported once. The search
+ * is iterative (an explicit stack): a long depends_on chain must not overflow the call stack.
+ */
 function findCycles(stages: readonly Stage[], deps: Map<string, string[]>): string[][] {
   const state = new Map<string, 'visiting' | 'done'>();
-  const stack: string[] = [];
   const cycles: string[][] = [];
   const seen = new Set<string>();
-  const visit = (n: string): void => {
+  const path: string[] = [];
+  const position = new Map<string, number>();
+  const next: number[] = [];
+  const enter = (n: string) => {
     state.set(n, 'visiting');
-    stack.push(n);
-    for (const d of deps.get(n) ?? []) {
+    position.set(n, path.push(n) - 1);
+    next.push(0);
+  };
+  for (const s of stages) {
+    if (state.has(s.name)) continue;
+    enter(s.name);
+    while (path.length > 0) {
+      const top = path.length - 1;
+      const n = path[top] as string;
+      const ds = deps.get(n) ?? [];
+      const j = next[top] as number;
+      if (j >= ds.length) {
+        path.pop();
+        next.pop();
+        position.delete(n);
+        state.set(n, 'done');
+        continue;
+      }
+      next[top] = j + 1;
+      const d = ds[j] as string;
       const st = state.get(d);
       if (st === 'visiting') {
-        const cycle = stack.slice(stack.indexOf(d));
+        const cycle = path.slice(position.get(d));
         const key = [...cycle].sort().join('\u0000');
         if (!seen.has(key)) {
           seen.add(key);
           cycles.push([...cycle, d]);
         }
-      } else if (st === undefined) visit(d);
+      } else if (st === undefined) enter(d);
     }
-    stack.pop();
-    state.set(n, 'done');
-  };
-  for (const s of stages) if (!state.has(s.name)) visit(s.name);
+  }
   return cycles;
 }
 

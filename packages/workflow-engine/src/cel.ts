@@ -1,7 +1,11 @@
-import { Environment, type ParseResult } from '@marcbachmann/cel-js';
+import type { ParseResult } from '@marcbachmann/cel-js';
+import { createCelEnvironment } from './cel-matches.ts';
 
-/** The single CEL environment of workflow conditions: variables `email` and `stages`. */
-const env = new Environment({ unlistedVariablesAreDyn: false })
+/**
+ * The single CEL environment of workflow conditions: variables `email` and `stages`; `matches()`
+ * takes a literal pattern and runs on the linear-time RegExp engine (cel-matches.ts).
+ */
+const env = createCelEnvironment({ unlistedVariablesAreDyn: false })
   .registerVariable('email', 'map')
   .registerVariable('stages', 'map');
 

@@ -108,26 +108,45 @@ export function compileWorkflow(w: Workflow, opts: CompileOptions = {}): Compile
   });
 
   // Cycles: depth-first search with colours; report each cycle once, at the stage that closes it.
+  // Iterative (an explicit stack of [stage, next dependency]): a long depends_on chain must not
+  // overflow the call stack (a 20,000-stage chain did, as a 500 from validate).
   const colour = new Array<number>(wf.stages.length).fill(0);
-  const stack: number[] = [];
-  const visit = (i: number): void => {
-    colour[i] = 1;
-    stack.push(i);
-    for (const d of deps[i]!) {
+  const path: number[] = [];
+  /** Position of each stage on `path` while it is grey (on the path), for the cycle's text. */
+  const onPath = new Array<number>(wf.stages.length).fill(-1);
+  const next: number[] = [];
+  for (let root = 0; root < wf.stages.length; root++) {
+    if (colour[root] !== 0) continue;
+    colour[root] = 1;
+    onPath[root] = path.push(root) - 1;
+    next.push(0);
+    while (path.length > 0) {
+      const top = path.length - 1;
+      const i = path[top]!;
+      const ds = deps[i]!;
+      const j = next[top]!;
+      if (j >= ds.length) {
+        path.pop();
+        next.pop();
+        onPath[i] = -1;
+        colour[i] = 2;
+        continue;
+      }
+      next[top] = j + 1;
+      const d = ds[j]!;
       if (colour[d] === 1) {
-        const cyc = stack.slice(stack.indexOf(d)).map((k) => wf.stages[k]!.name);
+        const cyc = path.slice(onPath[d]!).map((k) => wf.stages[k]!.name);
         problems.push({
           path: `/stages/${i}/depends_on`,
           message: `depends_on forms a cycle: ${[...cyc, wf.stages[d]!.name].join(' -> ')}`,
         });
       } else if (colour[d] === 0) {
-        visit(d);
+        colour[d] = 1;
+        onPath[d] = path.push(d) - 1;
+        next.push(0);
       }
     }
-    stack.pop();
-    colour[i] = 2;
-  };
-  for (let i = 0; i < wf.stages.length; i++) if (colour[i] === 0) visit(i);
+  }
 
   const cond = (expr: string | null | undefined, path: string): CompiledCondition | undefined => {
     if (expr === null || expr === undefined) return undefined;

@@ -7,6 +7,7 @@ export {
 } from './aggregate.ts';
 export { backoffDelay } from './backoff.ts';
 export { type CompiledCondition, checkCondition, compileCondition } from './cel.ts';
+export { createCelEnvironment, linearRegExp } from './cel-matches.ts';
 export { type Clock, realClock } from './clock.ts';
 export {
   type CompiledAnalyzer,

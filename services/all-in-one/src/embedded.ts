@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildOrchestrator, type Orchestrator } from '@trawl/analyzer-orchestrator';
-import { builtinPlugins, createEmbeddedInvoker } from '@trawl/analyzers';
+import { builtinPlugins, createAnalysisPool, createEmbeddedInvoker } from '@trawl/analyzers';
 import {
   bootstrapAdmin,
   buildApp,
@@ -78,7 +78,7 @@ export interface Embedded {
 
 /**
  * Every service in this process: the gateway, one analyzer orchestrator, the built-in analyzers
- * called in-process, and the mail orchestrator when retrievers are configured. PostgreSQL, RabbitMQ
+ * called in-process (the offline ones in worker threads), and the mail orchestrator when retrievers are configured. PostgreSQL, RabbitMQ
  * and Redis are used only when their URL is given explicitly (DATABASE_URL, RABBITMQ_URL,
  * REDIS_URL); otherwise PGlite with its data in TRAWL_DATA_DIR, the in-process broker and cache.
  */
@@ -149,10 +149,23 @@ export async function startEmbedded(cfg: AppConfig, opts: EmbeddedOptions = {}):
     const loadOpts = { knownAnalyzers: known.analyzers, knownProviders: known.providers };
     const initial = loadSnapshot(cfg, loadOpts);
     let current = initial;
+    // The offline analyzers run in worker threads (TRAWL_ANALYSIS_WORKERS, one per core by
+    // default; ADR 010): the one thread that answers HTTP and consumes the queue never runs them,
+    // and a call past its deadline is stopped.
+    const pool =
+      cfg.analysisWorkers > 0
+        ? await createAnalysisPool({
+            size: cfg.analysisWorkers,
+            defaultTimeoutMs: initial.files.service.analyzer.timeout_ms,
+            onReplace: (info) => logger.warn(info, 'analysis worker replaced'),
+          })
+        : undefined;
+    if (pool) closers.push(() => pool.close());
     const invoker = createEmbeddedInvoker({
       builtins,
       service: () => current.files.service,
       internalApiKey: cfg.internalApiKey,
+      pool,
     });
     closers.push(() => invoker.close());
     const configState = createConfigState<CompiledWorkflow>({

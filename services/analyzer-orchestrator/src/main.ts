@@ -5,10 +5,17 @@
  *
  * Built-in analyzers and providers run in this process (TRAWL_BUILTINS_IN_PROCESS, the default; ADR
  * 002) or are called over HTTP at TRAWL_ANALYZERS_HOST:TRAWL_ANALYZERS_PORT; plugins registered with a
- * url always go over HTTP.
+ * url always go over HTTP. In this process the offline analyzers run in a pool of worker threads
+ * (TRAWL_ANALYSIS_WORKERS, one per core by default; ADR 010), so that the thread consuming the queue
+ * never runs analysis and a call past its deadline is stopped.
  */
 
-import { builtinPlugins, createEmbeddedInvoker } from '@trawl/analyzers';
+import {
+  type AnalysisPool,
+  builtinPlugins,
+  createAnalysisPool,
+  createEmbeddedInvoker,
+} from '@trawl/analyzers';
 import { ConfigError, exitWithProblems, loadConfigOrExit, loadServiceFiles } from '@trawl/config';
 import { topology } from '@trawl/contracts';
 import {
@@ -70,11 +77,20 @@ async function main(): Promise<void> {
   let service = initial.files.service;
   let invoker: PluginInvoker & { close(): Promise<void> };
   let retarget: () => void;
+  let pool: AnalysisPool | undefined;
   if (cfg.builtinsInProcess) {
+    if (cfg.analysisWorkers > 0) {
+      pool = await createAnalysisPool({
+        size: cfg.analysisWorkers,
+        defaultTimeoutMs: service.analyzer.timeout_ms,
+        onReplace: (info) => logger.warn(info, 'analysis worker replaced'),
+      });
+    }
     const local = createEmbeddedInvoker({
       builtins: builtinPlugins({ senders: store.senders }),
       service: () => service,
       internalApiKey: cfg.internalApiKey,
+      pool,
     });
     invoker = local;
     retarget = () => local.setService(service);
@@ -128,7 +144,14 @@ async function main(): Promise<void> {
   });
   await orch.start();
   await orch.app.listen({ host: '0.0.0.0', port });
-  logger.info({ port, config_version: initial.snapshot.version }, 'analyzer orchestrator ready');
+  logger.info(
+    {
+      port,
+      config_version: initial.snapshot.version,
+      analysis_workers: pool ? cfg.analysisWorkers : 0,
+    },
+    'analyzer orchestrator ready',
+  );
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -142,6 +165,7 @@ async function main(): Promise<void> {
       await orch.app.close();
       await broker.close();
       await invoker.close();
+      await pool?.close();
       await cache.close();
       await sql.close();
     } catch (e) {

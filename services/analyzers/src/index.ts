@@ -1,3 +1,9 @@
 export { pluginTargets } from '@trawl/plugin-client';
 export { createEmbeddedInvoker, type EmbeddedInvoker } from './local-invoker.ts';
 export { type AnalyzersAppDeps, buildAnalyzersApp, builtinPlugins } from './server.ts';
+export {
+  type AnalysisPool,
+  type AnalysisPoolOptions,
+  type AnalysisPoolStats,
+  createAnalysisPool,
+} from './worker-pool/analysis-pool.ts';

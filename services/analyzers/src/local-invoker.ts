@@ -10,6 +10,7 @@ import {
   pluginTargets,
 } from '@trawl/plugin-client';
 import { type PluginDefinition, resolveSettings } from '@trawl/plugin-sdk';
+import type { AnalysisPool } from './worker-pool/analysis-pool.ts';
 
 const silentLog = { info() {}, warn() {} };
 
@@ -50,15 +51,21 @@ export interface EmbeddedInvoker extends PluginInvoker {
 }
 
 /**
- * The local invoker (embedded mode, and scale-out orchestrators with TRAWL_BUILTINS_IN_PROCESS): built-in analyzers and providers run as functions in this process (no
- * HTTP hop) with the settings of the current service.yaml; a plugin registered with a url (form B,
- * or form A with `url`) is called over HTTP, even when it has a built-in's id.
+ * The local invoker (embedded mode, and scale-out orchestrators with TRAWL_BUILTINS_IN_PROCESS):
+ * built-in analyzers and providers run in this process (no HTTP hop) with the settings of the current
+ * service.yaml; a plugin registered with a url (form B, or form A with `url`) is called over HTTP,
+ * even when it has a built-in's id. With a `pool`, the built-in analyzers it runs (the offline,
+ * CPU-bound ones) run in its worker threads, where a call past its deadline is stopped; the others
+ * (llm, context, the providers: they wait on I/O) run as functions on this thread.
  */
 export function createEmbeddedInvoker(opts: {
   builtins: Record<string, PluginDefinition>;
   service: () => ServiceConfigFile;
   internalApiKey: string | undefined;
+  /** Worker threads for the analyzers among its `ids` (see createAnalysisPool). */
+  pool?: AnalysisPool | undefined;
 }): EmbeddedInvoker {
+  const pool = opts.pool;
   let targets = pluginTargets(opts.service());
   const http: PluginClient = createPluginClient({
     ...targets,
@@ -75,7 +82,14 @@ export function createEmbeddedInvoker(opts: {
     | undefined;
   const current = () => {
     const svc = opts.service();
-    if (memo?.service !== svc) memo = { service: svc, settings: new Map(), refusals: new Map() };
+    if (memo?.service !== svc) {
+      memo = { service: svc, settings: new Map(), refusals: new Map() };
+      if (pool) {
+        const raw: Record<string, unknown> = {};
+        for (const id of pool.ids) raw[id] = settingsOf(svc, id);
+        pool.configure(raw);
+      }
+    }
     return memo;
   };
   const refuseDisabled = (kind: 'analyzer' | 'context_provider', id: string) => {
@@ -118,9 +132,21 @@ export function createEmbeddedInvoker(opts: {
     }
   }
   const local = createInProcessInvoker({ analyzers, providers, fallback: http });
+  const pooled = new Set(
+    pool ? [...pool.ids].filter((id) => opts.builtins[id]?.kind === 'analyzer') : [],
+  );
   return {
     analyze(id, email, o) {
-      return targets.analyzers[id] ? http.analyze(id, email, o) : local.analyze(id, email, o);
+      if (targets.analyzers[id]) return http.analyze(id, email, o);
+      if (pool && pooled.has(id)) {
+        try {
+          refuseDisabled('analyzer', id);
+        } catch (e) {
+          return Promise.reject(e);
+        }
+        return pool.analyze(id, email, o);
+      }
+      return local.analyze(id, email, o);
     },
     enrich(id, req, o) {
       return targets.providers[id] ? http.enrich(id, req, o) : local.enrich(id, req, o);
@@ -136,6 +162,7 @@ export function createEmbeddedInvoker(opts: {
       targets = pluginTargets(svc);
       http.setTargets(targets);
     },
+    // the pool is its owner's to close (it may outlive a reload of this invoker)
     close: () => http.close(),
   };
 }

@@ -76,7 +76,9 @@ describe('loadConfig defaults', () => {
       attachments: 100,
       recipients: 1000,
       subjectChars: 998,
+      publicBodyBytes: 65536,
     });
+    expect(c.audit).toEqual({ retentionDays: 365, failureWindowSeconds: 60 });
     expect(c.orchestrator).toEqual({
       prefetch: 16,
       shutdownGraceMs: 10_000,

@@ -196,3 +196,30 @@ describe('workflowContextFor', () => {
     expect([...(c.disabledProviders ?? [])]).toEqual(['old']);
   });
 });
+
+/**
+ * Regression: a 20,000-stage depends_on chain overflowed the call stack in the cycle search
+ * (recursive), and the validate endpoint answered 500.
+ */
+describe('validateWorkflows on a 20,000-stage depends_on chain', () => {
+  const N = 20_000;
+  const chain = (closed: boolean) =>
+    wf(
+      Array.from({ length: N }, (_, i) =>
+        st(`s${i}`, {
+          // each on the next one listed: the search from s0 goes N stages deep
+          depends_on: i === N - 1 ? (closed ? ['s0'] : []) : [`s${i + 1}`],
+        }),
+      ),
+    );
+
+  it('accepts the chain without overflowing the stack', () => {
+    expect(messages([chain(false)])).toEqual([]);
+  });
+
+  it('names the cycle when the chain is closed', () => {
+    const out = messages([chain(true)]);
+    expect(out).toHaveLength(1);
+    expect(out[0]).toMatch(/depends_on: dependency cycle: s0 -> s1 -> s2 -> .* -> s19999 -> s0$/);
+  });
+});

@@ -1,5 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
-import { parse as parseCel } from '@marcbachmann/cel-js';
+import { createCelEnvironment } from '@trawl/workflow-engine';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { RuleFileInvalidError } from './errors.ts';
@@ -43,6 +43,13 @@ export interface CompiledRule extends Rule {
   run: (ctx: Record<string, unknown>) => unknown;
 }
 
+let env: ReturnType<typeof createCelEnvironment> | undefined;
+/** The CEL environment of rule expressions (made once): the workflow engine's, with linear matches(). */
+function celEnvironment(): ReturnType<typeof createCelEnvironment> {
+  env ??= createCelEnvironment({ unlistedVariablesAreDyn: true });
+  return env;
+}
+
 /** Parses and compiles a rule file's text; throws RuleFileInvalidError naming the broken rule. */
 export function compileRuleText(text: string, source: string): CompiledRule[] {
   let doc: unknown;
@@ -68,7 +75,8 @@ export function compileRuleText(text: string, source: string): CompiledRule[] {
     ids.add(r.id);
     if (!r.enabled) continue;
     try {
-      const fn = parseCel(r.expression);
+      // matches() runs on V8's linear-time engine; patterns that need backtracking are refused
+      const fn = celEnvironment().parse(r.expression);
       out.push({ ...r, run: (ctx) => fn(ctx) });
     } catch (err) {
       throw new RuleFileInvalidError(

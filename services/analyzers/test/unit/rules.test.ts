@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadLexicons } from '../../src/content/lexicons.ts';
 import { analyzeRules, compileRuleText, RulesSettings, ruleView } from '../../src/rules/index.ts';
+import { loadLexicons } from '../../src/shared/lexicons.ts';
 import { hamColleague, makeEmail } from '../fixtures/emails.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'trawl-rules-'));
@@ -82,7 +82,10 @@ describe('rules analyzer', () => {
   });
 
   it('exposes the documented view', () => {
-    const m = ruleView(makeEmail({ subject: 'Action required: verify your account' }), loadLexicons());
+    const m = ruleView(
+      makeEmail({ subject: 'Action required: verify your account' }),
+      loadLexicons(),
+    );
     expect(Object.keys(m)).toEqual(
       expect.arrayContaining([
         'from',
@@ -98,5 +101,23 @@ describe('rules analyzer', () => {
       ]),
     );
     expect((m.lexicon as Record<string, number>).urgency).toBeGreaterThan(0);
+  });
+});
+
+describe('rule expressions: matches() cannot backtrack', () => {
+  it('refuses a pattern that needs backtracking and runs a nested quantifier in linear time', () => {
+    expect(() =>
+      compileRuleText(
+        'rules:\n  - { id: backref, expression: "m.subject.matches(\'(a)\\\\\\\\1\')", score: 1 }\n',
+        't',
+      ),
+    ).toThrow(/does not compile/);
+    const [rule] = compileRuleText(
+      'rules:\n  - { id: nested, expression: "m.subject.matches(\'(a+)+$\')", score: 1 }\n',
+      't',
+    );
+    const t = performance.now();
+    expect(rule!.run({ m: { subject: `${'a'.repeat(100_000)}!` } })).toBe(false);
+    expect(performance.now() - t).toBeLessThan(2000);
   });
 });
