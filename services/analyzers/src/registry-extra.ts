@@ -4,19 +4,25 @@ import { contextAnalyzer } from './context/index.ts';
 import { createDirectoryProvider } from './directory/index.ts';
 import { llmAnalyzer } from './llm/index.ts';
 import { createSenderHistoryProvider } from './sender-history/index.ts';
+import { createThreatIntelProvider, intelAnalyzer } from './threat-intel/index.ts';
 
 export interface ExtraPluginDeps {
   /** The sender history store; without one `sender-history` answers `available: false`. */
   senders?: SenderHistoryRepository | undefined;
 }
 
-/** The llm and context analyzers and the directory / sender-history context providers, by id. */
+/**
+ * The llm, context and intel analyzers and the directory / sender-history / threat-intel context
+ * providers, by id.
+ */
 export function extraPlugins(deps: ExtraPluginDeps = {}): Record<string, PluginDefinition> {
   return {
     llm: llmAnalyzer,
     context: contextAnalyzer,
     directory: createDirectoryProvider(),
     'sender-history': createSenderHistoryProvider({ senders: deps.senders }),
+    'threat-intel': createThreatIntelProvider(),
+    intel: intelAnalyzer,
   };
 }
 

@@ -8,6 +8,7 @@ import { RulesSettings } from './rules/settings.ts';
 import { ScorerSettings } from './scorer/settings.ts';
 import { parseWeights } from './scorer/weights.ts';
 import { GROUPS, type GroupDef, type SymbolDefs } from './shared/symbols.ts';
+import { INTEL_SYMBOLS } from './threat-intel/symbols.ts';
 import { URLS_SYMBOLS } from './urls/symbols.ts';
 
 /** One row of the symbol list: what `trawl symbols` prints and docs/analyzers.md tabulates. */
@@ -33,6 +34,7 @@ const BUILT_IN: Record<string, SymbolDefs> = {
   urls: URLS_SYMBOLS,
   content: CONTENT_SYMBOLS,
   attachments: ATTACHMENTS_SYMBOLS,
+  intel: INTEL_SYMBOLS,
 };
 
 /**

@@ -111,6 +111,12 @@ export const GROUPS = {
     min: 0,
     reason: 'attachments and forms that carry the attack itself',
   },
+  threat_intel: {
+    max: 6,
+    min: 0,
+    reason:
+      'links, domains and attachments a phishing or malware feed lists (one listing, seen as URL, host, domain or hash)',
+  },
   standing: {
     max: 0,
     min: -4,
