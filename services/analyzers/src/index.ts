@@ -7,3 +7,4 @@ export {
   type AnalysisPoolStats,
   createAnalysisPool,
 } from './worker-pool/analysis-pool.ts';
+export { type AuthResults, readAuthResults } from './shared/auth-results.ts';

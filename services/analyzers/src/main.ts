@@ -5,6 +5,7 @@
  * config/service.yaml read locally, then to its defaults.
  */
 import { loadConfigOrExit, loadServiceFiles } from '@trawl/config';
+import { credentialDeriver } from '@trawl/contracts';
 import { createPgClient, createStore } from '@trawl/platform';
 import { startPlugin } from '@trawl/plugin-sdk';
 import { builtinPlugins } from './server.ts';
@@ -42,13 +43,17 @@ const sql = createPgClient({
 });
 const store = createStore(sql);
 const plugins = Object.values(builtinPlugins({ senders: store.senders }));
+const platformKey = config.internalApiKey;
+const derive = platformKey ? credentialDeriver(platformKey) : () => '';
 const host = '0.0.0.0';
 
 const running = await startPlugin(plugins, {
   host,
   port: config.analyzersPort,
   gatewayUrl: config.gateway.url,
-  internalApiKey: config.internalApiKey,
+  // The platform's own service: it holds the platform key and checks (and fetches settings with)
+  // each built-in's own credential, the one the orchestrator sends that built-in.
+  internalApiKey: platformKey ? (id) => derive({ kind: 'plugin', id }) : undefined,
   localSettings: localSettings(plugins.map((p) => p.id)),
   logLevel: config.pinoLevel,
   serviceName: 'analyzers',

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AnalyzerAnswerInput, Email } from '@trawl/contracts';
-import { type AttachmentView, viewOf } from '../rules/view.ts';
 import { answerFrom, type Finding } from '../shared/score.ts';
+import { type AttachmentView, viewOf } from '../shared/view.ts';
 import { type AttachmentsSettings, DOCUMENT_EXTENSIONS } from './settings.ts';
 import { ATTACHMENTS_SYMBOLS } from './symbols.ts';
 

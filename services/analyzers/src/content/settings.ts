@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_LEXICON_DIR } from './lexicons.ts';
+import { DEFAULT_LEXICON_DIR } from '../shared/lexicons.ts';
 import { CATEGORY_PER_HIT, CONTENT_SYMBOLS } from './symbols.ts';
 
 /** Log-odds per distinct phrase of a category, and the cap on phrases counted. */

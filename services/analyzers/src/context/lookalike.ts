@@ -1,7 +1,7 @@
 import { domainToUnicode } from 'node:url';
 import { asciiHost } from '@trawl/mail';
 import { getDomain, getDomainWithoutSuffix } from 'tldts';
-import { editDistance, INTERNAL_FOLD, skeleton } from '../urls/similarity.ts';
+import { editDistance, INTERNAL_FOLD, skeleton } from '../shared/similarity.ts';
 
 export interface DomainLookalike {
   internal_domain: string;

@@ -11,6 +11,20 @@ export function inDomains(domain: string, domains: readonly string[]): boolean {
   return domains.some((d) => domain === d || domain.endsWith(`.${d}`));
 }
 
+/**
+ * What `/[^\s<>"]+@[^\s<>"]+/.exec(s)?.[0]` answers: the first run of characters other than white
+ * space, `<`, `>` and `"` with an `@` that has a character of the run before and after it (the
+ * match takes the whole run). The regex read each long run without such an `@` again from each of
+ * its positions (quadratic).
+ */
+export function addressRun(s: string): string | undefined {
+  for (const run of s.split(/[\s<>"]+/)) {
+    const at = run.indexOf('@', 1);
+    if (at !== -1 && at <= run.length - 2) return run;
+  }
+  return undefined;
+}
+
 export interface PersonMatch {
   matched: boolean;
   /** The display name as sent. */
@@ -65,7 +79,7 @@ export class DirectoryIndex {
     const direct = this.byName.get(key);
     if (direct) return direct;
     // a display name that is a person's address ("ceo@example.org" <x@evil>)
-    const addr = /[^\s<>"]+@[^\s<>"]+/.exec(displayName)?.[0]?.toLowerCase();
+    const addr = addressRun(displayName)?.toLowerCase();
     return addr ? this.byAddress.get(addr) : undefined;
   }
 

@@ -10,7 +10,8 @@
 export function junkSuffix(s: string): string | undefined {
   const t = s.trim();
   // ".ABCD" glued to a word, punctuation or space at the very end
-  const dotCaps = /(?:[a-z!?.\s])\.+([A-Z]{3,12})$/.exec(t);
+  // (what /(?:[a-z!?.\s])\.+([A-Z]{3,12})$/ matches: a dot is one of the characters before the dot)
+  const dotCaps = /[a-z!?.\s]\.([A-Z]{3,12})$/.exec(t);
   if (dotCaps) return `.${dotCaps[1]}`;
   // a final token mixing lower, upper case and digits ("vKsJR5Dcnny")
   const last = /(?:^|\s)([A-Za-z0-9]{8,24})$/.exec(t)?.[1];
@@ -30,7 +31,9 @@ export function junkSuffix(s: string): string | undefined {
  */
 export function malformedDisplayName(dn: string): string | undefined {
   if (/["“”]/.test(dn)) return 'quotation marks inside the name';
-  if (/<[^>]*>/.test(dn) && /,\s*$/.test(dn)) return 'an address and a dangling comma';
+  const lt = dn.indexOf('<'); // /<[^>]*>/.test(dn), without a retry at every `<`
+  if (lt !== -1 && dn.indexOf('>', lt + 1) !== -1 && /,\s*$/.test(dn))
+    return 'an address and a dangling comma';
   if (/[,([]\s*$/.test(dn)) return 'a dangling comma or bracket';
   if (/\t| {3,}/.test(dn)) return 'runs of blanks';
   if (/\(\d{1,3}\)\s*$/.test(dn)) return 'a message counter';
@@ -52,7 +55,8 @@ export function brokenWords(s: string): boolean {
 
 /** "Re:" / "Fwd:" on a message that answers nothing (no In-Reply-To, no References). */
 export function fakeReply(subject: string, headerNames: string[]): boolean {
-  if (!/^\s*(?:re|aw|antw|sv|rif|res|r|fwd?|wg|tr|rv)\s*(?:\[\d+\])?\s*:/i.test(subject))
+  // (what /^\s*(?:re|…)\s*(?:\[\d+\])?\s*:/i matches, without two \s* side by side to split a run)
+  if (!/^\s*(?:re|aw|antw|sv|rif|res|r|fwd?|wg|tr|rv)\s*(?:\[\d+\]\s*)?:/i.test(subject))
     return false;
   return !headerNames.includes('in-reply-to') && !headerNames.includes('references');
 }
@@ -87,13 +91,79 @@ export function unrelatedOrgName(displayName: string, address: string): boolean 
 export function generatedLocalPart(address: string): boolean {
   const local = fold(address.split('@')[0] ?? '');
   if (/-{3,}|_{3,}|\d{12}/.test(local)) return true;
-  return /^[a-z]+[._-]\w*[._-]?\d+[._-]\d{4,}$/.test(local);
+  return numberedLocalPart(local);
+}
+
+const isDigit = (c: number) => c >= 48 && c <= 57;
+const isSep = (c: number) => c === 46 || c === 95 || c === 45; // . _ -
+const isWord = (c: number) =>
+  isDigit(c) || (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
+
+/** Whether every character of s[from, to) is a \w character. */
+function allWord(s: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (!isWord(s.charCodeAt(i))) return false;
+  return true;
+}
+
+/**
+ * What `/^[a-z]+[._-]\w*[._-]?\d+[._-]\d{4,}$/.test(s)` answers, in one pass: letters, a separator,
+ * then X, a separator and four or more digits to the end, where X is word characters ending in a
+ * digit, or word characters, a separator and digits. The regex tried every way to split a run of
+ * digits between `\w*` and `\d+` (cubic).
+ */
+export function numberedLocalPart(s: string): boolean {
+  // the final digits (\d{4,}) and the separator before them
+  let tail = s.length;
+  while (tail > 0 && isDigit(s.charCodeAt(tail - 1))) tail--;
+  if (s.length - tail < 4 || tail === 0 || !isSep(s.charCodeAt(tail - 1))) return false;
+  const end = tail - 1; // X is s[x, end)
+  // the leading letters ([a-z]+) and the separator after them
+  let x = 0;
+  while (x < end && s.charCodeAt(x) >= 97 && s.charCodeAt(x) <= 122) x++;
+  if (x === 0 || x >= end || !isSep(s.charCodeAt(x))) return false;
+  x++;
+  if (x >= end || !isDigit(s.charCodeAt(end - 1))) return false;
+  // X = \w*\d: word characters ending in a digit
+  if (allWord(s, x, end)) return true;
+  // X = \w*[._-]\d+: word characters, a separator, the digits X ends with
+  let digits = end;
+  while (digits > x && isDigit(s.charCodeAt(digits - 1))) digits--;
+  return digits > x && isSep(s.charCodeAt(digits - 1)) && allWord(s, x, digits - 1);
 }
 
 /** The subject shows an e-mail address other than the sender's (bulk mail greeting its target). */
 export function addressInSubject(subject: string, from: string): boolean {
-  const m = subject.toLowerCase().match(/[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*/g) ?? [];
-  return m.some((a) => a !== from.toLowerCase());
+  const sender = from.toLowerCase();
+  return addressesIn(subject.toLowerCase()).some((a) => a !== sender);
+}
+
+const isLocalChar = (c: number) =>
+  (c >= 97 && c <= 122) || isDigit(c) || c === 46 || c === 95 || c === 37 || c === 43 || c === 45;
+const isLabelChar = (c: number) => (c >= 97 && c <= 122) || isDigit(c) || c === 45;
+
+/**
+ * What `s.match(/[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\/g)` answers: each `@` with local-part
+ * characters before it (from the end of the previous match on) and a label after it, with the
+ * dotted labels that follow. A scan from each `@`; the regex read a long run of local-part
+ * characters again from each of its positions (quadratic).
+ */
+export function addressesIn(s: string): string[] {
+  const out: string[] = [];
+  let last = 0; // where the previous match ended
+  for (let at = s.indexOf('@'); at !== -1; at = s.indexOf('@', at + 1)) {
+    let start = at;
+    while (start > last && isLocalChar(s.charCodeAt(start - 1))) start--;
+    let end = at + 1;
+    while (end < s.length && isLabelChar(s.charCodeAt(end))) end++;
+    if (start === at || end === at + 1) continue;
+    while (end + 1 < s.length && s.charCodeAt(end) === 46 && isLabelChar(s.charCodeAt(end + 1))) {
+      end += 2;
+      while (end < s.length && isLabelChar(s.charCodeAt(end))) end++;
+    }
+    out.push(s.slice(start, end));
+    last = end;
+  }
+  return out;
 }
 
 /**

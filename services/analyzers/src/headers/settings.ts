@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_LEXICON_DIR } from '../content/lexicons.ts';
+import { DEFAULT_LEXICON_DIR } from '../shared/lexicons.ts';
 import { weightsSchema } from '../shared/symbols.ts';
 import { HEADERS_SYMBOLS } from './symbols.ts';
 

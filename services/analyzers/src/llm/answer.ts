@@ -23,10 +23,13 @@ export const LlmVerdict = z.object({
 export type LlmVerdict = z.output<typeof LlmVerdict>;
 
 /** Strips a Markdown code fence some models put around JSON. */
-function unfence(text: string): string {
+export function unfence(text: string): string {
   const t = text.trim();
-  const m = /^```(?:json)?\s*([\s\S]*?)\s*```$/i.exec(t);
-  return m?.[1] ?? t;
+  // what /^```(?:json)?\s*([\s\S]*?)\s*```$/i captures, without its retries on a long run of
+  // white space: "json" (any case) after the opening fence belongs to it
+  if (t.length < 6 || !t.startsWith('```') || !t.endsWith('```')) return t;
+  const open = t.slice(3, 7).toLowerCase() === 'json' ? 7 : 3;
+  return t.slice(open, t.length - 3).trim();
 }
 
 /** Parses and validates the model's content; throws LlmBadAnswerError on any problem. */

@@ -1,5 +1,5 @@
 import type { AnalyzerAnswerInput, Email } from '@trawl/contracts';
-import { loadLexicons } from '../content/lexicons.ts';
+import { loadLexicons } from '../shared/lexicons.ts';
 import { answerFrom, type Finding } from '../shared/score.ts';
 import { type Rule, RuleSet } from './rule-file.ts';
 import { ruleView } from './rule-view.ts';

@@ -1,7 +1,7 @@
 import type { Email } from '@trawl/contracts';
-import { viewBrands, viewHits } from '../content/analyzer.ts';
-import { hostInList, LANGUAGE_CATEGORIES, type Lexicons } from '../content/lexicons.ts';
-import { type AttachmentView, type PartyView, type UrlView, viewOf } from './view.ts';
+import { viewBrands, viewHits } from '../shared/lexicon-hits.ts';
+import { hostInList, LANGUAGE_CATEGORIES, type Lexicons } from '../shared/lexicons.ts';
+import { type AttachmentView, type PartyView, type UrlView, viewOf } from '../shared/view.ts';
 
 const EMPTY_PARTY: PartyView = { address: '', domain: '', org_domain: '', display_name: '' };
 

@@ -1,14 +1,12 @@
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { DEFAULT_LEXICON_DIR } from '../content/lexicons.ts';
+import { INSTALL_ROOT } from '../shared/install-root.ts';
+import { DEFAULT_LEXICON_DIR } from '../shared/lexicons.ts';
 
 export const DEFAULT_RULE_FILE = fileURLToPath(
   new URL('../../../../config/defaults/rules/default.yaml', import.meta.url),
 );
-
-/** The repository (installation) root: relative rule_file paths are resolved against it. */
-export const INSTALL_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 
 export const RulesSettings = z.object({
   /** YAML file of CEL rules; reloaded when it changes. Relative paths: from the installation root. */

@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { INSTALL_ROOT } from '../rules/settings.ts';
+import { INSTALL_ROOT } from '../shared/install-root.ts';
 
 export const DEFAULT_WEIGHTS_FILE = fileURLToPath(
   new URL('../../../../config/defaults/scorer/weights.yaml', import.meta.url),

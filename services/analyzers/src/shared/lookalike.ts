@@ -1,6 +1,6 @@
-import type { Brand } from '../content/lexicons.ts';
-import { orgDomain } from '../rules/view.ts';
+import type { Brand } from './lexicons.ts';
 import { skeleton, withinOneEdit } from './similarity.ts';
+import { orgDomain } from './view.ts';
 
 /** The first label of a registrable domain: "paypal.co.uk" → "paypal". */
 export function mainLabel(domain: string): string {

@@ -1,14 +1,9 @@
 import type { Email } from '@trawl/contracts';
 import { extractUrls, guessLanguage, htmlToText, sniffAttachment } from '@trawl/mail';
 import { getDomain, getPublicSuffix } from 'tldts';
-import { MAX_SCAN_CHARS } from '../content/normalize.ts';
-import { type AuthResults, readAuthResults } from '../shared/auth-results.ts';
-import {
-  domainOf,
-  firstHeader,
-  headerValues,
-  parseAddressHeader,
-} from '../shared/header-values.ts';
+import { type AuthResults, readAuthResults } from './auth-results.ts';
+import { domainOf, firstHeader, headerValues, parseAddressHeader } from './header-values.ts';
+import { MAX_SCAN_CHARS } from './normalize.ts';
 
 /** One URL of the message as the analyzers and rules see it. */
 export interface UrlView {
@@ -262,6 +257,22 @@ function splitOutsideQuotes(v: string): string[] {
   return out;
 }
 
+/**
+ * What `html.replace(/<[^>]*>/g, ' ')` answers: each `<` to the next `>` made one space. A scan with
+ * indexOf; the regex read the rest of the text again at every `<` without a `>` after it.
+ */
+export function stripTags(html: string): string {
+  let out = '';
+  let from = 0;
+  for (let lt = html.indexOf('<'); lt !== -1; lt = html.indexOf('<', from)) {
+    const gt = html.indexOf('>', lt + 1);
+    if (gt === -1) break;
+    out += `${html.slice(from, lt)} `;
+    from = gt + 1;
+  }
+  return from === 0 ? html : out + html.slice(from);
+}
+
 export function buildView(email: Email): MailView {
   const fromHeader = firstHeader(email, 'from');
   const from = party(fromHeader) ??
@@ -285,7 +296,7 @@ export function buildView(email: Email): MailView {
     try {
       htmlText = bound(htmlToText(html));
     } catch {
-      htmlText = bound(html.replace(/<[^>]*>/g, ' '));
+      htmlText = bound(stripTags(html));
     }
   }
   const plain = bound(email.body_text ?? '');

@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { insertedNoise, visibleBelow } from '../../src/content/analyzer.ts';
-import { hostInList } from '../../src/content/lexicons.ts';
-import { countMixedScriptWords, normalizeForMatch } from '../../src/content/normalize.ts';
-import { MAX_TOKENS, PhraseIndex, tokenize } from '../../src/content/phrase-index.ts';
-import { editDistance, INTERNAL_FOLD, skeleton, withinOneEdit } from '../../src/urls/similarity.ts';
+import { hostInList } from '../../src/shared/lexicons.ts';
+import { countMixedScriptWords, normalizeForMatch } from '../../src/shared/normalize.ts';
+import { MAX_TOKENS, PhraseIndex, tokenize } from '../../src/shared/phrase-index.ts';
+import {
+  editDistance,
+  INTERNAL_FOLD,
+  skeleton,
+  withinOneEdit,
+} from '../../src/shared/similarity.ts';
 
 const INVISIBLE =
   // biome-ignore lint/suspicious/noMisleadingCharacterClass: a list of single invisible code points

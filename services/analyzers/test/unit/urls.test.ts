@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { findLookalike, protectedNames } from '../../src/shared/lookalike.ts';
+import { editDistance, skeleton } from '../../src/shared/similarity.ts';
 import { analyzeUrls, UrlsSettings } from '../../src/urls/index.ts';
-import { findLookalike, protectedNames } from '../../src/urls/lookalike.ts';
-import { editDistance, skeleton } from '../../src/urls/similarity.ts';
 import { hamNewsletter, makeEmail } from '../fixtures/emails.ts';
 
 const settings = UrlsSettings.parse({});

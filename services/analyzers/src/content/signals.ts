@@ -1,0 +1,96 @@
+/** Text signals of the content analyzer: sentiment, invisible characters, visible text, junk tokens. */
+import { isSpaceCode } from '@trawl/mail';
+import type { LanguageHits } from '../shared/lexicon-hits.ts';
+import { countZeroWidth, MAX_SCAN_CHARS } from '../shared/normalize.ts';
+
+/** Sentiment in −1 (negative, alarming) … 1 (positive, hype) from lexicon word counts. */
+export function sentimentScore(h: LanguageHits): number {
+  const neg =
+    (h.body.negative?.length ?? 0) +
+    (h.body.threat?.length ?? 0) +
+    2 * ((h.subject.negative?.length ?? 0) + (h.subject.threat?.length ?? 0));
+  const pos = (h.body.positive?.length ?? 0) + 2 * (h.subject.positive?.length ?? 0);
+  return (pos - neg) / (pos + neg + 2);
+}
+
+/**
+ * countZeroWidth of `${subject}\n${body}` (bounded like it), counted in the two parts when the
+ * bound leaves them whole: no copy of a large body.
+ */
+export function zeroWidthIn(subject: string, body: string): number {
+  if (subject.length + 1 + body.length > MAX_SCAN_CHARS)
+    return countZeroWidth(`${subject}\n${body}`);
+  return countZeroWidth(subject) + countZeroWidth(body);
+}
+
+/**
+ * Whether the visible text is shorter than `limit`: the HTML's text with white space collapsed
+ * and trimmed (`replace(/\s+/g, ' ').trim()`) plus the trimmed plain text, counted without
+ * building either and only as far as needed.
+ */
+export function visibleBelow(
+  htmlText: string,
+  bodyText: string | undefined,
+  limit: number,
+): boolean {
+  let n = bodyText?.trim().length ?? 0;
+  if (n >= limit) return false;
+  let seen = false; // a visible character so far
+  let gap = false; // white space since the last visible character
+  for (let i = 0; i < htmlText.length; i++) {
+    if (isSpaceCode(htmlText.charCodeAt(i))) {
+      gap = seen;
+      continue;
+    }
+    n += gap ? 2 : 1;
+    if (n >= limit) return false;
+    seen = true;
+    gap = false;
+  }
+  return true;
+}
+
+const isLowerAscii = (c: number) => c >= 97 && c <= 122;
+const isCapitalOrDigit = (c: number) => (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
+
+/**
+ * A token of capitals and digits (6 to 16, at least one of each) stuffed inside at least 5 words of
+ * the text: a whole run of [A-Z0-9] with a lower-case letter right before and after it.
+ */
+export function insertedNoise(text: string): string | undefined {
+  const counts = new Map<string, number>();
+  const n = text.length;
+  for (let i = 0; i < n; ) {
+    if (!isCapitalOrDigit(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    let j = i;
+    let digit = false;
+    let capital = false;
+    for (; j < n; j++) {
+      const c = text.charCodeAt(j);
+      if (c >= 48 && c <= 57) digit = true;
+      else if (c >= 65 && c <= 90) capital = true;
+      else break;
+    }
+    const len = j - i;
+    if (
+      digit &&
+      capital &&
+      len >= 6 &&
+      len <= 16 &&
+      i > 0 &&
+      isLowerAscii(text.charCodeAt(i - 1)) &&
+      j < n &&
+      isLowerAscii(text.charCodeAt(j))
+    ) {
+      const t = text.slice(i, j);
+      const k = (counts.get(t) ?? 0) + 1;
+      if (k >= 5) return t;
+      counts.set(t, k);
+    }
+    i = j;
+  }
+  return undefined;
+}

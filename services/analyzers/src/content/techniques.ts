@@ -1,0 +1,273 @@
+/**
+ * The content techniques, one function each: `(ctx) => Finding[]` over one message's
+ * ContentContext. contentFindings (analyzer.ts) runs them in the order of CONTENT_TECHNIQUES.
+ */
+import type { Email } from '@trawl/contracts';
+import { type LanguageHits, viewBrands, viewHits } from '../shared/lexicon-hits.ts';
+import type { Brand, Lexicons } from '../shared/lexicons.ts';
+import { countMixedScriptWords, countStyledLetters, hasNonAscii } from '../shared/normalize.ts';
+import type { Finding } from '../shared/score.ts';
+import { type MailView, viewOf } from '../shared/view.ts';
+import type { ContentSettings } from './settings.ts';
+import { insertedNoise, sentimentScore, visibleBelow, zeroWidthIn } from './signals.ts';
+
+/** What every content technique reads, built once per message. */
+export interface ContentContext {
+  email: Email;
+  v: MailView;
+  settings: ContentSettings;
+  w: ContentSettings['weights'];
+  lex: Lexicons;
+  /** Lexicon phrases in the subject and the text, of the languages that apply. */
+  hits: LanguageHits;
+  /** Sentiment of the hits, −1 … 1. */
+  sentiment: number;
+}
+
+export type ContentTechnique = (ctx: ContentContext) => Finding[];
+
+export function contentContext(email: Email, settings: ContentSettings, lex: Lexicons) {
+  const v = viewOf(email);
+  const hits = viewHits(v, lex, settings.languages);
+  return {
+    email,
+    v,
+    settings,
+    w: settings.weights,
+    lex,
+    hits,
+    sentiment: sentimentScore(hits),
+  } satisfies ContentContext;
+}
+
+const NONE: Finding[] = [];
+
+type ScoredCategory = 'urgency' | 'threat' | 'reward' | 'credential' | 'payment' | 'spam';
+const SCORED: { cat: ScoredCategory; type: string; label: string }[] = [
+  { cat: 'urgency', type: 'urgency_language', label: 'urgency' },
+  { cat: 'threat', type: 'threat_language', label: 'threat' },
+  { cat: 'reward', type: 'reward_language', label: 'reward' },
+  { cat: 'credential', type: 'credential_request', label: 'credential request' },
+  { cat: 'payment', type: 'payment_request', label: 'payment' },
+  { cat: 'spam', type: 'spam_language', label: 'unsolicited-offer' },
+];
+
+/** The phrases of a category in the subject and (others) in the body, and the hits they count for. */
+function categoryHits({ hits, w }: ContentContext, cat: ScoredCategory) {
+  const sub = hits.subject[cat] ?? [];
+  const body = (hits.body[cat] ?? []).filter((p) => !sub.includes(p));
+  const n = Math.min(sub.length * w.subject_factor + body.length, w[cat].max_hits);
+  return { sub, body, n };
+}
+
+// urgency, threat, reward, credential, payment and unsolicited-offer language
+export const languageFindings: ContentTechnique = (ctx) => {
+  const out: Finding[] = [];
+  for (const { cat, type, label } of SCORED) {
+    const { sub, body, n } = categoryHits(ctx, cat);
+    if (n <= 0) continue;
+    const phrases = [...sub, ...body]
+      .slice(0, 4)
+      .map((p) => `“${p}”`)
+      .join(', ');
+    out.push({
+      type,
+      value: `${label} language: ${phrases}`,
+      symbol: `${cat}_${Math.min(n, 3)}`,
+      weight: n * ctx.w[cat].per_hit,
+    });
+    if (sub.length)
+      out.push({
+        type,
+        value: `${label} language in the subject`,
+        symbol: `subject_${cat}`,
+        weight: 0,
+      });
+  }
+  return out;
+};
+
+// three or more kinds of pressure language together
+export const comboFindings: ContentTechnique = (ctx) => {
+  let categories = 0;
+  for (const { cat } of SCORED) if (categoryHits(ctx, cat).n > 0) categories++;
+  if (categories < 3) return NONE;
+  return [
+    {
+      type: 'urgency_language',
+      value: `${categories} kinds of pressure language together`,
+      symbol: 'combo_bonus',
+      weight: ctx.w.combo_bonus,
+    },
+  ];
+};
+
+// an alarming tone
+export const sentimentFindings: ContentTechnique = ({ sentiment, settings, w }) => {
+  if (sentiment > -settings.sentiment_threshold) return NONE;
+  return [
+    {
+      type: 'negative_sentiment',
+      value: `alarming tone (sentiment ${sentiment.toFixed(2)})`,
+      symbol: 'negative_sentiment',
+      weight: w.negative_sentiment,
+    },
+  ];
+};
+
+/** Whether a domain is one of a brand's domains or below one. */
+function brandOwns(brand: Brand, d: string): boolean {
+  return brand.domains.some((bd) => d === bd || d.endsWith(`.${bd}`));
+}
+
+// brands named in the text versus the sender's domain
+export const brandFindings: ContentTechnique = ({ v, lex, hits, settings: s, w }) => {
+  const { subject: subjBrands, displayName: dnBrands, body: bodyBrands } = viewBrands(v, lex);
+  const fromDomain = v.from.domain;
+  const pressureCount = (['credential', 'payment', 'threat'] as const).reduce(
+    (n, c) => n + (hits.subject[c]?.length ?? 0) + (hits.body[c]?.length ?? 0),
+    0,
+  );
+  const pressure = pressureCount >= 2;
+  const linkDomains = new Set(
+    v.urls
+      .filter((u) => u.source === 'href' || u.source === 'form')
+      .map((u) => u.domain)
+      .filter(Boolean),
+  );
+  for (const id of new Set([...subjBrands.keys(), ...dnBrands.keys(), ...bodyBrands.keys()])) {
+    if (s.protected_brands.length && !s.protected_brands.includes(id)) continue;
+    const brand = lex.brands.find((b) => b.id === id);
+    if (!brand) continue;
+    const inName = dnBrands.has(id);
+    const conf = subjBrands.has(id) || inName ? 0.9 : (bodyBrands.get(id) ?? 0) >= 2 ? 0.7 : 0.5;
+    if (conf < s.ner_confidence_threshold) continue;
+    if (brandOwns(brand, fromDomain)) {
+      // the brand's own domain in From, asking for credentials or money, and not one link to the
+      // brand: a spoofed sender (genuine brand mail links to the brand; a verified DMARC pass for
+      // the domain, which headers credits, is what makes such a From believable)
+      const request = (['credential', 'payment'] as const).some(
+        (c) => (hits.subject[c]?.length ?? 0) + (hits.body[c]?.length ?? 0) > 0,
+      );
+      if (
+        request &&
+        linkDomains.size > 0 &&
+        ![...linkDomains].some((d) => brandOwns(brand, d)) &&
+        !(v.auth.dmarc === 'pass' && v.auth.verified)
+      )
+        return [
+          {
+            type: 'brand_impersonation',
+            value: `From is ${fromDomain} (${id}) but no link goes to ${id}: ${[...linkDomains].slice(0, 3).join(', ')}`,
+            symbol: 'brand_sender_offsite_links',
+            weight: w.brand_sender_offsite_links,
+          },
+        ];
+      continue;
+    }
+    const linksToBrand = [...linkDomains].some((d) => brandOwns(brand, d));
+    if (pressure && !linksToBrand)
+      return [
+        {
+          type: 'brand_impersonation',
+          value: `mentions ${id} with a request, sent from ${fromDomain || 'an unknown domain'}`,
+          symbol: 'brand_impersonation',
+          weight: w.brand_impersonation * conf,
+        },
+      ];
+    if (subjBrands.has(id) && !linksToBrand)
+      return [
+        {
+          type: 'brand_impersonation',
+          value: `${id} named in the subject, sent from ${fromDomain || 'an unknown domain'}`,
+          symbol: 'brand_mention',
+          weight: w.brand_mention,
+        },
+      ];
+  }
+  return NONE;
+};
+
+// text obfuscation against keyword filters
+export const obfuscationFindings: ContentTechnique = ({ v, w }) => {
+  // styled letters and mixed-script words need characters outside ASCII; most texts have none
+  const raw = `${v.subject}\n${v.text}`;
+  const plain = !hasNonAscii(v.subject) && !hasNonAscii(v.text);
+  const zw = zeroWidthIn(v.subject, v.html || v.text);
+  const styled = plain ? 0 : countStyledLetters(raw);
+  const mixed = plain ? 0 : countMixedScriptWords(raw);
+  if (zw < 5 && styled < 4 && mixed < 2) return NONE;
+  return [
+    {
+      type: 'text_obfuscation',
+      value: `obfuscated text (${zw} invisible characters, ${styled} styled letters, ${mixed} mixed-script words)`,
+      symbol: 'text_obfuscation',
+      weight: w.text_obfuscation,
+    },
+  ];
+};
+
+// one random token stuffed into the words again and again ("dow9R4ZET0AYQnlo9R4ZET0AYQad")
+export const insertedNoiseFindings: ContentTechnique = ({ v, w }) => {
+  const noise = insertedNoise(v.text.slice(0, 20_000));
+  if (!noise) return NONE;
+  return [
+    {
+      type: 'text_obfuscation',
+      value: `the same junk token ${noise.slice(0, 20)} is stuffed into the words`,
+      symbol: 'inserted_noise',
+      weight: w.inserted_noise,
+    },
+  ];
+};
+
+// text pushed far off screen by CSS (hidden filler or hidden lure)
+export const hiddenTextFindings: ContentTechnique = ({ v, w }) => {
+  if (
+    !v.has_html ||
+    !/(?:margin-(?:top|left)|text-indent|left|top)\s*:\s*-?\d{5,}px/i.test(v.html.slice(0, 200_000))
+  )
+    return NONE;
+  return [
+    {
+      type: 'suspicious_content',
+      value: 'HTML hides content by moving it tens of thousands of pixels off screen',
+      symbol: 'hidden_text',
+      weight: w.hidden_text,
+    },
+  ];
+};
+
+// money or a discount in the subject ("$300 off", "1.3426 BTC", "20% für dich")
+export const subjectMoneyFindings: ContentTechnique = ({ v, w }) => {
+  if (!/[$€£]\s?\d|\d\s?(?:[$€£]|usd\b|eur\b|btc\b|eth\b|usdt\b)|\d\s?%/i.test(v.subject))
+    return NONE;
+  return [
+    {
+      type: 'reward_language',
+      value: 'money or a discount named in the subject',
+      symbol: 'subject_money',
+      weight: w.subject_money,
+    },
+  ];
+};
+
+// image-only lure: an HTML body whose visible text is almost nothing but which links out
+export const imageOnlyFindings: ContentTechnique = ({ email, v, w }) => {
+  if (
+    !v.has_html ||
+    (email.attachments?.length ?? 0) !== 0 ||
+    !v.urls.some((u) => u.is_image || u.source === 'src') ||
+    !v.urls.some((u) => u.source === 'href' && (u.scheme === 'http' || u.scheme === 'https')) ||
+    !visibleBelow(v.html_text, email.body_text, 120)
+  )
+    return NONE;
+  return [
+    {
+      type: 'suspicious_content',
+      value: 'message is an image with a link and almost no text',
+      symbol: 'image_only',
+      weight: w.image_only,
+    },
+  ];
+};

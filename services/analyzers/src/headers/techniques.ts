@@ -1,0 +1,664 @@
+/**
+ * The header techniques, one function each: `(ctx) => Finding[]` over one message's HeaderContext.
+ * headerFindings (analyzer.ts) runs them in the order of HEADER_TECHNIQUES.
+ */
+import { firstHeader } from '../shared/header-values.ts';
+import { displayNameBrands } from '../shared/lexicon-hits.ts';
+import type { Lexicons } from '../shared/lexicons.ts';
+import {
+  findLookalike,
+  mainLabel,
+  type ProtectedName,
+  protectedNames,
+} from '../shared/lookalike.ts';
+import { normalizeForMatch } from '../shared/normalize.ts';
+import { looksRandom } from '../shared/random-domain.ts';
+import type { Finding } from '../shared/score.ts';
+import { orgDomain } from '../shared/view.ts';
+import {
+  addressInSubject,
+  brokenWords,
+  fakeReply,
+  generatedLocalPart,
+  generatedSubdomain,
+  junkSuffix,
+  malformedDisplayName,
+  unrelatedOrgName,
+} from './bulk-signs.ts';
+import type { HeaderContext } from './context.ts';
+
+export type HeaderTechnique = (ctx: HeaderContext) => Finding[];
+
+const NONE: Finding[] = [];
+
+/** Whether `domain` is `org` or below it. */
+function under(domain: string, org: string): boolean {
+  return domain === org || domain.endsWith(`.${org}`);
+}
+
+function ownsBrand(lex: Lexicons, brandId: string, domain: string): boolean {
+  const b = lex.brands.find((x) => x.id === brandId);
+  if (!b) return false;
+  return b.domains.some((d) => domain === d || domain.endsWith(`.${d}`));
+}
+
+function isLowerAlnum(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
+}
+
+/** Whether `word` stands in `s` with no [a-z0-9] right before or after it. */
+export function containsWord(s: string, word: string): boolean {
+  for (let at = s.indexOf(word); at !== -1; at = s.indexOf(word, at + 1)) {
+    const end = at + word.length;
+    if (
+      (at === 0 || !isLowerAlnum(s.charCodeAt(at - 1))) &&
+      (end === s.length || !isLowerAlnum(s.charCodeAt(end)))
+    )
+      return true;
+  }
+  return false;
+}
+
+// 1. explicit authentication failures only; missing results are not evidence
+export const authFailureFindings: HeaderTechnique = ({ auth: a, w }) => {
+  const out: Finding[] = [];
+  if (a.spf === 'fail')
+    out.push({ type: 'auth_failure', value: 'SPF fail', symbol: 'spf_fail', weight: w.spf_fail });
+  else if (a.spf === 'softfail')
+    out.push({
+      type: 'auth_failure',
+      value: 'SPF softfail',
+      symbol: 'spf_softfail',
+      weight: w.spf_softfail,
+    });
+  if (a.dkim === 'fail')
+    out.push({
+      type: 'auth_failure',
+      value: 'DKIM fail',
+      symbol: 'dkim_fail',
+      weight: w.dkim_fail,
+    });
+  if (a.dmarc === 'fail')
+    out.push({
+      type: 'auth_failure',
+      value: 'DMARC fail',
+      symbol: 'dmarc_fail',
+      weight: w.dmarc_fail,
+    });
+  if (a.arc === 'fail')
+    out.push({ type: 'auth_failure', value: 'ARC fail', symbol: 'arc_fail', weight: w.arc_fail });
+  return out;
+};
+
+/**
+ * Standing of an authenticated sender: DMARC passed at the trusted hop for the From domain, and
+ * that domain is one of the organisation's own or the real domain of a well-known brand. A domain
+ * an attacker registers passes DMARC too, but it is neither.
+ */
+function standingOf(ctx: HeaderContext): 'own' | 'brand' | undefined {
+  const { auth: a, fromOrg, lex } = ctx;
+  const own = ctx.settings.organisation_domains;
+  if (a.dmarc !== 'pass' || !a.verified || !fromOrg) return undefined;
+  if (a.dmarc_from && orgDomain(a.dmarc_from) !== fromOrg) return undefined;
+  if (own.some((d) => under(fromOrg, d.toLowerCase()))) return 'own';
+  // free-mail and hosting domains belong to brands too, but anyone can sign up for an address there
+  if (lex.freeMail.has(fromOrg)) return undefined;
+  if (lex.brands.some((b) => b.domains.some((d) => under(fromOrg, d)))) return 'brand';
+  return undefined;
+}
+
+// 1b. authenticated mail from a domain with standing (the organisation's own, a brand's real one)
+export const standingFindings: HeaderTechnique = (ctx) => {
+  const standing = standingOf(ctx);
+  if (!standing) return NONE;
+  const { auth: a, fromOrg, w } = ctx;
+  return [
+    {
+      type: 'sender_authenticated',
+      value: `DMARC pass for ${fromOrg}, ${standing === 'own' ? 'one of the organisation’s own domains' : 'a domain of a well-known brand'} (${a.authserv_id || 'trusted hop'})`,
+      symbol: standing === 'own' ? 'dmarc_pass_own_domain' : 'dmarc_pass_brand_domain',
+      weight: standing === 'own' ? w.dmarc_pass_own_domain : w.dmarc_pass_brand_domain,
+    },
+  ];
+};
+
+// 2. reply-to pointing elsewhere (explained when a mailing list rewrote From)
+export const replyToFindings: HeaderTechnique = ({ v, lex, fromOrg, relays, list, w }) => {
+  for (const r of v.reply_to) {
+    if (!r.org_domain || r.org_domain === fromOrg || relays.has(r.org_domain)) continue;
+    const free = lex.freeMail.has(r.org_domain) || lex.freeMail.has(r.domain);
+    const out: Finding[] = [
+      {
+        type: 'reply_to_mismatch',
+        value: `Reply-To ${r.domain} differs from From ${v.from.domain}${free ? ' (free-mail)' : ''}`,
+        ...(free && !lex.freeMail.has(fromOrg)
+          ? { symbol: 'reply_to_free_mail', weight: w.reply_to_free_mail }
+          : { symbol: 'reply_to_mismatch', weight: w.reply_to_mismatch }),
+      },
+    ];
+    if (list)
+      out.push({
+        type: 'mailing_list',
+        value: `mailing list ${list} rewrote From to its own address and put the author in Reply-To`,
+        symbol: 'list_explains_reply_to',
+        weight: w.list_explains_reply_to,
+      });
+    return out;
+  }
+  return NONE;
+};
+
+// 3. return-path elsewhere: weak (bulk senders use bounce domains)
+export const returnPathFindings: HeaderTechnique = ({ v, fromOrg, relays, w }) => {
+  const rp = v.return_path;
+  if (!rp?.org_domain || !fromOrg || rp.org_domain === fromOrg || relays.has(rp.org_domain))
+    return NONE;
+  return [
+    {
+      type: 'return_path_mismatch',
+      value: `Return-Path ${rp.domain} differs from From ${v.from.domain}`,
+      symbol: 'return_path_mismatch',
+      weight: w.return_path_mismatch,
+    },
+  ];
+};
+
+const isLocalChar = (c: number) =>
+  (c >= 97 && c <= 122) ||
+  (c >= 65 && c <= 90) ||
+  (c >= 48 && c <= 57) ||
+  c === 46 /* . */ ||
+  c === 95 /* _ */ ||
+  c === 37 /* % */ ||
+  c === 43 /* + */ ||
+  c === 45; /* - */
+const isLabelChar = (c: number) =>
+  (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 45;
+
+/**
+ * What `/[A-Za-z0-9._%+-]+@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)/.exec(s)` answers, as
+ * `[match, domain]`: the first `@` with a local part before it and a dotted domain after it. A scan
+ * from each `@`; the regex read the run of address characters again from each of its positions
+ * (quadratic on a long run without `@`).
+ */
+export function addressIn(s: string): [string, string] | undefined {
+  for (let at = s.indexOf('@'); at !== -1; at = s.indexOf('@', at + 1)) {
+    let start = at;
+    while (start > 0 && isLocalChar(s.charCodeAt(start - 1))) start--;
+    if (start === at) continue;
+    let end = at + 1;
+    while (end < s.length && isLabelChar(s.charCodeAt(end))) end++;
+    if (end === at + 1) continue;
+    let dots = 0;
+    while (end + 1 < s.length && s.charCodeAt(end) === 46 && isLabelChar(s.charCodeAt(end + 1))) {
+      end += 2;
+      while (end < s.length && isLabelChar(s.charCodeAt(end))) end++;
+      dots++;
+    }
+    if (dots === 0) continue;
+    return [s.slice(start, end), s.slice(at + 1, end)];
+  }
+  return undefined;
+}
+
+// 4. display-name spoofing: an address in the name whose domain is not the sender's
+export const displayNameAddressFindings: HeaderTechnique = ({ v, dn, fromOrg, w }) => {
+  if (!dn) return NONE;
+  const addrInName = addressIn(dn);
+  if (!addrInName) return NONE;
+  const shown = orgDomain(addrInName[1].toLowerCase());
+  if (!shown || !fromOrg || shown === fromOrg) return NONE;
+  return [
+    {
+      type: 'display_name_spoofing',
+      value: `display name shows ${addrInName[0]} but the sender is ${v.from.address}`,
+      symbol: 'display_name_address',
+      weight: w.display_name_address,
+    },
+  ];
+};
+
+const compactNames = new WeakMap<Lexicons, [string, string][]>();
+/**
+ * Brands named in a display name written without its spaces or with dots ("WellsFargo Online",
+ * "USAA.Web.Services"), which word matching misses: letters and digits only, names of six or more.
+ */
+function compactBrands(displayName: string, lex: Lexicons): string[] {
+  let names = compactNames.get(lex);
+  if (!names) {
+    names = [];
+    for (const b of lex.brands)
+      for (const n of b.names) {
+        const c = n.toLowerCase().replace(/[^a-z0-9]/g, '');
+        if (c.length >= 6) names.push([c, b.id]);
+      }
+    compactNames.set(lex, names);
+  }
+  const c = displayName
+    .slice(0, 200)
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '');
+  const out: string[] = [];
+  for (const [n, id] of names) if (c.includes(n) && !out.includes(id)) out.push(id);
+  return out;
+}
+
+// 4. display-name spoofing: a brand's name on a sender domain that is not the brand's
+export const displayNameBrandFindings: HeaderTechnique = ({ v, dn, lex, fromOrg, settings, w }) => {
+  if (!dn) return NONE;
+  const brands = displayNameBrands(v, lex);
+  const ids = brands.size ? [...brands.keys()] : compactBrands(dn, lex);
+  for (const id of ids) {
+    if (settings.protected_brands.length && !settings.protected_brands.includes(id)) continue;
+    if (ownsBrand(lex, id, v.from.domain)) continue;
+    const free = lex.freeMail.has(fromOrg) || lex.freeMail.has(v.from.domain);
+    return [
+      {
+        type: 'display_name_spoofing',
+        value: `display name names ${id} but the sender domain ${v.from.domain || '(none)'} is not ${id}'s${free ? ' (free-mail)' : ''}`,
+        ...(free
+          ? { symbol: 'display_name_brand_free_mail', weight: w.display_name_brand_free_mail }
+          : { symbol: 'display_name_brand', weight: w.display_name_brand }),
+      },
+    ];
+  }
+  return NONE;
+};
+
+// 4. display-name spoofing: the organisation's own name on an external sender
+export const organisationNameFindings: HeaderTechnique = ({ dn, fromOrg, settings, w }) => {
+  if (!dn) return NONE;
+  for (const org of settings.organisation_names) {
+    if (
+      org &&
+      normalizeForMatch(dn).includes(normalizeForMatch(org)) &&
+      !settings.organisation_domains.includes(fromOrg)
+    ) {
+      return [
+        {
+          type: 'display_name_spoofing',
+          value: `display name names the organisation (${org}) but the sender is external`,
+          symbol: 'display_name_brand',
+          weight: w.display_name_brand,
+        },
+      ];
+    }
+  }
+  return NONE;
+};
+
+/**
+ * Whether the address part of a From header (quoted names removed) cannot be a real sender: its
+ * domain has no top-level domain or ends with a dot, or the address holds a quote.
+ */
+function malformedFrom(unquoted: string): boolean {
+  const v = unquoted.slice(0, 1000);
+  const angle = v.lastIndexOf('<');
+  const addr = (
+    angle === -1
+      ? v
+      : v.slice(angle + 1, v.indexOf('>', angle) === -1 ? undefined : v.indexOf('>', angle))
+  ).trim();
+  const at = addr.lastIndexOf('@');
+  if (at <= 0) return false;
+  const domain = addr.slice(at + 1);
+  if (addr.includes("'") || addr.includes('"')) return true;
+  if (domain.startsWith('[')) return false; // an address literal
+  return !domain.includes('.') || domain.endsWith('.') || domain.includes('..');
+}
+
+// 4b. who the From header claims to be: no address at all, or one that cannot be real
+export const fromAddressFindings: HeaderTechnique = ({ fromHeader, unquoted, w }) => {
+  if (fromHeader.trim() && !unquoted.includes('@'))
+    return [
+      {
+        type: 'suspicious_sender',
+        value: `From names no address: ${fromHeader.trim().slice(0, 60)}`,
+        symbol: 'from_no_address',
+        weight: w.from_no_address,
+      },
+    ];
+  if (unquoted.includes('@') && malformedFrom(unquoted))
+    return [
+      {
+        type: 'suspicious_sender',
+        value: `From address is malformed: ${unquoted.trim().slice(0, 80)}`,
+        symbol: 'from_address_malformed',
+        weight: w.from_address_malformed,
+      },
+    ];
+  return NONE;
+};
+
+/** The name the From header shows: the display name, or the whole header when it has no address. */
+function shownName(ctx: HeaderContext): string {
+  return ctx.dn || (ctx.unquoted.includes('@') ? '' : ctx.fromHeader);
+}
+
+// 4b. the recipient's own domain shown as the sender's name
+export const displayNameRecipientFindings: HeaderTechnique = (ctx) => {
+  const { v, fromOrg, recipientDomains, w } = ctx;
+  const shown = shownName(ctx);
+  if (!shown || v.list_id) return NONE;
+  const lower = shown.toLowerCase();
+  const named = [...recipientDomains].find((d) => d !== fromOrg && containsWord(lower, d));
+  if (!named) return NONE;
+  return [
+    {
+      type: 'display_name_spoofing',
+      value: `display name shows the recipient’s domain ${named} but the sender is ${v.from.address || '(none)'}`,
+      symbol: 'display_name_recipient_domain',
+      weight: w.display_name_recipient_domain,
+    },
+  ];
+};
+
+/** Sender names of mail systems and help desks, which lures borrow (word-bounded, lower-case). */
+const SYSTEM_NAME_RE =
+  /\b(?:mail(?:er)?[ -]?daemon|postmaster|mail delivery|delivery (?:status|failure|system|notification)|mail (?:system|server|admin|administrator|notification|support|service)|e-?mail (?:admin|administrator|support|server|team|service|notification|security)|webmail|voice ?mail|help ?desk|service ?desk|it (?:support|department|service)|system administrator|mailbox)\b/;
+
+// 4b. a mail-system or help-desk sender name on a message with web links
+export const systemNameFindings: HeaderTechnique = (ctx) => {
+  const { email, v, w } = ctx;
+  const shown = shownName(ctx);
+  if (!shown || v.list_id) return NONE;
+  // a real delivery report (multipart/report) quotes the bounced message, links and all
+  const report = /^\s*multipart\/report\b/i.test(firstHeader(email, 'content-type') ?? '');
+  if (
+    report ||
+    !SYSTEM_NAME_RE.test(shown.toLowerCase()) ||
+    !v.urls.some((u) => u.source === 'href' && u.host)
+  )
+    return NONE;
+  return [
+    {
+      type: 'display_name_spoofing',
+      value: `a mail-system sender name (“${shown.slice(0, 60)}”) on a message with web links`,
+      symbol: 'system_notice_name',
+      weight: w.system_notice_name,
+    },
+  ];
+};
+
+const namesCache = new WeakMap<Lexicons, Map<string, ProtectedName[]>>();
+/** protectedNames of the lexicon's brands and the organisation, computed once per lexicon. */
+function cachedNames(lex: Lexicons, organisationDomains: string[]): ProtectedName[] {
+  let m = namesCache.get(lex);
+  if (!m) {
+    m = new Map();
+    namesCache.set(lex, m);
+  }
+  const key = organisationDomains.join(',');
+  let names = m.get(key);
+  if (!names) {
+    names = protectedNames(lex.brands, organisationDomains);
+    m.set(key, names);
+  }
+  return names;
+}
+
+// 5. sender domain is a look-alike of a brand or of the organisation
+export const senderLookalikeFindings: HeaderTechnique = ({ lex, settings, fromOrg, w }) => {
+  const look = findLookalike(fromOrg, cachedNames(lex, settings.organisation_domains));
+  if (!look) return NONE;
+  return [
+    {
+      type: look.owner === 'organisation' ? 'internal_domain_lookalike' : 'domain_spoofing',
+      value: `sender domain ${fromOrg} looks like ${look.label} (${look.how})`,
+      symbol: 'sender_lookalike',
+      weight: w.sender_lookalike,
+    },
+  ];
+};
+
+// 5. sender domain in punycode
+export const senderPunycodeFindings: HeaderTechnique = ({ v, w }) => {
+  if (!/(^|\.)xn--/.test(v.from.domain)) return NONE;
+  return [
+    {
+      type: 'homograph_domain',
+      value: `sender domain ${v.from.domain} is punycode`,
+      symbol: 'sender_punycode',
+      weight: w.sender_punycode,
+    },
+  ];
+};
+
+// 5b. throw-away sender or bounce domains: machine-generated names, high-abuse TLDs
+export const throwawayDomainFindings: HeaderTechnique = ({ v, lex, fromOrg, w }) => {
+  const out: Finding[] = [];
+  const rp = v.return_path;
+  const senderDomains = new Map<string, string>();
+  if (fromOrg) senderDomains.set(fromOrg, 'sender');
+  if (rp?.org_domain && !senderDomains.has(rp.org_domain))
+    senderDomains.set(rp.org_domain, 'Return-Path');
+  let randomDone = false;
+  let tldDone = false;
+  for (const [d, role] of senderDomains) {
+    if (!randomDone && looksRandom(mainLabel(d))) {
+      randomDone = true;
+      out.push({
+        type: 'suspicious_sender',
+        value: `${role} domain ${d} looks machine-generated`,
+        symbol: 'random_domain',
+        weight: w.random_domain,
+      });
+    }
+    const tld = d.split('.').pop() ?? '';
+    if (!tldDone && lex.riskyTlds.has(tld)) {
+      tldDone = true;
+      out.push({
+        type: 'risky_tld',
+        value: `${role} domain ${d} (.${tld})`,
+        symbol: 'risky_tld',
+        weight: w.risky_tld,
+      });
+    }
+  }
+  return out;
+};
+
+// 6. self-addressed: From is the recipient's own address (spoofed extortion / "mailbox" lures)
+export const selfAddressedFindings: HeaderTechnique = ({ v, to, list, w }) => {
+  if (!v.from.address || to.length !== 1 || to[0] !== v.from.address || list) return NONE;
+  return [
+    {
+      type: 'domain_spoofing',
+      value: 'From is the recipient’s own address',
+      symbol: 'self_addressed',
+      weight: w.self_addressed,
+    },
+  ];
+};
+
+// 7. recipient address or mailbox name used as bait in the subject
+export const recipientInSubjectFindings: HeaderTechnique = ({ v, to, subj, w }) => {
+  for (const r of v.list_id ? [] : to.slice(0, 5)) {
+    const local = r.split('@')[0] ?? '';
+    if ((r.length > 5 && subj.includes(r)) || (local.length >= 5 && containsWord(subj, local)))
+      return [
+        {
+          type: 'header_anomaly',
+          value: 'subject contains the recipient’s address',
+          symbol: 'recipient_in_subject',
+          weight: w.recipient_in_subject,
+        },
+      ];
+  }
+  return NONE;
+};
+
+const recipientInSubject = (ctx: HeaderContext) =>
+  ctx.found.some((f) => f.symbol === 'recipient_in_subject');
+
+// 7. the recipient's domain named in the subject (unless the address itself is)
+export const recipientDomainInSubjectFindings: HeaderTechnique = (ctx) => {
+  const { v, recipientDomains, fromOrg, subj, w } = ctx;
+  if (v.list_id) return NONE;
+  const named = [...recipientDomains].find((d) => d !== fromOrg && containsWord(subj, d));
+  if (!named || recipientInSubject(ctx)) return NONE;
+  return [
+    {
+      type: 'header_anomaly',
+      value: `the subject names the recipient’s domain ${named}`,
+      symbol: 'recipient_domain_in_subject',
+      weight: w.recipient_domain_in_subject,
+    },
+  ];
+};
+
+// 8. Message-ID anomalies
+export const messageIdFindings: HeaderTechnique = ({ v, w }) => {
+  if (!v.message_id)
+    return [
+      {
+        type: 'header_anomaly',
+        value: 'no Message-ID',
+        symbol: 'message_id_missing',
+        weight: w.message_id_missing,
+      },
+    ];
+  if (!/^<?[^<>@\s]+@[^<>@\s]+>?$/.test(v.message_id.trim()))
+    return [
+      {
+        type: 'header_anomaly',
+        value: 'malformed Message-ID',
+        symbol: 'message_id_malformed',
+        weight: w.message_id_malformed,
+      },
+    ];
+  return NONE;
+};
+
+// 9. Date anomalies: Date well after the first (topmost) Received timestamp
+export const dateFindings: HeaderTechnique = ({ email, v, w }) => {
+  const date = Date.parse(v.date);
+  const rec = (email.headers.raw_headers?.received ?? []) as string | string[];
+  const firstReceived = Array.isArray(rec) ? rec[0] : rec;
+  if (!firstReceived || !Number.isFinite(date)) return NONE;
+  const ts = Date.parse(firstReceived.split(';').pop()?.trim() ?? '');
+  if (!Number.isFinite(ts) || date - ts <= 24 * 3600 * 1000) return NONE;
+  return [
+    {
+      type: 'header_anomaly',
+      value: 'Date lies more than a day after delivery',
+      symbol: 'date_future',
+      weight: w.date_future,
+    },
+  ];
+};
+
+// 10. bulk-mail tricks in From and Subject: a junk token appended to defeat matching
+export const junkSuffixFindings: HeaderTechnique = ({ v, dn, w }) => {
+  const junk = junkSuffix(v.subject) ?? (dn ? junkSuffix(dn) : undefined);
+  if (!junk) return NONE;
+  return [
+    {
+      type: 'header_anomaly',
+      value: `junk token appended to defeat matching: ${junk.slice(0, 40)}`,
+      symbol: 'junk_suffix',
+      weight: w.junk_suffix,
+    },
+  ];
+};
+
+// 10. a mangled or stuffed display name
+export const malformedDisplayNameFindings: HeaderTechnique = ({ dn, w }) => {
+  const mangled = dn ? malformedDisplayName(dn) : undefined;
+  if (!mangled) return NONE;
+  return [
+    {
+      type: 'header_anomaly',
+      value: `display name is mangled (${mangled})`,
+      symbol: 'display_name_malformed',
+      weight: w.display_name_malformed,
+    },
+  ];
+};
+
+// 10. words cut up by spaces or dots
+export const brokenWordsFindings: HeaderTechnique = ({ v, dn, w }) => {
+  if (!brokenWords(v.subject) && !(dn && brokenWords(dn))) return NONE;
+  return [
+    {
+      type: 'text_obfuscation',
+      value: 'words cut up by spaces or dots in the subject or sender name',
+      symbol: 'broken_words',
+      weight: w.broken_words,
+    },
+  ];
+};
+
+// 10. "Re:" on a message that answers nothing
+export const fakeReplyFindings: HeaderTechnique = ({ v, w }) => {
+  if (v.list_id || !fakeReply(v.subject, v.header_names)) return NONE;
+  return [
+    {
+      type: 'header_anomaly',
+      value: 'subject poses as a reply but the message answers nothing',
+      symbol: 'fake_reply',
+      weight: w.fake_reply,
+    },
+  ];
+};
+
+// 10. an organisation's name on a role address that is not its own
+export const unrelatedOrgNameFindings: HeaderTechnique = ({ v, dn, w }) => {
+  if (!dn || v.list_id || !unrelatedOrgName(dn, v.from.address)) return NONE;
+  return [
+    {
+      type: 'display_name_spoofing',
+      value: `organisation name “${dn.slice(0, 60)}” on an address that is not its own (${v.from.address})`,
+      symbol: 'unrelated_org_name',
+      weight: w.unrelated_org_name,
+    },
+  ];
+};
+
+// 10. an e-mail address shown in the subject (unless it is the recipient's, counted above)
+export const addressInSubjectFindings: HeaderTechnique = (ctx) => {
+  const { v, subj, w } = ctx;
+  if (recipientInSubject(ctx) || !addressInSubject(subj, v.from.address)) return NONE;
+  return [
+    {
+      type: 'header_anomaly',
+      value: 'the subject shows an e-mail address',
+      symbol: 'address_in_subject',
+      weight: w.address_in_subject,
+    },
+  ];
+};
+
+// 10. a generated label below the sender's or the bounce domain
+export const generatedSubdomainFindings: HeaderTechnique = ({ v, fromOrg, w }) => {
+  const rp = v.return_path;
+  for (const [host, org] of [
+    [v.from.domain, fromOrg],
+    [rp?.domain ?? '', rp?.org_domain ?? ''],
+  ] as const) {
+    const label = generatedSubdomain(host, org);
+    if (label)
+      return [
+        {
+          type: 'suspicious_sender',
+          value: `sender host ${host} has a generated label (${label})`,
+          symbol: 'generated_subdomain',
+          weight: w.generated_subdomain,
+        },
+      ];
+  }
+  return NONE;
+};
+
+// 10. a sender mailbox name that looks generated
+export const generatedLocalPartFindings: HeaderTechnique = ({ v, w }) => {
+  if (!v.from.address || v.list_id || !generatedLocalPart(v.from.address)) return NONE;
+  return [
+    {
+      type: 'suspicious_sender',
+      value: `sender mailbox ${v.from.address.split('@')[0]} looks generated`,
+      symbol: 'generated_local_part',
+      weight: w.generated_local_part,
+    },
+  ];
+};

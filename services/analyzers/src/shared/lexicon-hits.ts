@@ -1,0 +1,154 @@
+/**
+ * Lexicon hits of a message's normalised view, memoised per view: the phrases of each language
+ * category in the subject and the text, and the brands named in the subject, the sender's display
+ * name and the text. Content reads them for its language and brand symbols, headers for display-name
+ * brands, rules for the `lexicon` and `brands` fields of `m`.
+ */
+import type { LanguageCategory, Lexicons } from './lexicons.ts';
+import type { TokenIds } from './phrase-index.ts';
+import type { MailView } from './view.ts';
+
+export interface LanguageHits {
+  language: string;
+  subject: Partial<Record<LanguageCategory, string[]>>;
+  body: Partial<Record<LanguageCategory, string[]>>;
+}
+
+/** Lexicons applied: English plus the message's language; all of them when the language is unknown. */
+export function lexiconsFor(lex: Lexicons, language: string, allowed: string[]): string[] {
+  const langs = [...lex.languages.keys()].filter(
+    (l) => allowed.length === 0 || allowed.includes(l),
+  );
+  if (!language) return langs;
+  return langs.filter((l) => l === 'en' || l === language);
+}
+
+export function languageHits(
+  subject: string,
+  text: string,
+  language: string,
+  lex: Lexicons,
+  allowed: string[],
+): LanguageHits {
+  return wordHits(lex.readText(subject), lex.readText(text), language, lex, allowed);
+}
+
+function mergeHits(
+  into: Partial<Record<LanguageCategory, string[]>>,
+  found: Partial<Record<LanguageCategory, string[]>>,
+): void {
+  for (const [c, list] of Object.entries(found) as [LanguageCategory, string[]][]) {
+    const had = into[c];
+    into[c] = had ? [...new Set([...had, ...list])] : list;
+  }
+}
+
+/** languageHits of the words of a subject and a text, normalised and read already. */
+function wordHits(
+  st: TokenIds,
+  bt: TokenIds,
+  language: string,
+  lex: Lexicons,
+  allowed: string[],
+): LanguageHits {
+  const out: LanguageHits = { language, subject: {}, body: {} };
+  for (const l of lexiconsFor(lex, language, allowed)) {
+    const m = lex.languages.get(l)!;
+    mergeHits(out.subject, m.find(st));
+    mergeHits(out.body, m.find(bt));
+  }
+  return out;
+}
+
+/** The words of a view's normalised subject and text, read once per view and lexicons. */
+interface ViewWords {
+  subject: TokenIds;
+  text: TokenIds;
+}
+
+const wordMemo = new WeakMap<object, Map<Lexicons, ViewWords>>();
+
+function viewWords(v: MailView, lex: Lexicons): ViewWords {
+  let m = wordMemo.get(v);
+  if (!m) {
+    m = new Map();
+    wordMemo.set(v, m);
+  }
+  let w = m.get(lex);
+  if (!w) {
+    w = {
+      subject: lex.readText(v.subject),
+      text: lex.readText(v.text),
+    };
+    m.set(lex, w);
+  }
+  return w;
+}
+
+const hitMemo = new WeakMap<object, Map<string, LanguageHits>>();
+
+/** languageHits of a view, computed once per view and language selection. */
+export function viewHits(v: MailView, lex: Lexicons, allowed: string[]): LanguageHits {
+  let m = hitMemo.get(v);
+  if (!m) {
+    m = new Map();
+    hitMemo.set(v, m);
+  }
+  const key = allowed.join(',');
+  let h = m.get(key);
+  if (!h) {
+    const w = viewWords(v, lex);
+    h = wordHits(w.subject, w.text, v.language, lex, allowed);
+    m.set(key, h);
+  }
+  return h;
+}
+
+export interface ViewBrands {
+  subject: Map<string, number>;
+  displayName: Map<string, number>;
+  /** In the first 20 000 characters of the text. */
+  body: Map<string, number>;
+}
+
+const BODY_BRAND_CHARS = 20_000;
+
+const brandMemo = new WeakMap<object, Map<Lexicons, ViewBrands>>();
+
+/** Brands named in a view's subject, sender display name and text; computed once per view and lexicons. Read only. */
+export function viewBrands(v: MailView, lex: Lexicons): ViewBrands {
+  let m = brandMemo.get(v);
+  if (!m) {
+    m = new Map();
+    brandMemo.set(v, m);
+  }
+  let b = m.get(lex);
+  if (!b) {
+    const w = viewWords(v, lex);
+    const head = v.text.length > BODY_BRAND_CHARS ? v.text.slice(0, BODY_BRAND_CHARS) : v.text;
+    b = {
+      subject: lex.brandMatcher.findTokens(v.subject, w.subject),
+      displayName: displayNameBrands(v, lex),
+      body: lex.brandMatcher.findTokens(head, head === v.text ? w.text : lex.readText(head)),
+    };
+    m.set(lex, b);
+  }
+  return b;
+}
+
+const nameMemo = new WeakMap<object, Map<Lexicons, Map<string, number>>>();
+
+/** Brands named in a view's sender display name, computed once per view and lexicons. Read only. */
+export function displayNameBrands(v: MailView, lex: Lexicons): Map<string, number> {
+  let m = nameMemo.get(v);
+  if (!m) {
+    m = new Map();
+    nameMemo.set(v, m);
+  }
+  let b = m.get(lex);
+  if (!b) {
+    b = lex.brandMatcher.find(v.from.display_name);
+    m.set(lex, b);
+  }
+  return b;
+}
