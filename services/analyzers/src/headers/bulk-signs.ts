@@ -14,7 +14,7 @@ export function junkSuffix(s: string): string | undefined {
   const dotCaps = /[a-z!?.\s]\.([A-Z]{3,12})$/.exec(t);
   if (dotCaps) return `.${dotCaps[1]}`;
   // a final token mixing lower, upper case and digits ("vKsJR5Dcnny")
-  const last = /(?:^|\s)([A-Za-z0-9]{8,24})$/.exec(t)?.[1];
+  const last = /(?:^|[\s#-])([A-Za-z0-9]{8,24})$/.exec(t)?.[1];
   if (last && /[a-z]/.test(last) && /[A-Z]/.test(last) && /[0-9]/.test(last)) {
     const switches = last.match(/[a-z][A-Z]|[A-Z][a-z][a-z]*[A-Z]/g)?.length ?? 0;
     if (switches >= 2) return last;

@@ -21,6 +21,8 @@ describe('bulk-mail signs in From and Subject', () => {
     expect(junkSuffix('Profiteer van subsidies voor isolatie!.BVUM')).toBe('.BVUM');
     expect(junkSuffix('Nationaal Energie Collectief .BOLFR')).toBe('.BOLFR');
     expect(junkSuffix('Beneficio Liberado - vKsJR5Dcnny')).toBe('vKsJR5Dcnny');
+    expect(junkSuffix('Saldo Disponível-4VFyNHiOuFn3dIsgSRG')).toBe('4VFyNHiOuFn3dIsgSRG');
+    expect(junkSuffix('Ticket #A1B2C3D4E5 updated')).toBeUndefined();
     expect(junkSuffix('Reminder: 14 dec  ttqmk.feqvm.slsbs.yjgkv')).toBe('ttqmk.feqvm.slsbs.yjgkv');
   });
   it('junkSuffix leaves ordinary subjects alone', () => {
