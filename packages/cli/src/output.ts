@@ -1,11 +1,15 @@
+import type { Evidence, EvidenceRef } from '@trawl/contracts';
 import type { Out } from './io.ts';
+import { formatStages, type StageView } from './stage-trace.ts';
 
 interface Indicator {
   type: string;
   value: string;
   confidence: number;
+  evidence?: EvidenceRef;
 }
 interface Result {
+  evidence?: Evidence;
   is_phishing: boolean;
   threat_level: string;
   confidence: number;
@@ -23,7 +27,7 @@ export interface JobView {
   completed_at?: string | null;
   result?: Result;
   error?: { code: string; message: string; stage?: string; analyzer?: string };
-  trace?: { duration_ms: number; stages: { name: string; status: string; duration_ms: number }[] };
+  trace?: { duration_ms: number; stages: StageView[] };
 }
 
 function color(on: boolean, code: string, s: string): string {
@@ -33,7 +37,10 @@ function color(on: boolean, code: string, s: string): string {
 const pct = (n: number) => `${Math.round(n * 100)}%`;
 
 /** The readable verdict: verdict, confidence, threat level, action, top indicators. */
-export function formatJob(job: JobView, o: { color?: boolean; indicators?: number } = {}): string {
+export function formatJob(
+  job: JobView,
+  o: { color?: boolean; indicators?: number; evidence?: boolean } = {},
+): string {
   const c = o.color ?? false;
   const lines: string[] = [];
   lines.push(`job       ${job.job_id}`);
@@ -53,11 +60,15 @@ export function formatJob(job: JobView, o: { color?: boolean; indicators?: numbe
       .slice(0, o.indicators ?? 5);
     if (top.length > 0) {
       lines.push('indicators');
-      for (const i of top) lines.push(`  ${pct(i.confidence).padStart(4)}  ${i.type}: ${i.value}`);
+      for (const i of top) {
+        const about = i.evidence ? `  [${refLabel(i.evidence, r.evidence)}]` : '';
+        lines.push(`  ${pct(i.confidence).padStart(4)}  ${i.type}: ${i.value}${about}`);
+      }
       if (r.indicators.length > top.length)
         lines.push(`  … ${r.indicators.length - top.length} more (--json for all)`);
     }
   }
+  if (o.evidence && job.result?.evidence) lines.push('', ...formatEvidence(job.result.evidence));
   if (job.error) {
     lines.push('');
     lines.push(`error     ${job.error.code}: ${job.error.message}`);
@@ -65,13 +76,88 @@ export function formatJob(job: JobView, o: { color?: boolean; indicators?: numbe
     if (job.error.analyzer) lines.push(`          analyzer ${job.error.analyzer}`);
   }
   if (job.trace) {
-    const t = job.trace;
-    lines.push('');
-    lines.push(`stages (${Math.round(t.duration_ms)} ms)`);
-    for (const s of t.stages)
-      lines.push(`  ${s.name.padEnd(20)} ${s.status.padEnd(10)} ${Math.round(s.duration_ms)} ms`);
+    lines.push('', ...formatStages(job.trace));
   }
   return `${lines.join('\n')}\n`;
+}
+
+const short = (s: string, n = 100) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+
+/** What an indicator is about, in words: `url #2 t.co`, `attachment #1 docs.zip`, `header reply_to`. */
+function refLabel(ref: EvidenceRef, ev: Evidence | undefined): string {
+  if (ref.kind === 'url' && ref.index !== undefined) {
+    const u = ev?.urls[ref.index];
+    return `url #${ref.index + 1}${u ? ` ${u.host || short(u.url, 40)}` : ''}`;
+  }
+  if (ref.kind === 'attachment' && ref.index !== undefined) {
+    const a = ev?.attachments[ref.index];
+    return `attachment #${ref.index + 1}${a ? ` ${short(a.filename, 40)}` : ''}`;
+  }
+  return ref.name ? `${ref.kind} ${ref.name}` : ref.kind;
+}
+
+/** The evidence, readably: the message, its path, authentication, URLs, attachments. */
+export function formatEvidence(ev: Evidence): string[] {
+  const m = ev.message;
+  const out: string[] = ['message'];
+  const from = m.from.display_name
+    ? `"${m.from.display_name}" <${m.from.address}>`
+    : m.from.address;
+  out.push(`  subject      ${m.subject}`);
+  out.push(`  from         ${from}`);
+  if (m.reply_to.length) out.push(`  reply-to     ${m.reply_to.join(', ')}`);
+  if (m.return_path) out.push(`  return-path  ${m.return_path}`);
+  out.push(`  to           ${m.to.join(', ')}`);
+  if (m.cc.length) out.push(`  cc           ${m.cc.join(', ')}`);
+  if (m.bcc.length) out.push(`  bcc          ${m.bcc.join(', ')}`);
+  out.push(`  date         ${m.date}`);
+  if (m.message_id) out.push(`  message-id   ${m.message_id}`);
+  out.push(`  sending ip   ${ev.received.sending_ip ?? '(unknown)'}`);
+  if (ev.received.hops.length) {
+    out.push('  received (newest first)');
+    for (const h of ev.received.hops) {
+      out.push(
+        `    ${h.from ?? '?'}${h.ip ? ` [${h.ip}]` : ''} → ${h.by ?? '?'}${h.date ? `  ${h.date}` : ''}`,
+      );
+    }
+  }
+  const a = ev.auth;
+  out.push(
+    `  auth         spf=${a.spf} dkim=${a.dkim} dmarc=${a.dmarc} arc=${a.arc}` +
+      (a.authserv_id ? `  (by ${a.authserv_id}${a.verified ? '' : ', unverified'})` : ''),
+  );
+  if (ev.urls.length) {
+    out.push(`urls (${ev.urls.length})`);
+    ev.urls.forEach((u, i) => {
+      const where =
+        u.found_in === 'attachment' ? `attachment #${(u.attachment ?? 0) + 1}` : u.found_in;
+      const domain = u.registrable_domain ? `  [${u.registrable_domain}]` : '';
+      out.push(`  #${String(i + 1).padEnd(3)} ${short(u.decoded)}${domain}  (${where})`);
+      if (u.text) out.push(`        shown as “${short(u.text, 80)}”`);
+    });
+  }
+  if (ev.attachments.length) {
+    out.push(`attachments (${ev.attachments.length})`);
+    ev.attachments.forEach((x, i) => {
+      const type =
+        x.sniffed_type && x.sniffed_type !== x.declared_type
+          ? `${x.declared_type} → really ${x.sniffed_type}`
+          : x.declared_type;
+      const size = x.size !== undefined ? `  ${x.size} bytes` : '';
+      out.push(`  #${String(i + 1).padEnd(3)} ${x.filename}  ${type}${size}`);
+      if (x.sha256) out.push(`        sha256 ${x.sha256}`);
+      if (x.contents?.length) out.push(`        contains ${short(x.contents.join(', '), 200)}`);
+      if (x.findings?.length) out.push(`        found ${x.findings.join(', ')}`);
+    });
+  }
+  if (ev.truncated) {
+    out.push(
+      `(cut: ${Object.entries(ev.truncated)
+        .map(([k, n]) => `${n} more ${k}`)
+        .join(', ')}; --json has what is kept)`,
+    );
+  }
+  return out;
 }
 
 /** One line per job, newest first. */

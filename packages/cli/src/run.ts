@@ -1,8 +1,10 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { analyze } from './commands/analyze.ts';
 import { configReload, configShow } from './commands/config.ts';
+import { credentialsCommand } from './commands/credentials.ts';
 import { evalCommand, symbolsCommand } from './commands/eval.ts';
-import { job, jobs } from './commands/jobs.ts';
+import { JOB_FILTER_FLAGS, job, jobs } from './commands/jobs.ts';
+import { learnCommand } from './commands/learn.ts';
 import { login } from './commands/login.ts';
 import { usersAdd, usersList } from './commands/users.ts';
 import { workflowsDryRun, workflowsList, workflowsValidate } from './commands/workflows.ts';
@@ -18,15 +20,27 @@ usage: trawl <command> [options]
   login [--user NAME] [--password-stdin]       get a token (kept in $XDG_CONFIG_HOME/trawl)
   analyze <file.eml|-> [--workflow ID] [--wait] [--timeout S]
                                                submit a message; --wait shows the verdict
-  jobs [--status S] [--limit N] [--cursor C]   list jobs, newest first
+  jobs [--status S] [filters] [--limit N] [--cursor C]
+                                               list / search jobs, newest first; filters:
+                                               --phishing|--clean --threat L --action A
+                                               --sender ADDR|DOMAIN --recipient ADDR|DOMAIN
+                                               --subject WORDS --url-domain D --sha256 H
+                                               --indicator TYPE --workflow ID --submitter U
+                                               --since T --until T --email-id ID
   job <id>                                     one job with its verdict and stage trace
   workflows list                               the configured workflows
   workflows validate <file.yaml>               check workflows against the server
   workflows dry-run <id> <file.eml>            run a workflow now, store nothing
   config show | reload                         configuration version / reload the files (admin)
   users add <name> --role R [--role R] [--password-stdin] | list      (admin)
+  credentials plugin|retriever|service <id> [--key-stdin]
+                                               a party's own credential, derived from
+                                               INTERNAL_API_KEY (no server is asked)
   eval <dir> [<dir>…] [options of pnpm eval]  offline evaluation on phishing/ and ham/ folders
   symbols [--json | --markdown]                every symbol: score, group, reason
+  learn --phishing PATH --legitimate PATH | --export FILE | --import FILE | --status
+                                               train / export / import the learnt classifier
+                                               (.eml folders, maildir, mbox; local store)
 
 global options:
   --url URL    server (default: TRAWL_URL, else the last login, else http://127.0.0.1:8001)
@@ -105,14 +119,22 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
           status: { type: 'string' },
           limit: { type: 'string' },
           cursor: { type: 'string' },
+          phishing: { type: 'boolean' },
+          clean: { type: 'boolean' },
+          ...Object.fromEntries(JOB_FILTER_FLAGS.map((f) => [f, { type: 'string' as const }])),
         });
         if (values.help) return help(io);
         want(positionals, 0, '');
         const ctx = makeCtx(io, { json: !!values.json, url: values.url });
+        const v = values as Record<string, string | boolean | undefined>;
+        const filters: Record<string, string> = {};
+        for (const f of JOB_FILTER_FLAGS) if (typeof v[f] === 'string') filters[f] = v[f] as string;
         return await jobs(ctx, {
           status: values.status,
           limit: Number(values.limit ?? 20),
           cursor: values.cursor,
+          filters,
+          phishing: values.phishing ? true : values.clean ? false : undefined,
         });
       }
       case 'job': {
@@ -174,6 +196,17 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
         }
         throw usageError('users: use add <name> --role R or list');
       }
+      case 'credentials': {
+        json = false;
+        const { values, positionals } = parse(rest, { 'key-stdin': { type: 'boolean' } });
+        if (values.help) return help(io);
+        want(positionals, 2, 'the kind (plugin, retriever or service) and the id');
+        return await credentialsCommand(io, {
+          kind: positionals[0] as string,
+          id: positionals[1] as string,
+          keyStdin: !!values['key-stdin'],
+        });
+      }
       case 'eval': {
         json = false;
         if (rest.length === 0 || rest[0] === '--help' || rest[0] === '-h') {
@@ -184,6 +217,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       case 'symbols': {
         json = false;
         return await symbolsCommand(makeCtx(io, { json: false, url: undefined }), rest);
+      }
+      case 'learn': {
+        json = false;
+        return await learnCommand(makeCtx(io, { json: false, url: undefined }), rest);
       }
       default:
         throw usageError(`unknown command ${command}`);

@@ -73,7 +73,17 @@ export interface AppConfig {
   /** Signs tokens. Outside prod, a random per-process key when unset (see secretKeyGenerated). */
   secretKey: string;
   secretKeyGenerated: boolean;
+  /**
+   * INTERNAL_API_KEY: the platform key. Held by the gateway and the orchestrators only, which
+   * derive every party's own credential from it (docs/security.md); never given to a plugin or
+   * a retriever.
+   */
   internalApiKey: string | undefined;
+  /**
+   * TRAWL_RETRIEVER_KEY (or the file named by TRAWL_RETRIEVER_KEY_FILE): a retriever's own
+   * credential (`trawl credentials retriever <name>`), checked on its /internal/* routes.
+   */
+  retrieverKey: string | undefined;
   trustedHosts: string[];
   /** TRUST_PROXY: passed to Fastify's trustProxy by the gateway (false when unset). */
   trustProxy: TrustProxy;

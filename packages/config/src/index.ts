@@ -23,6 +23,8 @@ export {
 export { TEST_INFRA_DEFAULTS, type TestInfra, testInfra } from './test-infra.ts';
 export { buildAmqpUrl, buildPostgresUrl, buildRedisUrl, redactUrl } from './urls.ts';
 export {
+  type CheckReferences,
+  type ConditionScope,
   checkWorkflows,
   validateWorkflow,
   validateWorkflows,

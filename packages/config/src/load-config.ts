@@ -173,6 +173,7 @@ function readAll(
     secretKey,
     secretKeyGenerated,
     internalApiKey: r.raw('INTERNAL_API_KEY'),
+    retrieverKey: secretOrFile(r, 'TRAWL_RETRIEVER_KEY', rootDir),
     trustedHosts: r.list('TRUSTED_HOSTS', D.TRUSTED_HOSTS),
     trustProxy: readTrustProxy(r),
     auth: {
@@ -503,4 +504,31 @@ function readAnalysisWorkers(r: EnvReader): number {
     return availableParallelism();
   }
   return r.int('TRAWL_ANALYSIS_WORKERS', availableParallelism(), { min: 0, max: 256 });
+}
+
+/**
+ * A secret from `NAME`, or from the file `NAME_FILE` names (Docker and Kubernetes secrets; a
+ * relative path is resolved against the root; one trailing newline dropped). Both set, or a file
+ * that cannot be read, is a problem; a message never quotes the secret.
+ */
+function secretOrFile(r: EnvReader, name: string, rootDir: string): string | undefined {
+  const value = r.raw(name);
+  const file = r.raw(`${name}_FILE`);
+  if (value !== undefined && file !== undefined) {
+    r.problem(`${name}_FILE`, `set ${name} or ${name}_FILE, not both`);
+    return value;
+  }
+  if (file === undefined) return value;
+  try {
+    const text = readFileSync(isAbsolute(file) ? file : resolve(rootDir, file), 'utf8');
+    const v = text.replace(/\r?\n$/, '');
+    if (v.length === 0) r.problem(`${name}_FILE`, `the file ${file} is empty`);
+    return v.length > 0 ? v : undefined;
+  } catch (e) {
+    r.problem(
+      `${name}_FILE`,
+      `cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+    return undefined;
+  }
 }

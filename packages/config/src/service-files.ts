@@ -6,7 +6,7 @@ import type { AppConfig } from './app-config.ts';
 import { contentVersion } from './canonical.ts';
 import { ConfigError, type ConfigProblem } from './errors.ts';
 import { unknownKeys } from './unknown-keys.ts';
-import { checkWorkflows, workflowContextFor } from './validate-workflows.ts';
+import { type CheckReferences, checkWorkflows, workflowContextFor } from './validate-workflows.ts';
 
 export interface LoadedFiles {
   service: ServiceConfigFile;
@@ -25,6 +25,8 @@ export interface LoadedFiles {
 export interface LoadServiceFilesOptions {
   /** Compiles a CEL expression (the workflow engine provides it): an error message or undefined. */
   checkCondition?: (expr: string) => string | undefined;
+  /** Checks what a condition names (the engine's checkConditionReferences). */
+  checkReferences?: CheckReferences;
   /** Analyzer ids available besides those declared in service.yaml (e.g. the built-in ones). */
   knownAnalyzers?: Iterable<string>;
   /** Context provider ids available besides those declared in service.yaml. */
@@ -96,6 +98,7 @@ export function loadServiceFiles(
       const check = checkWorkflows(list, {
         ...(service ? workflowContextFor(service, opts) : {}),
         ...(opts.checkCondition ? { checkCondition: opts.checkCondition } : {}),
+        ...(opts.checkReferences ? { checkReferences: opts.checkReferences } : {}),
         pathPrefix: '/workflows',
       });
       workflows = check.workflows;

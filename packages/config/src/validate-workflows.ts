@@ -16,11 +16,26 @@ export interface WorkflowValidationContext {
   disabledProviders?: Iterable<string>;
   /** Compiles a CEL expression: an error message, or undefined when it compiles. */
   checkCondition?: (expr: string) => string | undefined;
+  /**
+   * Checks the stages, analyzers and providers a condition names (the workflow engine's
+   * checkConditionReferences): one message per problem, each naming its line and column.
+   */
+  checkReferences?: CheckReferences;
   /** Named in every problem (`file`). */
   file?: string;
   /** JSON pointer prefix of the list (default ''); problems are `<prefix>/<index>/...`. */
   pathPrefix?: string;
 }
+
+/** What the stage holding a condition may refer to (the engine's ReferenceScope). */
+export interface ConditionScope {
+  stages: ReadonlyMap<string, { analyzers: readonly string[]; providers: readonly string[] }>;
+  /** Transitive dependencies of the stage holding the condition. */
+  upstream: ReadonlySet<string>;
+  self: string;
+}
+
+export type CheckReferences = (expr: string, scope: ConditionScope) => string[];
 
 export interface WorkflowCheck {
   /** The workflows that passed the schema (defaults applied), in order. */
@@ -68,7 +83,7 @@ export function checkWorkflows(
     }
     for (const path of unknownKeys(raw, parsed.data, at)) add(path, 'unknown key');
     workflows.push(parsed.data);
-    checkOne(parsed.data, at, add, sets, ctx.checkCondition);
+    checkOne(parsed.data, at, add, sets, ctx.checkCondition, ctx.checkReferences);
   });
   return { workflows, problems };
 }
@@ -144,6 +159,7 @@ function checkOne(
   add: Add,
   sets: Sets,
   checkCondition: ((expr: string) => string | undefined) | undefined,
+  checkReferences: CheckReferences | undefined,
 ): void {
   const index = new Map<string, number>();
   wf.stages.forEach((s, i) => {
@@ -179,7 +195,30 @@ function checkOne(
     add(`${at}/final_stage_name`, `unknown stage "${wf.final_stage_name}"`);
   }
 
-  const condition = (path: string, expr: string | null | undefined): void => {
+  const stageIds = new Map(
+    wf.stages.map((s) => [
+      s.name,
+      { analyzers: s.analyzers.map((a) => a.id), providers: s.context_providers.map((p) => p.id) },
+    ]),
+  );
+  const upstreamOf = (name: string): Set<string> => {
+    const seen = new Set<string>();
+    const stack = [...(deps.get(name) ?? [])];
+    while (stack.length > 0) {
+      const d = stack.pop() as string;
+      if (seen.has(d)) continue;
+      seen.add(d);
+      stack.push(...(deps.get(d) ?? []));
+    }
+    return seen;
+  };
+
+  const condition = (
+    path: string,
+    expr: string | null | undefined,
+    stage: string,
+    analyzer?: string,
+  ): void => {
     if (expr === undefined || expr === null || checkCondition === undefined) return;
     if (expr.trim() === '') {
       add(path, 'condition is empty');
@@ -191,12 +230,21 @@ function checkOne(
     } catch (e) {
       err = e instanceof Error ? e.message : String(e);
     }
-    if (err !== undefined) add(path, `condition does not compile: ${err}`);
+    if (err !== undefined) {
+      add(path, `condition does not compile: ${err}`);
+      return;
+    }
+    if (checkReferences === undefined) return;
+    const scope: ConditionScope = { stages: stageIds, upstream: upstreamOf(stage), self: stage };
+    const of = analyzer === undefined ? '' : ` analyzer "${analyzer}"`;
+    for (const m of checkReferences(expr, scope)) {
+      add(path, `workflow "${wf.id}", stage "${stage}"${of} condition, ${m}`);
+    }
   };
 
   wf.stages.forEach((s, i) => {
     const sp = `${at}/stages/${i}`;
-    condition(`${sp}/condition`, s.condition);
+    condition(`${sp}/condition`, s.condition, s.name);
     if (s.type !== 'conditional' && s.condition) {
       add(`${sp}/condition`, `only a conditional stage has a condition (type is ${s.type})`);
     }
@@ -213,7 +261,7 @@ function checkOne(
       } else if (sets.analyzers !== undefined && !sets.analyzers.has(a.id)) {
         add(`${ap}/id`, `unknown analyzer "${a.id}"${hint(a.id, sets.analyzers)}`);
       }
-      condition(`${ap}/condition`, a.condition);
+      condition(`${ap}/condition`, a.condition, s.name, a.id);
       const rc = a.retry_config;
       if (rc !== undefined && rc.max_backoff_ms < rc.backoff_ms) {
         add(`${ap}/retry_config/max_backoff_ms`, 'must be at least backoff_ms');

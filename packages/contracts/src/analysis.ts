@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Email } from './email.ts';
+import { Evidence, EvidenceRef } from './evidence.ts';
 import { fastRecord, isObjectLike, SLOW } from './fast-path.ts';
 
 export const Probability = z.number().min(0).max(1);
@@ -64,6 +65,8 @@ export const Indicator = z.object({
   }),
   value: z.string().max(2000),
   confidence: Probability,
+  /** The evidence item the indicator is about (set by the platform when the result is stored). */
+  evidence: EvidenceRef.optional(),
 });
 export type Indicator = z.infer<typeof Indicator>;
 
@@ -74,6 +77,8 @@ export const AnalysisResult = z.object({
   summary: z.string().max(10_000),
   recommended_action: RecommendedAction,
   indicators: z.array(Indicator).max(1000),
+  /** What the message says and carries (issue 16); added by the platform to a job's result. */
+  evidence: Evidence.optional(),
 });
 export type AnalysisResult = z.infer<typeof AnalysisResult>;
 
@@ -122,7 +127,8 @@ function fastIndicators(v: unknown): Indicator[] | typeof SLOW {
       typeof value !== 'string' ||
       value.length > 2000 ||
       !isProbability(confidence) ||
-      !('type' in it && 'value' in it && 'confidence' in it)
+      !('type' in it && 'value' in it && 'confidence' in it) ||
+      'evidence' in it
     ) {
       return SLOW;
     }
@@ -142,6 +148,7 @@ function fastAnalyzerAnswer(v: unknown): AnalyzerAnswer | typeof SLOW {
   const confidence = v.confidence;
   if (typeof isPhishing !== 'boolean' || !isProbability(confidence)) return SLOW;
   if (!('is_phishing' in v && 'confidence' in v && 'indicators' in v)) return SLOW;
+  if ('evidence' in v) return SLOW;
   const threat = optionalMember<ThreatLevel>(v, 'threat_level', THREAT_LEVEL_SET);
   const action = optionalMember<RecommendedAction>(v, 'recommended_action', RECOMMENDED_ACTION_SET);
   if (threat === SLOW || action === SLOW) return SLOW;

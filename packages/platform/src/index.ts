@@ -28,6 +28,8 @@ export {
   REDACT_PATHS,
   serviceLoggerOptions,
 } from './service-logger.ts';
+export type * from './store/classifier-repository.ts';
+export { createClassifierRepository } from './store/classifier-repository.ts';
 export { createStore } from './store/create-store.ts';
 export {
   loadMigrations,

@@ -1,5 +1,6 @@
 import {
   type AnalyzerAnswer,
+  credentialDeriver,
   type Email,
   EnrichmentResult,
   type EnrichRequest,
@@ -21,7 +22,11 @@ export interface PluginTargets {
 }
 
 export interface PluginClientOptions extends PluginTargets {
-  /** Sent as X-Internal-API-Key on every call when set. */
+  /**
+   * The platform key (`INTERNAL_API_KEY`). It never leaves this process: each plugin is sent its
+   * own credential derived from it (`plugin:<id>`, see @trawl/contracts credentials.ts) as
+   * X-Internal-API-Key, which is what that plugin checks, and the only key it holds.
+   */
   internalApiKey?: string | undefined;
   /** Keep-alive connections per origin (default 32). */
   connections?: number;
@@ -56,9 +61,17 @@ export interface PluginClient extends PluginInvoker {
 interface Resolved {
   origin: string;
   basePath: string;
+  /** Headers of its calls (its own credential). */
+  post: Record<string, string>;
+  get: Record<string, string>;
 }
 
-function resolveTarget(kind: PluginKind, id: string, t: PluginTarget): Resolved {
+function resolveTarget(
+  kind: PluginKind,
+  id: string,
+  t: PluginTarget,
+  credential: string | undefined,
+): Resolved {
   let u: URL;
   try {
     u = new URL(t.url);
@@ -68,7 +81,13 @@ function resolveTarget(kind: PluginKind, id: string, t: PluginTarget): Resolved 
     });
   }
   const basePath = u.pathname.replace(/\/+$/, '');
-  return { origin: u.origin, basePath };
+  const auth: Record<string, string> = credential ? { 'x-internal-api-key': credential } : {};
+  return {
+    origin: u.origin,
+    basePath,
+    post: { 'content-type': 'application/json', ...auth },
+    get: auth,
+  };
 }
 
 function oneLine(s: string, max = 200): string {
@@ -91,18 +110,25 @@ export function createPluginClient(opts: PluginClientOptions = {}): PluginClient
   let providers = new Map<string, Resolved>();
   let closed = false;
 
-  const baseHeaders: Record<string, string> = { 'content-type': 'application/json' };
-  if (opts.internalApiKey) baseHeaders['x-internal-api-key'] = opts.internalApiKey;
-  const getHeaders: Record<string, string> = {};
-  if (opts.internalApiKey) getHeaders['x-internal-api-key'] = opts.internalApiKey;
+  const derive = opts.internalApiKey ? credentialDeriver(opts.internalApiKey) : undefined;
+  // A plugin id the credentials cannot name gets no credential (its calls are then refused by a
+  // plugin that checks one), never the platform key.
+  const credentialOf = (id: string): string | undefined => {
+    if (!derive) return undefined;
+    try {
+      return derive({ kind: 'plugin', id });
+    } catch {
+      return undefined;
+    }
+  };
 
   function setTargets(t: PluginTargets): void {
     const a = new Map<string, Resolved>();
     const p = new Map<string, Resolved>();
     for (const [id, target] of Object.entries(t.analyzers ?? {}))
-      a.set(id, resolveTarget('analyzer', id, target));
+      a.set(id, resolveTarget('analyzer', id, target, credentialOf(id)));
     for (const [id, target] of Object.entries(t.providers ?? {}))
-      p.set(id, resolveTarget('context_provider', id, target));
+      p.set(id, resolveTarget('context_provider', id, target, credentialOf(id)));
     analyzers = a;
     providers = p;
     const used = new Set([...a.values(), ...p.values()].map((r) => r.origin));
@@ -206,7 +232,7 @@ export function createPluginClient(opts: PluginClientOptions = {}): PluginClient
         res = await poolFor(target.origin).request({
           path: target.basePath + suffix,
           method,
-          headers: method === 'POST' ? baseHeaders : getHeaders,
+          headers: method === 'POST' ? target.post : target.get,
           body: method === 'POST' ? JSON.stringify(payload) : null,
           signal: ac.signal,
           headersTimeout: timeoutMs + 1000,

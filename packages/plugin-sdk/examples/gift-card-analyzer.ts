@@ -31,6 +31,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   await startPlugin(giftCards, {
     port: Number(process.env.PORT ?? 8200),
     gatewayUrl: process.env.TRAWL_GATEWAY_URL, // e.g. http://localhost:8001
-    internalApiKey: process.env.INTERNAL_API_KEY,
+    // its own credential (`pnpm trawl credentials plugin gift-cards`), never INTERNAL_API_KEY
+    internalApiKey: process.env.TRAWL_PLUGIN_KEY,
   });
 }

@@ -27,13 +27,26 @@ import { keyMatches } from './keys.ts';
 import { createPluginMetrics } from './metrics.ts';
 import { sendProblem } from './problem.ts';
 
+/** A plugin's credential, or one per plugin id (a server of several plugins). */
+export type PluginKey = string | ((pluginId: string) => string | undefined);
+
+/** The credential of plugin `id` (undefined: no check, no header). */
+export function pluginKeyOf(key: PluginKey | undefined, id: string): string | undefined {
+  const k = typeof key === 'function' ? key(id) : key;
+  return k === '' ? undefined : k;
+}
+
 /** Where a plugin's raw settings come from, per plugin id (parsed over the schema defaults). */
 export type SettingsSource = Record<string, unknown> | ((id: string) => unknown);
 
 export interface PluginAppOptions {
   plugins: PluginDefinition[];
-  /** When set, `X-Internal-API-Key` must carry it on every `/internal/*` route. */
-  internalApiKey?: string | undefined;
+  /**
+   * The plugin's own credential (`trawl credentials plugin <id>`, docs/plugins.md): when set,
+   * `X-Internal-API-Key` must carry it on every `/internal/*` route. A server of several plugins
+   * gives a function answering each plugin's credential.
+   */
+  internalApiKey?: PluginKey | undefined;
   settingsSource?: SettingsSource;
   /** A pino logger; silent when absent. */
   logger?: FastifyBaseLogger;
@@ -222,11 +235,13 @@ export function createPluginApp(opts: PluginAppOptions): FastifyInstance {
     });
   });
 
-  const requireKey = async (request: FastifyRequest, reply: FastifyReply) => {
-    if (key === undefined || key === '') return;
+  // onRequest: a caller without the plugin's credential is refused before its body is read
+  const requireKey = (id: string) => async (request: FastifyRequest, reply: FastifyReply) => {
+    const expected = pluginKeyOf(key, id);
+    if (expected === undefined) return;
     const raw = request.headers[INTERNAL_KEY_HEADER];
     const presented = Array.isArray(raw) ? raw[0] : raw;
-    if (!keyMatches(presented, key)) {
+    if (!keyMatches(presented, expected)) {
       return sendProblem(request, reply, {
         status: 401,
         code: ERROR_CODES.unauthorized,
@@ -264,7 +279,7 @@ export function createPluginApp(opts: PluginAppOptions): FastifyInstance {
     ) =>
       app.post(
         `${prefix}/internal/${verb}`,
-        { preHandler: requireKey, onResponse },
+        { onRequest: requireKey(def.id), onResponse },
         async (request, reply) => {
           const parsed = parseWith(schema, request.body);
           if (!parsed.ok) {

@@ -11,6 +11,7 @@ export interface SettingsLogger {
 export interface FetchSettingsOptions {
   /** Root of the API gateway, e.g. `http://api-gateway:8001` (with or without `/api/v1`). */
   gatewayUrl: string;
+  /** The plugin's own credential (`trawl credentials plugin <id>`). */
   internalApiKey?: string | undefined;
   id: string;
   /** Retries after the first attempt when the gateway is unreachable or answers 5xx. Default 3. */
@@ -104,7 +105,7 @@ export async function fetchSettings(opts: FetchSettingsOptions): Promise<Fetched
       await res.body?.cancel();
       throw new TrawlError(
         PLUGIN_ERROR_CODES.settingsRejected,
-        `the gateway refused the settings request for '${opts.id}' (HTTP ${res.status}): check INTERNAL_API_KEY`,
+        `the gateway refused the settings request for '${opts.id}' (HTTP ${res.status}): check the plugin's credential (trawl credentials plugin ${opts.id})`,
         { status: 500 },
       );
     }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import { createPluginApp } from './app.ts';
+import { createPluginApp, type PluginKey, pluginKeyOf } from './app.ts';
 import type { PluginDefinition } from './define.ts';
 import { type FetchedSettings, fetchSettings } from './settings-fetch.ts';
 import { resolveSettings } from './settings-resolve.ts';
@@ -11,7 +11,12 @@ export interface StartPluginOptions {
   port: number;
   /** When set, each plugin fetches its settings from the gateway on start. */
   gatewayUrl?: string | undefined;
-  internalApiKey?: string | undefined;
+  /**
+   * The plugin's own credential (`trawl credentials plugin <id>`): sent with its settings fetch,
+   * required on its `/internal/*` routes. Never the platform's `INTERNAL_API_KEY`. A server of
+   * several plugins gives a function answering each one's credential.
+   */
+  internalApiKey?: PluginKey | undefined;
   /** Settings used when no gateway is configured or it is unreachable (per plugin id). */
   localSettings?: Record<string, unknown>;
   retries?: number;
@@ -56,7 +61,7 @@ export async function startPlugin(
       if (opts.gatewayUrl) {
         const fetched = await fetchSettings({
           gatewayUrl: opts.gatewayUrl,
-          internalApiKey: opts.internalApiKey,
+          internalApiKey: pluginKeyOf(opts.internalApiKey, def.id),
           id: def.id,
           def,
           log: logger,
@@ -105,7 +110,7 @@ export async function startPlugin(
           plugins.map(async (def) => {
             const next = await fetchSettings({
               gatewayUrl,
-              internalApiKey: opts.internalApiKey,
+              internalApiKey: pluginKeyOf(opts.internalApiKey, def.id),
               id: def.id,
               def,
               retries: 0,

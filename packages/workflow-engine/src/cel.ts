@@ -56,6 +56,11 @@ function compile(expr: string): Compiled {
   return { ok: true, fn };
 }
 
+/** Parses `expr` in the conditions' environment (throws on a syntax error); for AST walks. */
+export function parseCondition(expr: string): ParseResult {
+  return env.parse(expr);
+}
+
 /** `undefined` when `expr` compiles as a workflow condition; otherwise the error text. */
 export function checkCondition(expr: string): string | undefined {
   const c = compile(expr);

@@ -10,6 +10,7 @@ import {
   Workflow,
 } from '@trawl/contracts';
 import { type CompiledCondition, compileCondition } from './cel.ts';
+import { checkConditionReferences, type ReferenceScope, upstreamStages } from './cel-references.ts';
 import { WORKFLOW_ERROR_CODES } from './errors.ts';
 
 export interface CompiledAnalyzer {
@@ -148,14 +149,44 @@ export function compileWorkflow(w: Workflow, opts: CompileOptions = {}): Compile
     }
   }
 
-  const cond = (expr: string | null | undefined, path: string): CompiledCondition | undefined => {
+  // What each stage's conditions may name: stages upstream of it, and their analyzers/providers.
+  const stageIds = new Map(
+    wf.stages.map((s) => [
+      s.name,
+      { analyzers: s.analyzers.map((a) => a.id), providers: s.context_providers.map((p) => p.id) },
+    ]),
+  );
+  const upstream = upstreamStages(
+    new Map(wf.stages.map((s, i) => [s.name, deps[i]!.map((d) => wf.stages[d]!.name)])),
+  );
+
+  const cond = (
+    expr: string | null | undefined,
+    path: string,
+    stage: string,
+    analyzer?: string,
+  ): CompiledCondition | undefined => {
     if (expr === null || expr === undefined) return undefined;
+    let compiled: CompiledCondition;
     try {
-      return compileCondition(expr);
+      compiled = compileCondition(expr);
     } catch (e) {
       problems.push({ path, message: `condition does not compile: ${(e as Error).message}` });
       return undefined;
     }
+    const scope: ReferenceScope = {
+      stages: stageIds,
+      upstream: upstream.get(stage) ?? new Set(),
+      self: stage,
+    };
+    for (const m of checkConditionReferences(expr, scope)) {
+      const of = analyzer === undefined ? '' : ` analyzer "${analyzer}"`;
+      problems.push({
+        path,
+        message: `workflow "${wf.id}", stage "${stage}"${of} condition, ${m}`,
+      });
+    }
+    return compiled;
   };
 
   const stages: CompiledStage[] = wf.stages.map((s, i) => {
@@ -175,7 +206,7 @@ export function compileWorkflow(w: Workflow, opts: CompileOptions = {}): Compile
       }
       return {
         ref: a,
-        condition: cond(a.condition, `/stages/${i}/analyzers/${j}/condition`),
+        condition: cond(a.condition, `/stages/${i}/analyzers/${j}/condition`, s.name, a.id),
         maxAttempts: a.failure_strategy === 'retry' ? retry.max_attempts : 1,
         retry,
       };
@@ -208,7 +239,7 @@ export function compileWorkflow(w: Workflow, opts: CompileOptions = {}): Compile
       stage: s,
       deps: deps[i]!,
       dependents: [],
-      condition: cond(s.condition, `/stages/${i}/condition`),
+      condition: cond(s.condition, `/stages/${i}/condition`, s.name),
       analyzers,
       providers: s.context_providers,
     };

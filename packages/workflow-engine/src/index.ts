@@ -8,6 +8,14 @@ export {
 export { backoffDelay } from './backoff.ts';
 export { type CompiledCondition, checkCondition, compileCondition } from './cel.ts';
 export { createCelEnvironment, linearRegExp } from './cel-matches.ts';
+export {
+  type ConditionPosition,
+  type ConditionReference,
+  checkConditionReferences,
+  conditionReferences,
+  type ReferenceScope,
+  upstreamStages,
+} from './cel-references.ts';
 export { type Clock, realClock } from './clock.ts';
 export {
   type CompiledAnalyzer,

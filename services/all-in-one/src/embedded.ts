@@ -137,7 +137,7 @@ export async function startEmbedded(cfg: AppConfig, opts: EmbeddedOptions = {}):
     closers.push(() => cache.close());
 
     // Configuration and plugins.
-    const builtins = builtinPlugins({ senders: store.senders });
+    const builtins = builtinPlugins({ senders: store.senders, classifier: store.classifier });
     const known = {
       analyzers: Object.values(builtins)
         .filter((p) => p.kind === 'analyzer')

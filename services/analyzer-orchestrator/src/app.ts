@@ -30,6 +30,7 @@ import { createAnalyzerCache } from './analyzer-cache.ts';
 import type { ConfigSource } from './config-snapshot.ts';
 import { createEngineDeps } from './engine-deps.ts';
 import { ORCHESTRATOR_ERROR_CODES } from './errors.ts';
+import { attachEvidence } from './evidence.ts';
 import { createMetrics, type OrchestratorMetrics } from './metrics.ts';
 
 export const SERVICE_NAME = 'analyzer-orchestrator';
@@ -429,6 +430,13 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
       return;
     }
 
+    // The evidence (issue 16): in a completed job's result, and the search terms of the job.
+    const withEv = attachEvidence(email, outcome, { authservIds: snapshot.authservIds });
+    if (withEv.error !== undefined) {
+      jlog.error({ err: errText(withEv.error) }, 'could not build the evidence: stored without it');
+    }
+    outcome = withEv.outcome;
+
     // One statement (shared with the jobs finishing in the same event-loop turn) stores the result,
     // records the sender history (it feeds the sender-history context provider) and answers the
     // stored job for the cache and the event.
@@ -438,6 +446,7 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
         store.jobs.finish({
           job_id: msg.job_id,
           outcome,
+          ...(withEv.terms ? { terms: withEv.terms } : {}),
           sender: store.senders
             ? {
                 address: email.headers.sender,

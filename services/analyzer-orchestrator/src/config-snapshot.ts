@@ -14,6 +14,11 @@ export interface ConfigSnapshot {
   analyzerCacheTtl(id: string): number;
   /** Version of one analyzer's configuration (part of its cache key). */
   analyzerVersion(id: string): string;
+  /**
+   * The authserv-ids whose Authentication-Results are trusted (the headers analyzer's
+   * `authserv_ids` setting): the evidence reads the results as the analyzer does.
+   */
+  authservIds?: readonly string[];
 }
 
 /** What the orchestrator reads its configuration from. */
@@ -49,8 +54,14 @@ export function snapshotFromFiles(input: SnapshotInput): ConfigSnapshot {
     const t = ttlOf(e.settings);
     if (t > 0 || !ttls.has(id)) ttls.set(id, t);
   }
+  const authserv = (service.analyzers.headers?.settings?.authserv_ids ??
+    service.plugins.analyzers.headers?.settings?.authserv_ids) as unknown;
+  const authservIds = Array.isArray(authserv)
+    ? authserv.filter((x): x is string => typeof x === 'string').slice(0, 50)
+    : [];
   return Object.freeze({
     version: input.version,
+    authservIds,
     workflows,
     thresholds: service.verdict.thresholds,
     analyzerTimeoutMs: service.analyzer.timeout_ms,

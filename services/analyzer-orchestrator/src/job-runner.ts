@@ -5,6 +5,7 @@ import { type RunOutcome, runWorkflow } from '@trawl/workflow-engine';
 import { createAnalyzerCache } from './analyzer-cache.ts';
 import type { ConfigSource } from './config-snapshot.ts';
 import { createEngineDeps } from './engine-deps.ts';
+import { attachEvidence } from './evidence.ts';
 import type { OrchestratorMetrics } from './metrics.ts';
 
 export interface JobRunnerDeps {
@@ -28,7 +29,7 @@ export function createJobRunner(deps: JobRunnerDeps) {
     const snapshot = deps.config.getConfig();
     const wf = snapshot.workflows.get(workflowId);
     if (!wf) return undefined;
-    return runWorkflow(
+    const outcome = await runWorkflow(
       wf,
       email,
       createEngineDeps({
@@ -40,6 +41,9 @@ export function createJobRunner(deps: JobRunnerDeps) {
       }),
       { ...(opts.signal ? { signal: opts.signal } : {}), configVersion: snapshot.version },
     );
+    // as the orchestrator stores it: a completed result carries the message's evidence
+    if (outcome.status !== 'completed') return outcome;
+    return attachEvidence(email, outcome, { authservIds: snapshot.authservIds }).outcome;
   };
 }
 export type JobRunner = ReturnType<typeof createJobRunner>;

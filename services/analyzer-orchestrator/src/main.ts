@@ -29,7 +29,7 @@ import {
   migrate,
 } from '@trawl/platform';
 import { createPluginClient, type PluginInvoker, pluginTargets } from '@trawl/plugin-client';
-import { checkCondition } from '@trawl/workflow-engine';
+import { checkCondition, checkConditionReferences } from '@trawl/workflow-engine';
 import { pino } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { buildOrchestrator } from './app.ts';
@@ -48,7 +48,10 @@ async function main(): Promise<void> {
   const builtinBase = `http://${cfg.analyzersHost}:${cfg.analyzersPort}`;
 
   const load = (): { snapshot: ConfigSnapshot; files: ReturnType<typeof loadServiceFiles> } => {
-    const files = loadServiceFiles(cfg, { checkCondition });
+    const files = loadServiceFiles(cfg, {
+      checkCondition,
+      checkReferences: checkConditionReferences,
+    });
     return {
       files,
       snapshot: snapshotFromFiles({
@@ -87,7 +90,7 @@ async function main(): Promise<void> {
       });
     }
     const local = createEmbeddedInvoker({
-      builtins: builtinPlugins({ senders: store.senders }),
+      builtins: builtinPlugins({ senders: store.senders, classifier: store.classifier }),
       service: () => service,
       internalApiKey: cfg.internalApiKey,
       pool,

@@ -42,7 +42,9 @@ const sql = createPgClient({
   applicationName: 'trawl-analyzers',
 });
 const store = createStore(sql);
-const plugins = Object.values(builtinPlugins({ senders: store.senders }));
+const plugins = Object.values(
+  builtinPlugins({ senders: store.senders, classifier: store.classifier }),
+);
 const platformKey = config.internalApiKey;
 const derive = platformKey ? credentialDeriver(platformKey) : () => '';
 const host = '0.0.0.0';

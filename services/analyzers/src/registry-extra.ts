@@ -1,5 +1,6 @@
-import type { SenderHistoryRepository } from '@trawl/platform';
+import type { ClassifierRepository, SenderHistoryRepository } from '@trawl/platform';
 import type { PluginDefinition } from '@trawl/plugin-sdk';
+import { createClassifierAnalyzer } from './classifier/index.ts';
 import { contextAnalyzer } from './context/index.ts';
 import { createDirectoryProvider } from './directory/index.ts';
 import { llmAnalyzer } from './llm/index.ts';
@@ -9,6 +10,8 @@ import { createThreatIntelProvider, intelAnalyzer } from './threat-intel/index.t
 export interface ExtraPluginDeps {
   /** The sender history store; without one `sender-history` answers `available: false`. */
   senders?: SenderHistoryRepository | undefined;
+  /** The learnt classifier's state; without one `classifier` abstains. */
+  classifier?: Pick<ClassifierRepository, 'totals' | 'counts'> | undefined;
 }
 
 /**
@@ -23,6 +26,9 @@ export function extraPlugins(deps: ExtraPluginDeps = {}): Record<string, PluginD
     'sender-history': createSenderHistoryProvider({ senders: deps.senders }),
     'threat-intel': createThreatIntelProvider(),
     intel: intelAnalyzer,
+    ...(deps.classifier
+      ? { classifier: createClassifierAnalyzer({ source: deps.classifier }) }
+      : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { AnalyzerDefinition, PluginDefinition } from '@trawl/plugin-sdk';
 import { analyzer as attachments } from './attachments/index.ts';
+import { analyzer as classifier } from './classifier/index.ts';
 import { analyzer as content } from './content/index.ts';
 import { analyzer as headers } from './headers/index.ts';
 import { analyzer as rules } from './rules/index.ts';
@@ -24,4 +25,7 @@ export const offlineAnalyzers: Record<string, AnalyzerDefinition<any>> = {
  */
 export const builtinAnalyzers: Record<string, PluginDefinition> = {
   ...offlineAnalyzers,
+  // without a store it abstains; registry-extra.ts gives the one that reads the learnt state (it
+  // is not among the offline analyzers: the analysis worker threads have no store)
+  classifier,
 };

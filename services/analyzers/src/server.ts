@@ -1,4 +1,4 @@
-import type { SenderHistoryRepository } from '@trawl/platform';
+import type { ClassifierRepository, SenderHistoryRepository } from '@trawl/platform';
 import {
   createPluginApp,
   type PluginAppOptions,
@@ -12,6 +12,8 @@ import { extraPlugins } from './registry-extra.ts';
 export interface AnalyzersAppDeps {
   /** Sender history store for the `sender-history` provider. */
   senders?: SenderHistoryRepository | undefined;
+  /** The learnt classifier's state for the `classifier` analyzer (it abstains without one). */
+  classifier?: Pick<ClassifierRepository, 'totals' | 'counts'> | undefined;
   /** Raw settings per plugin id (from the gateway or config/service.yaml); defaults otherwise. */
   settings?: SettingsSource;
   internalApiKey?: string | undefined;
@@ -23,9 +25,12 @@ export interface AnalyzersAppDeps {
 
 /** Every built-in analyzer and context provider, by id. */
 export function builtinPlugins(
-  deps: Pick<AnalyzersAppDeps, 'senders'> = {},
+  deps: Pick<AnalyzersAppDeps, 'senders' | 'classifier'> = {},
 ): Record<string, PluginDefinition> {
-  return { ...builtinAnalyzers, ...extraPlugins({ senders: deps.senders }) };
+  return {
+    ...builtinAnalyzers,
+    ...extraPlugins({ senders: deps.senders, classifier: deps.classifier }),
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { ServiceConfigFile } from '@trawl/contracts';
 import { ATTACHMENTS_SYMBOLS } from './attachments/symbols.ts';
+import { CLASSIFIER_SYMBOLS } from './classifier/symbols.ts';
 import { CONTENT_SYMBOLS } from './content/symbols.ts';
 import { HEADERS_SYMBOLS } from './headers/symbols.ts';
 import { compileRuleText } from './rules/rule-file.ts';
@@ -35,6 +36,7 @@ const BUILT_IN: Record<string, SymbolDefs> = {
   content: CONTENT_SYMBOLS,
   attachments: ATTACHMENTS_SYMBOLS,
   intel: INTEL_SYMBOLS,
+  classifier: CLASSIFIER_SYMBOLS,
 };
 
 /**

@@ -1,7 +1,12 @@
 import type { AppConfig, LoadedFiles } from '@trawl/config';
 import { loadServiceFiles } from '@trawl/config';
 import { TrawlError } from '@trawl/contracts';
-import { type CompiledWorkflow, checkCondition, compileWorkflow } from '@trawl/workflow-engine';
+import {
+  type CompiledWorkflow,
+  checkCondition,
+  checkConditionReferences,
+  compileWorkflow,
+} from '@trawl/workflow-engine';
 import type { ConfigSnapshot } from './config-state.ts';
 
 export interface FileLoaderOptions {
@@ -64,6 +69,7 @@ export function loadSnapshot(
 ): ConfigSnapshot<CompiledWorkflow> {
   const files = loadServiceFiles(cfg, {
     checkCondition,
+    checkReferences: checkConditionReferences,
     ...(opts.knownAnalyzers ? { knownAnalyzers: opts.knownAnalyzers } : {}),
     ...(opts.knownProviders ? { knownProviders: opts.knownProviders } : {}),
   });

@@ -13,7 +13,10 @@ export const GATEWAY_ERRORS = {
   unsupportedGrant: 'TRAWL_ERR_AUTH_UNSUPPORTED_GRANT',
   unsupportedMediaType: 'TRAWL_ERR_GATEWAY_UNSUPPORTED_MEDIA_TYPE',
   badRequest: 'TRAWL_ERR_GATEWAY_BAD_REQUEST',
+  badQuery: 'TRAWL_ERR_GATEWAY_BAD_QUERY',
   routeWithoutAccess: 'TRAWL_ERR_GATEWAY_ROUTE_WITHOUT_ACCESS',
+  notOwner: 'TRAWL_ERR_AUTH_NOT_OWNER',
+  notRetriever: 'TRAWL_ERR_AUTH_NOT_RETRIEVER',
   userExists: 'TRAWL_ERR_USER_EXISTS',
   lastAdmin: 'TRAWL_ERR_USER_LAST_ADMIN',
   brokerUnavailable: 'TRAWL_ERR_BROKER_UNAVAILABLE',
@@ -30,8 +33,11 @@ export class UnauthorizedError extends TrawlError {
 }
 
 export class ForbiddenError extends TrawlError {
-  constructor(message = 'your role does not allow this action') {
-    super(GATEWAY_ERRORS.forbidden, message, { status: 403 });
+  constructor(
+    message = 'your role does not allow this action',
+    code: string = GATEWAY_ERRORS.forbidden,
+  ) {
+    super(code, message, { status: 403 });
   }
 }
 
@@ -44,6 +50,17 @@ export class NotFoundError extends BadInputError {
 export class ValidationError extends BadInputError {
   constructor(problems: ValidationProblem[], message = 'the request is not valid') {
     super(GATEWAY_ERRORS.validation, message, { status: 422, problems });
+  }
+}
+
+/** An unknown or malformed query parameter (a list's filters): 400, each problem naming it. */
+export class BadQueryError extends BadInputError {
+  constructor(problems: ValidationProblem[]) {
+    const names = [...new Set(problems.map((p) => p.path.replace(/^\/query\/?/, '') || '?'))];
+    super(GATEWAY_ERRORS.badQuery, `invalid query parameter: ${names.join(', ')}`, {
+      status: 400,
+      problems,
+    });
   }
 }
 

@@ -1,5 +1,11 @@
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
-import { IngestRequest, type MailRetrievers, type Topology, toProblems } from '@trawl/contracts';
+import { randomUUID } from 'node:crypto';
+import {
+  IngestRequest,
+  type MailRetrievers,
+  type Topology,
+  toProblems,
+  verifyCredential,
+} from '@trawl/contracts';
 import type { Broker, Cache } from '@trawl/platform';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -49,7 +55,11 @@ export interface MailOrchestratorDeps {
   retrievers: MailRetrievers;
   /** The gateway: a client, or its base URL (the internal key is `internalApiKey`). */
   gateway: GatewayClient | { baseUrl: string; workflowId?: string };
-  /** Sent to the gateway and to retrievers; required on POST /internal/ingest. */
+  /**
+   * The platform key (INTERNAL_API_KEY). Never sent: each retriever gets its own credential
+   * derived from it, messages go to the gateway with their retriever's credential, job reads with
+   * the mail orchestrator's own; POST /internal/ingest takes a retriever's credential only.
+   */
   internalApiKey: string;
   broker: Broker;
   topology: Topology;
@@ -75,12 +85,6 @@ export interface MailOrchestrator {
   app: FastifyInstance;
   metrics: MailMetrics;
   registry: Registry;
-}
-
-function keysEqual(a: string, b: string): boolean {
-  const ha = createHash('sha256').update(a).digest();
-  const hb = createHash('sha256').update(b).digest();
-  return timingSafeEqual(ha, hb);
 }
 
 function problem(status: number, code: string, title: string, detail: string, extra: object = {}) {
@@ -224,8 +228,10 @@ export function buildMailOrchestrator(deps: MailOrchestratorDeps): MailOrchestra
   });
 
   app.post('/internal/ingest', async (request, reply) => {
+    // A retriever pushes as itself: its own credential names it (constant-time MAC check).
     const key = request.headers['x-internal-api-key'];
-    if (typeof key !== 'string' || !keysEqual(key, deps.internalApiKey)) {
+    const party = typeof key === 'string' ? verifyCredential(deps.internalApiKey, key) : null;
+    if (party?.kind !== 'retriever') {
       return reply
         .code(401)
         .type('application/problem+json')
@@ -234,7 +240,7 @@ export function buildMailOrchestrator(deps: MailOrchestratorDeps): MailOrchestra
             401,
             MAIL_ERRORS.unauthorized,
             'Unauthorized',
-            'a valid X-Internal-API-Key is required',
+            "a retriever's own credential is required in X-Internal-API-Key",
           ),
         );
     }
@@ -269,7 +275,20 @@ export function buildMailOrchestrator(deps: MailOrchestratorDeps): MailOrchestra
           ),
         );
     }
-    const retriever = parsed.data.retriever ?? 'push';
+    if (parsed.data.retriever !== undefined && parsed.data.retriever !== party.id) {
+      return reply
+        .code(403)
+        .type('application/problem+json')
+        .send(
+          problem(
+            403,
+            MAIL_ERRORS.forbidden,
+            'Forbidden',
+            `the credential of retriever:${party.id} pushes mail only as itself`,
+          ),
+        );
+    }
+    const retriever = party.id;
     const results: { id: string; status: Outcome['kind']; job_id?: string; detail?: string }[] = [];
     for (const m of parsed.data.messages) {
       const out = await processor.process(retriever, m);

@@ -13,8 +13,10 @@ export const MAIL_ERRORS = {
    * route or media type): a configuration error; nothing is acked, the message is retried.
    */
   gatewayRefused: 'TRAWL_ERR_MAIL_GATEWAY_REFUSED',
-  /** POST /internal/ingest without a valid internal key. */
+  /** POST /internal/ingest without a retriever's own valid credential. */
   unauthorized: 'TRAWL_ERR_MAIL_UNAUTHORIZED',
+  /** POST /internal/ingest naming another retriever than the credential's. */
+  forbidden: 'TRAWL_ERR_MAIL_FORBIDDEN',
   /** POST /internal/ingest with a body that is not an IngestRequest. */
   badRequest: 'TRAWL_ERR_MAIL_BAD_REQUEST',
   /** The orchestrator is stopping. */

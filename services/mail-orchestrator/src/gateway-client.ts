@@ -1,4 +1,4 @@
-import { ERROR_CODES, Job, JobList, SubmitResponse } from '@trawl/contracts';
+import { credentialDeriver, ERROR_CODES, Job, JobList, SubmitResponse } from '@trawl/contracts';
 import { MAIL_ERROR_CODES } from '@trawl/mail';
 import { z } from 'zod';
 import { GatewayAuthError, GatewayRefusedError, GatewayUnavailableError } from './errors.ts';
@@ -7,6 +7,11 @@ import { failureText, type HttpAnswer, httpCall, jsonOf } from './http.ts';
 export interface GatewayClientOptions {
   /** Base URL of the api-gateway, e.g. http://api-gateway:8000 */
   baseUrl: string;
+  /**
+   * The platform key. It is never sent: a message goes with the credential of the retriever it
+   * came from (`retriever:<name>`: the gateway binds its origin to it), job reads with the mail
+   * orchestrator's own (`service:mail-orchestrator`). See docs/security.md.
+   */
   internalApiKey: string;
   timeoutMs: number;
   /** Query workflow_id for raw submissions (default: the gateway's default workflow). */
@@ -102,17 +107,23 @@ export interface GatewayClient {
 
 export function createGatewayClient(o: GatewayClientOptions): GatewayClient {
   const base = o.baseUrl.replace(/\/+$/, '');
-  const auth = { 'x-internal-api-key': o.internalApiKey };
+  const derive = credentialDeriver(o.internalApiKey);
+  const own = { 'x-internal-api-key': derive({ kind: 'service', id: 'mail-orchestrator' }) };
 
   async function call(
     method: 'GET' | 'POST',
     path: string,
-    extra: { headers?: Record<string, string>; body?: Buffer; signal?: AbortSignal | undefined },
+    extra: {
+      headers?: Record<string, string>;
+      body?: Buffer;
+      signal?: AbortSignal | undefined;
+      auth?: Record<string, string>;
+    },
   ) {
     try {
       return await httpCall(`${base}${path}`, {
         method,
-        headers: { ...auth, ...extra.headers },
+        headers: { ...(extra.auth ?? own), ...extra.headers },
         ...(extra.body ? { body: extra.body } : {}),
         timeoutMs: o.timeoutMs,
         signal: extra.signal,
@@ -125,7 +136,15 @@ export function createGatewayClient(o: GatewayClientOptions): GatewayClient {
   return {
     async submitRaw(raw, origin, signal) {
       const q = o.workflowId ? `?workflow_id=${encodeURIComponent(o.workflowId)}` : '';
+      let credential: string;
+      try {
+        credential = derive({ kind: 'retriever', id: origin.retriever });
+      } catch {
+        // a retriever name no credential can carry (over 128 characters): configuration
+        throw new GatewayAuthError(403, 'TRAWL_ERR_AUTH_NOT_RETRIEVER');
+      }
       const res = await call('POST', `/api/v1/analyze/raw${q}`, {
+        auth: { 'x-internal-api-key': credential },
         headers: {
           'content-type': 'message/rfc822',
           // Passed through to the job's origin once the gateway accepts them (see docs/mail-ingestion.md).

@@ -1,5 +1,6 @@
 import {
   type AckRequest,
+  deriveCredential,
   FetchResponse,
   type RetrievedMessage,
   type VerdictRequest,
@@ -10,7 +11,10 @@ import { failureText, httpCall, jsonOf } from './http.ts';
 export interface RetrieverClientOptions {
   name: string;
   url: string;
-  /** Sent as X-Internal-API-Key (retrievers should check it). */
+  /**
+   * The platform key: never sent. The retriever is sent its own credential derived from it
+   * (`retriever:<name>`), which is what it checks.
+   */
   internalApiKey?: string | undefined;
   timeoutMs: number;
 }
@@ -19,9 +23,13 @@ export interface RetrieverClientOptions {
 export class RetrieverClient {
   readonly name: string;
   private readonly base: string;
+  private readonly credential: string | undefined;
   constructor(private readonly o: RetrieverClientOptions) {
     this.name = o.name;
     this.base = o.url.replace(/\/+$/, '');
+    this.credential = o.internalApiKey
+      ? deriveCredential(o.internalApiKey, { kind: 'retriever', id: o.name })
+      : undefined;
   }
 
   private async post(
@@ -31,7 +39,7 @@ export class RetrieverClient {
     signal?: AbortSignal,
   ): Promise<unknown> {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (this.o.internalApiKey) headers['x-internal-api-key'] = this.o.internalApiKey;
+    if (this.credential) headers['x-internal-api-key'] = this.credential;
     let res: Awaited<ReturnType<typeof httpCall>>;
     try {
       res = await httpCall(`${this.base}${path}`, {

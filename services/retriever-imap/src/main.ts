@@ -24,11 +24,24 @@ async function main(): Promise<void> {
   // TRAWL_RETRIEVER_IMAP_HOST / _PORT: read by @trawl/config (docker/healthcheck.mjs uses the port).
   const { host, port } = cfg.retrieverImap;
   const logger = createServiceLogger('retriever-imap', cfg.pinoLevel);
-  if (!cfg.internalApiKey)
-    logger.warn('INTERNAL_API_KEY is not set: /internal/* is open to anyone who can reach it');
+  // Its own credential (`trawl credentials retriever <name>`), never the platform key: with that
+  // one a retriever could speak for every other retriever and read every plugin's settings.
+  if (cfg.internalApiKey) {
+    exitWithProblems(
+      new ConfigError([
+        {
+          path: 'INTERNAL_API_KEY',
+          message:
+            'the platform key must not be given to a retriever: set TRAWL_RETRIEVER_KEY to its own credential (trawl credentials retriever <name>) instead',
+        },
+      ]),
+    );
+  }
+  if (!cfg.retrieverKey)
+    logger.warn('TRAWL_RETRIEVER_KEY is not set: /internal/* is open to anyone who can reach it');
   const service = createImapRetriever(settings.value, {
     logger,
-    internalApiKey: cfg.internalApiKey,
+    internalApiKey: cfg.retrieverKey,
     version: version(),
   });
   service.start();

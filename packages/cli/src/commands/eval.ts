@@ -31,7 +31,7 @@ export async function symbolsCommand(ctx: Ctx, args: string[]): Promise<number> 
   return analyzersTool(ctx, 'symbols.ts', args);
 }
 
-async function analyzersTool(ctx: Ctx, bin: string, args: string[]): Promise<number> {
+export async function analyzersTool(ctx: Ctx, bin: string, args: string[]): Promise<number> {
   const root = repoRoot(ctx.io.cwd) ?? repoRoot(new URL('.', import.meta.url).pathname);
   const tool = root ? join(root, 'services/analyzers/src/bin', bin) : undefined;
   if (!root || !tool || !existsSync(tool)) {

@@ -174,3 +174,116 @@ describe('formatJob', () => {
     expect(text).toContain('1 more');
   });
 });
+
+describe('job search and evidence', () => {
+  it('jobs: filter flags become query parameters, and the next-page hint keeps them', async () => {
+    const h = harness((req) => {
+      if (new URL(req.url).pathname === '/auth/token') return json({ access_token: 'A' });
+      return json({ items: [completed], next_cursor: 'CUR1' });
+    });
+    await run(['login', '--url', 'http://t.example:1', '--user', 'a', '--password-stdin'], h.io);
+    const code = await run(
+      [
+        'jobs',
+        '--phishing',
+        '--sender',
+        'bank.example',
+        '--subject',
+        'account locked',
+        '--url-domain',
+        't.co',
+        '--since',
+        '2026-11-01',
+        '--limit',
+        '5',
+      ],
+      h.io,
+    );
+    expect(code).toBe(EXIT.ok);
+    const q = new URL(h.requests.at(-1)?.url ?? '').searchParams;
+    expect(Object.fromEntries(q)).toEqual({
+      is_phishing: 'true',
+      sender: 'bank.example',
+      subject: 'account locked',
+      url_domain: 't.co',
+      since: '2026-11-01',
+      limit: '5',
+    });
+    expect(h.err.join('')).toContain(
+      "more: trawl jobs --phishing --sender bank.example --subject 'account locked' --url-domain t.co --since 2026-11-01 --limit 5 --cursor CUR1",
+    );
+  });
+
+  it('job: shows the evidence and what each indicator is about', () => {
+    const text = formatJob(
+      {
+        ...completed,
+        result: {
+          ...completed.result,
+          indicators: [
+            {
+              type: 'url_shortener',
+              value: 'shortened link via t.co',
+              confidence: 0.5,
+              evidence: { kind: 'url', index: 0 },
+            },
+          ],
+          evidence: {
+            message: {
+              subject: 'Your account is locked',
+              from: { address: 'x@bank.example', display_name: 'Bank' },
+              reply_to: ['drop@else.example'],
+              to: ['alice@corp.example'],
+              cc: [],
+              bcc: [],
+              date: '2026-11-03T10:00:00Z',
+            },
+            received: {
+              sending_ip: '203.0.113.9',
+              hops: [{ from: 'a.example', by: 'mx.corp.example' }],
+            },
+            auth: {
+              spf: 'fail',
+              dkim: 'none',
+              dmarc: 'fail',
+              arc: 'none_seen',
+              dkim_pass_domains: [],
+              authserv_id: 'mx.corp.example',
+              via_arc: false,
+              verified: true,
+            },
+            urls: [
+              {
+                url: 'https://t.co/x',
+                decoded: 'https://t.co/x',
+                host: 't.co',
+                registrable_domain: 't.co',
+                text: 'Verify',
+                found_in: 'html',
+                element: 'href',
+              },
+            ],
+            attachments: [
+              {
+                filename: 'docs.zip',
+                declared_type: 'application/zip',
+                sniffed_type: 'application/zip',
+                size: 10,
+                sha256: 'a'.repeat(64),
+                contents: ['invoice.pdf.exe'],
+              },
+            ],
+          },
+        },
+      },
+      { evidence: true },
+    );
+    expect(text).toContain('shortened link via t.co  [url #1 t.co]');
+    expect(text).toMatch(/reply-to\s+drop@else\.example/);
+    expect(text).toMatch(/sending ip\s+203\.0\.113\.9/);
+    expect(text).toContain('spf=fail dkim=none dmarc=fail');
+    expect(text).toContain('shown as “Verify”');
+    expect(text).toContain('contains invoice.pdf.exe');
+    expect(text).toContain(`sha256 ${'a'.repeat(64)}`);
+  });
+});

@@ -160,6 +160,33 @@ describe('validateWorkflows', () => {
     ]);
   });
 
+  it('checks what a condition names against the stage, its upstream stages and their analyzers', () => {
+    const seen: Array<[string, string, string[], string[]]> = [];
+    const checkReferences = (
+      expr: string,
+      scope: { stages: ReadonlyMap<string, unknown>; upstream: ReadonlySet<string>; self: string },
+    ) => {
+      seen.push([expr, scope.self, [...scope.upstream].sort(), [...scope.stages.keys()]]);
+      return expr.includes('scroe') ? ['line 1, column 8: unknown stage "scroe"'] : [];
+    };
+    const w = wf([
+      st('score'),
+      st('mid'),
+      st('deep', {
+        type: 'conditional',
+        condition: 'stages.scroe.result.probability > 0.5',
+        analyzers: [{ id: 'b', condition: 'stages.score.result.is_phishing' }],
+      }),
+    ]);
+    expect(messages([w], { ...ctx, checkCondition: () => undefined, checkReferences })).toEqual([
+      '/0/stages/2/condition: workflow "w", stage "deep" condition, line 1, column 8: unknown stage "scroe"',
+    ]);
+    expect(seen).toEqual([
+      ['stages.scroe.result.probability > 0.5', 'deep', ['mid', 'score'], ['score', 'mid', 'deep']],
+      ['stages.score.result.is_phishing', 'deep', ['mid', 'score'], ['score', 'mid', 'deep']],
+    ]);
+  });
+
   it('refuses a condition on a stage that is not conditional', () => {
     expect(messages([wf([st('s', { condition: 'true' })])])).toEqual([
       '/0/stages/0/condition: only a conditional stage has a condition (type is parallel)',

@@ -1,4 +1,5 @@
 import { createAuditRepository } from './audit-repository.ts';
+import { createClassifierRepository } from './classifier-repository.ts';
 import { createConfigVersionRepository } from './config-version-repository.ts';
 import type { JobInsertBatchOptions } from './job-insert-batch.ts';
 import { createJobRepository } from './job-repository.ts';
@@ -26,5 +27,6 @@ export function createStore(sql: SqlClient, opts: StoreOptions = {}): Store {
     audit: createAuditRepository(sql),
     configVersions: createConfigVersionRepository(sql),
     senders: createSenderHistoryRepository(sql),
+    classifier: createClassifierRepository(sql),
   };
 }

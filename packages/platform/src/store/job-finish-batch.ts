@@ -11,7 +11,34 @@ import {
 } from './statement-batch.ts';
 import type { SqlClient } from './types.ts';
 
-const COLUMNS = ['uuid', 'text', 'jsonb', 'jsonb', 'jsonb', 'text', 'text', 'timestamptz', 'int'];
+const COLUMNS = [
+  'uuid',
+  'text',
+  'jsonb',
+  'jsonb',
+  'jsonb',
+  'text',
+  'text',
+  'timestamptz',
+  'int',
+  'jsonb',
+];
+
+/**
+ * Indexes the search terms of the jobs the statement changed (job search, issue 16): the terms the
+ * caller computed (`kind:value`) and the row's workflow and submitter.
+ */
+const INDEX_TERMS = `, indexed AS (
+      INSERT INTO job_terms (kind, value, created_at, job_id)
+      SELECT split_part(x.t, ':', 1), substr(x.t, strpos(x.t, ':') + 1), d.created_at, d.job_id
+      FROM done d, LATERAL (
+        SELECT jsonb_array_elements_text(COALESCE(d.terms, '[]'::jsonb)) AS t
+        UNION ALL SELECT 'wf:' || left(d.workflow_id, 200)
+        UNION ALL SELECT 'by:' || left(d.submitted_by, 200) WHERE d.submitted_by IS NOT NULL
+      ) x
+      WHERE strpos(x.t, ':') > 1
+      ON CONFLICT DO NOTHING
+    )`;
 
 /**
  * completes or fails n unfinished jobs (as `complete` and `fail` do, row by row) and, with `senders`,
@@ -24,7 +51,7 @@ function buildFinishSql(n: number, senders: boolean): string {
     ? `, recorded AS (${senderUpsertSql(`SELECT address, min(domain), min(seen_at), max(seen_at), count(*), sum(phishing)
          FROM done WHERE address IS NOT NULL GROUP BY address ORDER BY address`)})`
     : '';
-  return `WITH v (job_id, status, result, error, trace, address, domain, seen_at, phishing) AS (
+  return `WITH v (job_id, status, result, error, trace, address, domain, seen_at, phishing, terms) AS (
       VALUES ${valuesRows(n, COLUMNS)}
     ), done AS (
       UPDATE jobs AS j SET status = v.status,
@@ -37,8 +64,8 @@ function buildFinishSql(n: number, senders: boolean): string {
       FROM v WHERE j.job_id = v.job_id AND j.status IN ('queued', 'processing')
       RETURNING j.job_id, j.email_id, j.workflow_id, j.created_at, j.started_at, j.completed_at,
         CASE WHEN v.trace IS NULL THEN j.trace END AS kept_trace,
-        v.address, v.domain, v.seen_at, v.phishing
-    )${record}
+        v.address, v.domain, v.seen_at, v.phishing, v.terms, j.submitted_by
+    )${INDEX_TERMS}${record}
     SELECT job_id, email_id, workflow_id, created_at, started_at, completed_at, kept_trace FROM done`;
 }
 const withSendersSql = memoByRows((n) => buildFinishSql(n, true));
@@ -58,6 +85,7 @@ function pushParams(params: unknown[], f: JobFinish, withSender: boolean): void 
     k?.domain ?? null,
     sender?.at ?? null,
     sender?.is_phishing === true ? 1 : 0,
+    f.terms && f.terms.length > 0 ? JSON.stringify(f.terms) : null,
   );
 }
 

@@ -26,6 +26,18 @@ interface JobRow {
 const COLUMNS = `job_id, email_id, workflow_id, status, result, error, trace, created_at, started_at,
   completed_at, ${CURSOR_TS} AS cursor_ts`;
 
+/** A listed job's result leaves its evidence out (one job's read has it): pages stay small. */
+const LIST_COLUMNS = `j.job_id, j.email_id, j.workflow_id, j.status, j.result - 'evidence' AS result,
+  j.error, j.trace,
+  j.created_at, j.started_at, j.completed_at,
+  to_char(j.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_ts`;
+
+/** `kind:value` → [kind, value]. */
+function splitTerm(t: string): [string, string] {
+  const i = t.indexOf(':');
+  return i <= 0 ? ['', t] : [t.slice(0, i), t.slice(i + 1)];
+}
+
 function toJob(r: JobRow): Job {
   const job: Job = {
     job_id: r.job_id,
@@ -64,26 +76,41 @@ export function createJobRepository(
 
     async list(q): Promise<JobPage> {
       const limit = Math.max(1, Math.min(1000, Math.trunc(q.limit)));
-      const where: string[] = [];
+      const f = q.filters ?? {};
+      const status = q.status ?? f.status;
+      const terms = (f.terms ?? []).map(splitTerm);
       const params: unknown[] = [];
-      if (q.status !== undefined) {
-        params.push(q.status);
-        where.push(`status = $${params.length}`);
-      }
+      const p = (v: unknown) => {
+        params.push(v);
+        return `$${params.length}`;
+      };
+      // With terms, the first one drives: its index is read newest first (kind, value, created_at,
+      // job_id) and the others are point lookups on that key; without, the jobs' own indexes.
+      const first = terms[0];
+      const t = first ? 't0' : 'j';
+      const where: string[] = [];
+      if (first) where.push(`t0.kind = ${p(first[0])}`, `t0.value = ${p(first[1])}`);
+      terms.slice(1).forEach(([kind, value], i) => {
+        where.push(`EXISTS (SELECT 1 FROM job_terms t${i + 1} WHERE t${i + 1}.kind = ${p(kind)}
+          AND t${i + 1}.value = ${p(value)} AND t${i + 1}.created_at = ${t}.created_at
+          AND t${i + 1}.job_id = ${t}.job_id)`);
+      });
+      if (status !== undefined) where.push(`j.status = ${p(status)}`);
+      if (f.email_id !== undefined) where.push(`j.email_id = ${p(f.email_id)}`);
+      if (f.since !== undefined) where.push(`${t}.created_at >= ${p(f.since)}::timestamptz`);
+      if (f.until !== undefined) where.push(`${t}.created_at < ${p(f.until)}::timestamptz`);
       if (q.cursor !== undefined) {
         const [ts, id] = decodeCursor(q.cursor, 2) as [string, string];
         if (Number.isNaN(Date.parse(ts)) || !/^[0-9a-f-]{36}$/i.test(id)) {
           throw badCursor();
         }
-        params.push(ts, id);
-        where.push(
-          `(created_at, job_id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`,
-        );
+        where.push(`(${t}.created_at, ${t}.job_id) < (${p(ts)}::timestamptz, ${p(id)}::uuid)`);
       }
-      params.push(limit + 1);
+      const from = first ? 'job_terms t0 JOIN jobs j ON j.job_id = t0.job_id' : 'jobs j';
       const r = await sql.query<JobRow>(
-        `SELECT ${COLUMNS} FROM jobs ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-         ORDER BY created_at DESC, job_id DESC LIMIT $${params.length}`,
+        `SELECT ${LIST_COLUMNS} FROM ${from}
+         ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+         ORDER BY ${t}.created_at DESC, ${t}.job_id DESC LIMIT ${p(limit + 1)}`,
         params,
       );
       const rows = r.rows.slice(0, limit);

@@ -1,4 +1,12 @@
-import type { AnalysisResult, Email, Job, JobError, JobStatus, Trace } from '@trawl/contracts';
+import type {
+  AnalysisResult,
+  Email,
+  Job,
+  JobError,
+  JobSearchFilters,
+  JobStatus,
+  Trace,
+} from '@trawl/contracts';
 
 /**
  * Repositories over SqlClient. Written once, used with PostgreSQL and PGlite alike.
@@ -41,6 +49,11 @@ export type JobOutcome =
 export interface JobFinish {
   job_id: string;
   outcome: JobOutcome;
+  /**
+   * Search terms of the job (`kind:value`, searchTermsOf of @trawl/contracts), indexed when, and
+   * only when, the job changes; its workflow and submitter are added from the row.
+   */
+  terms?: string[] | undefined;
   /** Recorded in the sender history (as `senders.record`) when, and only when, the job changes. */
   sender?: { address: string; at: Date; is_phishing: boolean | null } | undefined;
 }
@@ -64,8 +77,16 @@ export interface JobRepository {
   /** Removes a job that was never published (compensation when the broker refused it). */
   remove(jobId: string): Promise<void>;
   get(jobId: string): Promise<Job | null>;
-  /** Newest first; the cursor is opaque. */
-  list(q: { status?: JobStatus; limit: number; cursor?: string }): Promise<JobPage>;
+  /**
+   * Newest first; the cursor is opaque. `filters` (job search, issue 16) combine with AND; a
+   * filter on terms only finds finished jobs (they are indexed when a job finishes).
+   */
+  list(q: {
+    status?: JobStatus;
+    limit: number;
+    cursor?: string;
+    filters?: JobSearchFilters;
+  }): Promise<JobPage>;
   /**
    * queued|processing → processing with a deadline. Answers false when the job is already completed
    * or failed (a redelivered message for a finished job is not run again) or unknown.
@@ -244,4 +265,5 @@ export interface Store {
   audit: AuditRepository;
   configVersions: ConfigVersionRepository;
   senders: SenderHistoryRepository;
+  classifier: import('./classifier-repository.ts').ClassifierRepository;
 }

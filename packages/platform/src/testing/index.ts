@@ -1,5 +1,6 @@
 export { type BrokerTarget, brokerConformance, waitFor } from './broker-conformance.ts';
 export { type CacheTarget, cacheConformance } from './cache-conformance.ts';
+export { classifierStoreConformance } from './classifier-conformance.ts';
 export { testUrls, uniqueSuffix } from './infra.ts';
 export { type MemoryPlatform, memoryPlatform } from './memory-platform.ts';
 export { closeConnectionsByName, findConnections } from './rabbitmqctl.ts';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AnalysisResult, Email, Trace } from '@trawl/contracts';
+import type { AnalysisResult, Email, JobSearchFilters, Trace } from '@trawl/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStore } from '../store/create-store.ts';
 import { createJobRepository } from '../store/job-repository.ts';
@@ -321,6 +321,72 @@ export function storeConformance(name: string, makeTarget: () => Promise<StoreTa
         expect(failed.items.map((x) => x.job_id)).toEqual([first?.job_id]);
         const queued = await store.jobs.list({ limit: 50, status: 'queued' });
         expect(queued.items).toHaveLength(11);
+      });
+
+      it('searches finished jobs by their terms, newest first, page by page', async () => {
+        await target.sql.query('DELETE FROM jobs');
+        await target.sql.query('DELETE FROM job_terms');
+        const made: { id: string; phishing: boolean }[] = [];
+        for (let i = 0; i < 7; i++) {
+          const j = newJob({ workflow_id: i < 5 ? 'default' : 'deep', submitted_by: 'ann' });
+          await store.jobs.create(j);
+          const phishing = i % 2 === 0;
+          const terms = ['from:billing@example.com', 'from_dom:example.com', 'subj:invoice'];
+          if (phishing) terms.push('phish:true', 'url:evil.example');
+          else terms.push('phish:false');
+          const f = await store.jobs.finish({
+            job_id: j.job_id,
+            outcome: {
+              status: 'completed',
+              result: sampleResult(phishing ? 0.9 : 0.1),
+              trace: sampleTrace,
+            },
+            terms,
+          });
+          expect(f).not.toBeNull();
+          made.push({ id: j.job_id, phishing });
+          await sleep(2);
+        }
+        const unfinished = newJob();
+        await store.jobs.create(unfinished);
+        const newest = made.map((m) => m.id).reverse();
+        const ids = async (filters: JobSearchFilters, limit = 50) =>
+          (await store.jobs.list({ limit, filters })).items.map((x) => x.job_id);
+        expect(await ids({ terms: ['from_dom:example.com'] })).toEqual(newest);
+        expect(await ids({ terms: ['phish:true'] })).toEqual(
+          made
+            .filter((m) => m.phishing)
+            .map((m) => m.id)
+            .reverse(),
+        );
+        expect(await ids({ terms: ['url:evil.example', 'wf:deep'] })).toEqual([made[6]?.id]);
+        expect(await ids({ terms: ['by:ann', 'subj:invoice', 'phish:false'] })).toHaveLength(3);
+        expect(await ids({ terms: ['subj:nothing'] })).toEqual([]);
+        expect(await ids({ terms: ['from_dom:example.com'], status: 'queued' })).toEqual([]);
+        expect(await ids({ email_id: unfinished.email_id })).toEqual([unfinished.job_id]);
+        const firstAt = (await store.jobs.get(made[3]?.id as string))?.created_at as string;
+        expect(await ids({ terms: ['wf:default'], since: firstAt })).toEqual([
+          made[4]?.id,
+          made[3]?.id,
+        ]);
+        expect(await ids({ terms: ['wf:default'], until: firstAt })).toEqual([
+          made[2]?.id,
+          made[1]?.id,
+          made[0]?.id,
+        ]);
+        // pages of a search keep its filters and do not overlap
+        const seen: string[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = await store.jobs.list({
+            limit: 2,
+            filters: { terms: ['from:billing@example.com'] },
+            ...(cursor ? { cursor } : {}),
+          });
+          seen.push(...page.items.map((x) => x.job_id));
+          cursor = page.next_cursor ?? undefined;
+        } while (cursor !== undefined && seen.length < 20);
+        expect(seen).toEqual(newest);
       });
 
       it('rejects a forged cursor as bad input', async () => {

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Email } from '@trawl/contracts';
+import { deriveCredential, type Email, verifyCredential } from '@trawl/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPluginClient, PluginCallError } from '../../src/index.ts';
 
@@ -94,14 +94,31 @@ async function failure(p: Promise<unknown>): Promise<PluginCallError> {
 }
 
 describe('plugin client', () => {
-  it('posts the email to <url>/internal/analyze with the internal key and validates the answer', async () => {
+  it('posts the email to <url>/internal/analyze with the plugin own credential and validates the answer', async () => {
     const c = client({ internalApiKey: 's3cret' });
     const a = await c.analyze('ok', email);
     expect(a).toMatchObject({ is_phishing: true, confidence: 0.8, summary: '' });
     const last = seen.at(-1);
     expect(last?.path).toBe('/ok/internal/analyze');
-    expect(last?.key).toBe('s3cret');
+    expect(last?.key).toBe(deriveCredential('s3cret', { kind: 'plugin', id: 'ok' }));
     expect(JSON.parse(last?.body ?? '{}').headers.subject).toBe('hello');
+    await c.close();
+  });
+
+  it('never sends the platform key: each plugin gets only its own credential', async () => {
+    const c = client({ internalApiKey: 's3cret' });
+    await c.analyze('ok', email);
+    await c.enrich('prov', { email, stage: 's', workflow_id: 'w' });
+    await c.health('ok');
+    const keys = seen.slice(-3).map((r) => r.key);
+    expect(keys).not.toContain('s3cret');
+    expect(keys.map((k) => verifyCredential('s3cret', k ?? ''))).toEqual([
+      { kind: 'plugin', id: 'ok' },
+      { kind: 'plugin', id: 'prov' },
+      { kind: 'plugin', id: 'ok' },
+    ]);
+    // the plugin's credential cannot be checked as another plugin's
+    expect(keys[0]).not.toBe(keys[1]);
     await c.close();
   });
 

@@ -80,12 +80,17 @@ const stageArb = (i: number) =>
     })
     .chain((s) => fc.tuple(fc.constant(s), fc.tuple(...s.ids.map((id) => analyzerRef(id)))))
     .map(([s, analyzers]) => {
-      const ref = `s${s.condRef % Math.max(1, i)}`;
+      // A condition may name only an upstream stage (checked when the workflow compiles).
+      const upstream = s.deps ?? (i > 0 ? [`s${i - 1}`] : []);
+      const ref = upstream.length > 0 ? upstream[s.condRef % upstream.length] : undefined;
       const condition =
         s.condKind === 'ref'
-          ? `stages.${ref}.result.probability >= 0.5`
+          ? ref === undefined
+            ? 'true'
+            : `stages.${ref}.result.probability >= 0.5`
           : s.condKind === 'ghost'
-            ? 'stages.ghost.result.confidence > 0.1'
+            ? // a missing key: an error at run time, treated as false
+              'email.ghost.confidence > 0.1'
             : s.condKind;
       return {
         name: `s${i}`,

@@ -102,7 +102,7 @@ describe('stage types', () => {
         {
           name: 's2',
           type: 'conditional',
-          condition: 'stages.ghost.result.confidence > 0.1',
+          condition: 'stages.s1.result.ghost > 0.1',
           analyzers: [{ id: 'b' }],
         },
       ],

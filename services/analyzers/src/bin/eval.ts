@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { findRepoRoot } from '@trawl/config';
 import { crossEvaluate, formatCross } from '../eval/cross.ts';
+import { crossLearn, formatCrossLearn, tokensOfFiles } from '../eval/cross-learn.ts';
 import { type FitOptions, fitTable, fitWeights, weightsYaml } from '../eval/fit-weights.ts';
 import { loadEvalConfig } from '../eval/load-config.ts';
 import { type PeerRun, parsePeer, runPeer } from '../eval/peer.ts';
@@ -22,12 +23,15 @@ import { builtinAnalyzers } from '../registry.ts';
 import { ScorerSettings } from '../scorer/settings.ts';
 import { parseWeights } from '../scorer/weights.ts';
 
-const USAGE = `usage: pnpm eval <dir> [<dir> …] [--workflow id] [--json out.json] [--config service.yaml] [--workflows workflows.yaml] [--concurrency n] [--workers n] [--limit n-per-class] [--by-class] [--cross] [--fit-weights out.yaml [--split] [--allow-negative] [--fixed-bias] [--l2 λ]] [--peer rspamd=URL [--peer-concurrency n] [--peer-timeout ms]]
+const USAGE = `usage: pnpm eval <dir> [<dir> …] [--workflow id] [--json out.json] [--config service.yaml] [--workflows workflows.yaml] [--concurrency n] [--workers n] [--limit n-per-class] [--by-class] [--cross [--learn]] [--fit-weights out.yaml [--split] [--allow-negative] [--fixed-bias] [--l2 λ]] [--peer rspamd=URL [--peer-concurrency n] [--peer-timeout ms]]
   <dir>                each holds phishing/*.eml and/or ham/*.eml; each directory is one source (its name)
   --by-class           each class folder is its own source (corpus/phishing, corpus/ham)
   --workers n          worker threads (default: available cores)
   --cross              leave-one-source-out: weights fitted on the other sources, tested on each one,
                        beside the shipped defaults; the worst source is the headline
+  --learn              with --cross: also learn the classifier on the other sources and show each
+                       held-out source with and without its symbol
+  --classifier-state f run the classifier with a state exported by \`trawl learn --export\`
   --fit-weights f      fit the symbol scores toward their declared scores on all the given mail and
                        write a weights file to f (the tool an operator runs on their own labelled mail)
   --split              with --fit-weights: train on the even-numbered files only, report the odd ones
@@ -52,6 +56,8 @@ async function main(): Promise<number> {
       workers: { type: 'string' },
       'by-class': { type: 'boolean' },
       cross: { type: 'boolean' },
+      learn: { type: 'boolean' },
+      'classifier-state': { type: 'string' },
       'fit-weights': { type: 'string' },
       split: { type: 'boolean' },
       'allow-negative': { type: 'boolean' },
@@ -98,6 +104,7 @@ async function main(): Promise<number> {
     concurrency: Number(values.concurrency ?? 4),
     workers: values.workers ? Math.max(1, Number(values.workers)) : defaultWorkers(),
     ...(limit !== undefined ? { limit } : {}),
+    ...(values['classifier-state'] ? { classifierState: resolve(values['classifier-state']) } : {}),
     onProgress: progress('eval'),
   });
 
@@ -181,6 +188,25 @@ async function main(): Promise<number> {
         fit: fitOptions,
       });
       extra.push(...formatCross(cross));
+      if (values.learn) {
+        const items = listCorpus(dirs, {
+          ...(limit !== undefined ? { limit } : {}),
+          sourceByClass: byClass,
+        });
+        const tokens = await tokensOfFiles(
+          items.map((x) => x.path),
+          progress('tokens'),
+        );
+        extra.push(
+          ...formatCrossLearn(
+            crossLearn(report.outcomes, tokens, {
+              defaults: tableOf(weights),
+              settings,
+              classifier: cfg.service.analyzers.classifier?.settings ?? {},
+            }),
+          ),
+        );
+      }
     }
   }
 

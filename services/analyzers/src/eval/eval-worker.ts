@@ -2,11 +2,14 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { ServiceConfigFile, Workflow } from '@trawl/contracts';
 import { builtinAnalyzers } from '../registry.ts';
 import { type EvalItem, evalRunner, type MessageOutcome } from './eval-message.ts';
+import { withClassifier } from './with-classifier.ts';
 
 /** What the eval hands each worker thread when it starts. */
 export interface WorkerInput {
   workflow: Workflow;
   service: ServiceConfigFile;
+  /** An exported classifier state the `classifier` analyzer reads. */
+  classifierState?: string;
 }
 
 /** Messages the main thread sends: a batch of [position in the whole run, item], or the end. */
@@ -26,7 +29,8 @@ const post = (m: WorkerMessage) => parentPort?.postMessage(m);
 
 async function main(): Promise<void> {
   const input = workerData as WorkerInput;
-  const runner = evalRunner(input.workflow, input.service, builtinAnalyzers);
+  const registry = await withClassifier(builtinAnalyzers, input.classifierState);
+  const runner = evalRunner(input.workflow, input.service, registry);
   await runner.warmUp();
   let queue: Promise<void> = Promise.resolve();
   parentPort?.on('message', (m: MainMessage) => {

@@ -7,6 +7,7 @@ import type { PluginDefinition } from '@trawl/plugin-sdk';
 import { bundleEvalWorker } from './bundle-worker.ts';
 import { type EvalItem, evalRunner, type Label, type MessageOutcome } from './eval-message.ts';
 import type { MainMessage, WorkerInput, WorkerMessage } from './eval-worker.ts';
+import { withClassifier } from './with-classifier.ts';
 
 export type { Label, MessageOutcome } from './eval-message.ts';
 
@@ -135,6 +136,8 @@ export interface EvalOptions {
    */
   workers?: number;
   onProgress?: (done: number, total: number) => void;
+  /** An exported classifier state the `classifier` analyzer reads (else it abstains). */
+  classifierState?: string;
 }
 
 /** Runs items in this thread, `concurrency` at a time (parsing is asynchronous). */
@@ -146,7 +149,7 @@ async function runInThread(
   tick: () => void,
   onReady: () => void,
 ): Promise<void> {
-  const runner = evalRunner(wf, o.service, o.registry);
+  const runner = evalRunner(wf, o.service, await withClassifier(o.registry, o.classifierState));
   await runner.warmUp();
   onReady();
   let next = 0;
@@ -199,7 +202,11 @@ async function runInWorkers(
         { length: workers },
         () =>
           new Promise<void>((resolve, reject) => {
-            const input: WorkerInput = { workflow: wf, service: o.service };
+            const input: WorkerInput = {
+              workflow: wf,
+              service: o.service,
+              ...(o.classifierState ? { classifierState: o.classifierState } : {}),
+            };
             const w = new Worker(boot, { workerData: input });
             pool.push(w);
             let finished = false;

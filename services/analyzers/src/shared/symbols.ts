@@ -123,6 +123,12 @@ export const GROUPS = {
     reason:
       'evidence an attacker cannot write: authenticated mail from a domain with standing, a known correspondent',
   },
+  learned: {
+    max: 2.5,
+    min: -1.5,
+    reason:
+      "what this deployment's own learnt mail says of the message's words, links and sender (the classifier, bounded)",
+  },
 } as const satisfies Record<string, GroupDef>;
 
 export type GroupId = keyof typeof GROUPS;

@@ -2,6 +2,7 @@ import type { TrawlError } from '@trawl/contracts';
 import type { Role } from '@trawl/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ForbiddenError, UnauthorizedError } from '../errors.ts';
+import type { ServiceScope } from './service-principals.ts';
 import type { Principal } from './tokens.ts';
 
 declare module 'fastify' {
@@ -14,10 +15,14 @@ declare module 'fastify' {
 
 const RANK: Record<Role, number> = { viewer: 1, analyst: 2, admin: 3 };
 
-/** Who may call a route: users with at least `role`, and/or Trawl services with the internal key. */
+/**
+ * Who may call a route: users with at least `role`, and/or services holding one of the `service`
+ * scopes (service-principals.ts: the platform key, a plugin's, a retriever's or a platform
+ * service's own credential each hold a few).
+ */
 export interface Access {
   role?: Role;
-  service?: boolean;
+  service?: readonly ServiceScope[];
 }
 
 export function hasRole(p: Principal, role: Role): boolean {
@@ -33,7 +38,8 @@ export function guard(access: Access) {
     const p = request.principal;
     if (!p) throw request.authError ?? new UnauthorizedError();
     if (p.kind === 'service') {
-      if (!access.service) throw new ForbiddenError('service credentials cannot call this route');
+      if (!access.service?.some((s) => p.scopes.has(s)))
+        throw new ForbiddenError(`the credential of ${p.username} does not allow this action`);
       return;
     }
     if (!access.role) throw new ForbiddenError('only Trawl services may call this route');

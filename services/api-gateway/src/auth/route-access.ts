@@ -3,6 +3,7 @@ import { ROLES } from '@trawl/platform';
 import type { FastifyInstance, onRequestAsyncHookHandler, RouteOptions } from 'fastify';
 import { GATEWAY_ERRORS } from '../errors.ts';
 import { type Access, guard } from './access.ts';
+import { SERVICE_SCOPES } from './service-principals.ts';
 
 /** Who may call a route: anyone (`public`), or the users and services of an Access rule. */
 export type RouteAccess = 'public' | Access;
@@ -25,9 +26,15 @@ function validAccess(a: unknown): a is RouteAccess {
   const { role, service, ...rest } = a as Access & Record<string, unknown>;
   if (Object.keys(rest).length > 0) return false;
   if (role !== undefined && !(ROLES as readonly unknown[]).includes(role)) return false;
-  if (service !== undefined && typeof service !== 'boolean') return false;
+  if (
+    service !== undefined &&
+    (!Array.isArray(service) ||
+      service.length === 0 ||
+      !service.every((s) => (SERVICE_SCOPES as readonly unknown[]).includes(s)))
+  )
+    return false;
   // a rule nobody meets is a mistake, not a rule
-  return role !== undefined || service === true;
+  return role !== undefined || service !== undefined;
 }
 
 /**
@@ -44,7 +51,7 @@ export function enforceRouteAccess(app: FastifyInstance, opts: { publicBodyBytes
       throw new TrawlError(
         GATEWAY_ERRORS.routeWithoutAccess,
         `route ${describe(route)} declares no valid access rule (config.access: 'public' or ` +
-          `{ role?: ${ROLES.join('|')}, service?: boolean })`,
+          `{ role?: ${ROLES.join('|')}, service?: [${SERVICE_SCOPES.join('|')}, …] })`,
         { status: 500 },
       );
     }

@@ -2,8 +2,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { ROLES, type Role } from '@trawl/platform';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import { GATEWAY_ERRORS, UnauthorizedError } from '../errors.ts';
+import type { ServicePrincipal } from './service-principals.ts';
 
-/** Who is calling: a user (from a bearer token) or another Trawl service (internal key). */
+/**
+ * Who is calling: a user (from a bearer token), or a service (`X-Internal-API-Key`: the platform
+ * key, or a plugin's, retriever's or platform service's own credential; service-principals.ts).
+ */
 export type Principal =
   | {
       kind: 'user';
@@ -12,7 +16,7 @@ export type Principal =
       /** The user's auth_version when the token was issued (checked on every request). */
       version: number;
     }
-  | { kind: 'service'; username: 'service'; roles: [] };
+  | ServicePrincipal;
 
 export type UserPrincipal = Principal & { kind: 'user' };
 

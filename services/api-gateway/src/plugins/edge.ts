@@ -2,7 +2,7 @@ import { TrawlError } from '@trawl/contracts';
 import type { Cache } from '@trawl/platform';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AccessVersions } from '../auth/access-versions.ts';
-import { secretMatcher } from '../auth/passwords.ts';
+import { serviceAuthenticator } from '../auth/service-principals.ts';
 import type { TokenService } from '../auth/tokens.ts';
 import { GATEWAY_ERRORS, RateLimitedError, UnauthorizedError } from '../errors.ts';
 import type { GatewayOptions } from '../options.ts';
@@ -48,8 +48,7 @@ export function registerEdgeHooks(
 ): void {
   const { config, tokens, versions, cache } = opts;
   const trusted = config.trustedHosts;
-  const internalKey = config.internalApiKey;
-  const isInternalKey = internalKey ? secretMatcher(internalKey) : () => false;
+  const serviceOf = serviceAuthenticator(config.internalApiKey);
   const rl = config.rateLimit;
   const windowMs = rl.windowSeconds * 1000;
 
@@ -92,12 +91,13 @@ export function registerEdgeHooks(
   async function authenticate(request: FastifyRequest): Promise<void> {
     const key = request.headers['x-internal-api-key'];
     if (typeof key === 'string' && key.length > 0) {
-      if (isInternalKey(key)) {
-        request.principal = { kind: 'service', username: 'service', roles: [] };
+      const service = serviceOf(key);
+      if (service) {
+        request.principal = service;
       } else {
         request.authError = new UnauthorizedError(
           GATEWAY_ERRORS.invalidToken,
-          'the internal API key is not valid',
+          'the internal API key (or service credential) is not valid',
         );
       }
       return;

@@ -4,9 +4,11 @@ import {
   type Email,
   EnvelopeAddress,
   Job,
-  JobStatus,
+  JobSearchQuery,
   parseWith,
   type SubmitResponse,
+  searchFiltersOf,
+  type ValidationProblem,
 } from '@trawl/contracts';
 import { parseRawEmail } from '@trawl/mail';
 import { createRequestBatcher } from '@trawl/platform';
@@ -15,17 +17,18 @@ import { z } from 'zod';
 import { actorOf } from '../auth/access.ts';
 import type { GatewayContext } from '../context.ts';
 import { type SentEmail, serializeEmail } from '../email-json.ts';
-import { DependencyDownError, GATEWAY_ERRORS, NotFoundError, ValidationError } from '../errors.ts';
+import {
+  BadQueryError,
+  DependencyDownError,
+  ForbiddenError,
+  GATEWAY_ERRORS,
+  NotFoundError,
+  ValidationError,
+} from '../errors.ts';
 import { keepJsonText } from '../plugins/json-text.ts';
 import { submissionParser } from '../submission.ts';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-const ListQuery = z.object({
-  status: JobStatus.optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().min(1).max(512).optional(),
-});
 
 const RawQuery = z.object({ workflow_id: z.string().min(1).max(128).optional() });
 
@@ -123,7 +126,7 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
     keepJsonText(app);
     app.post(
       '/analyze',
-      { config: { access: { role: 'analyst', service: true } } },
+      { config: { access: { role: 'analyst', service: ['jobs:submit'] } } },
       async (request) => {
         const body = request.body ?? {};
         const parsed = parseWith(submission, body);
@@ -152,7 +155,7 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
       raw.post(
         '/analyze/raw',
         {
-          config: { access: { role: 'analyst', service: true } },
+          config: { access: { role: 'analyst', service: ['jobs:submit', 'mail:submit'] } },
           bodyLimit: ctx.config.limits.rawMessageBytes,
         },
         async (request) => {
@@ -166,20 +169,21 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
           }
           // parseRawEmail answers TrawlErrors with their own codes: 422 (TRAWL_ERR_MAIL_INVALID /
           // _UNPARSEABLE, with problems) or 413 (TRAWL_ERR_MAIL_TOO_LARGE); the error handler maps them.
+          const origin = originOf(request);
           const to = envelopeToOf(request);
           const email = await parseRawEmail(request.body, {
             limits: ctx.config.limits,
             maxBytes: ctx.config.limits.rawMessageBytes,
             ...(to ? { envelope: { to } } : {}),
           });
-          return submit(request, email, q.value.workflow_id, 'raw', originOf(request));
+          return submit(request, email, q.value.workflow_id, 'raw', origin);
         },
       );
     });
 
     app.get(
       '/analyze/:job_id',
-      { config: { access: { role: 'viewer', service: true } } },
+      { config: { access: { role: 'viewer', service: ['jobs:read'] } } },
       async (request) => {
         const { job_id: jobId } = request.params as { job_id: string };
         if (!UUID_RE.test(jobId)) throw new NotFoundError(`job ${jobId}`);
@@ -210,21 +214,20 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
 
     app.get(
       '/analyze',
-      { config: { access: { role: 'viewer', service: true } } },
+      { config: { access: { role: 'viewer', service: ['jobs:list'] } } },
       async (request) => {
-        const q = parseWith(ListQuery, request.query ?? {});
-        if (!q.ok)
-          throw new ValidationError(q.problems.map((p) => ({ ...p, path: `/query${p.path}` })));
-        const { status, limit, cursor } = q.value;
+        const q = JobSearchQuery.safeParse(request.query ?? {});
+        if (!q.success) throw new BadQueryError(queryProblems(q.error));
+        const { limit, cursor } = q.data;
         try {
           return await ctx.store.jobs.list({
             limit,
-            ...(status ? { status } : {}),
+            filters: searchFiltersOf(q.data),
             ...(cursor ? { cursor } : {}),
           });
         } catch (err) {
-          if (cursor)
-            throw new ValidationError([{ path: '/query/cursor', message: 'invalid cursor' }]);
+          if (cursor && (err as { status?: unknown }).status === 400)
+            throw new BadQueryError([{ path: '/query/cursor', message: 'invalid cursor' }]);
           throw new DependencyDownError(
             GATEWAY_ERRORS.databaseUnavailable,
             'the database is unavailable; retry later',
@@ -236,32 +239,67 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
   };
 }
 
+/** Problems of a query, each naming its parameter (`/query/<name>`); unknown ones by name too. */
+function queryProblems(error: z.ZodError): ValidationProblem[] {
+  const out: ValidationProblem[] = [];
+  for (const issue of error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const k of issue.keys) {
+        out.push({ path: `/query/${k}`, message: `unknown query parameter ${k}` });
+      }
+    } else {
+      out.push({ path: `/query/${issue.path.map(String).join('/')}`, message: issue.message });
+    }
+  }
+  return out;
+}
+
 const RETRIEVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 
 /**
- * Where a raw message came from, so its verdict can go back to the mailbox: the mail orchestrator
- * sends `X-Trawl-Retriever` and `X-Trawl-Message-Id`. Honoured only from Trawl services (internal
- * key); a user cannot make Trawl act on a mailbox.
+ * Where a raw message came from, so its verdict can go back to the mailbox: `X-Trawl-Retriever`
+ * and `X-Trawl-Message-Id`. Only a retriever's own credential speaks for a retriever (the mail
+ * orchestrator submits each message with the credential of the retriever it came from), and only
+ * for itself: the origin's retriever is the credential's, and a header naming another is refused
+ * (403), as is an origin sent with any other service credential. A user's headers are ignored (a
+ * user cannot make Trawl act on a mailbox).
  */
 function originOf(request: FastifyRequest): { retriever: string; message_id: string } | undefined {
-  if (request.principal?.kind !== 'service') return undefined;
+  const p = request.principal;
+  if (p?.kind !== 'service') return undefined;
   const retriever = request.headers['x-trawl-retriever'];
   const messageId = request.headers['x-trawl-message-id'];
-  if (typeof retriever !== 'string' || typeof messageId !== 'string') return undefined;
-  if (!RETRIEVER_NAME.test(retriever) || messageId.length === 0 || messageId.length > 1024) {
+  if (p.caller.kind !== 'retriever') {
+    if (retriever !== undefined || messageId !== undefined) {
+      throw new ForbiddenError(
+        `the credential of ${p.username} cannot submit mail for a retriever`,
+        GATEWAY_ERRORS.notRetriever,
+      );
+    }
     return undefined;
   }
-  return { retriever, message_id: messageId };
+  if (retriever !== undefined && retriever !== p.caller.id) {
+    throw new ForbiddenError(
+      `the credential of ${p.username} submits mail only as itself`,
+      GATEWAY_ERRORS.notRetriever,
+    );
+  }
+  if (typeof messageId !== 'string' || messageId.length === 0 || messageId.length > 1024) {
+    return undefined;
+  }
+  if (!RETRIEVER_NAME.test(p.caller.id)) return undefined;
+  return { retriever: p.caller.id, message_id: messageId };
 }
 
 /**
  * The envelope recipient a retriever knows (the mailbox a message was delivered to), sent by the
  * mail orchestrator as `X-Trawl-Envelope-To` (comma-separated addresses): the recipient of a
- * message whose headers name none (a Bcc copy), instead of refusing it. Trawl services only, as
- * for the origin; malformed entries are left out.
+ * message whose headers name none (a Bcc copy), instead of refusing it. A retriever's credential
+ * only, as for the origin; malformed entries are left out.
  */
 function envelopeToOf(request: FastifyRequest): string[] | undefined {
-  if (request.principal?.kind !== 'service') return undefined;
+  const p = request.principal;
+  if (p?.kind !== 'service' || p.caller.kind !== 'retriever') return undefined;
   const header = request.headers['x-trawl-envelope-to'];
   if (typeof header !== 'string' || header.length > 16 * 321) return undefined;
   const to = header

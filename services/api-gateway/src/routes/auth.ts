@@ -181,7 +181,7 @@ export function authRoutes(ctx: GatewayContext): FastifyPluginAsync {
 
     app.get(
       '/auth/me',
-      { config: { access: { role: 'viewer', service: true } } },
+      { config: { access: { role: 'viewer', service: ['self'] } } },
       async (request) => {
         const p = request.principal!;
         return { username: p.username, roles: p.roles, kind: p.kind };

@@ -5,7 +5,8 @@ import {
   TrawlError,
 } from '@trawl/contracts';
 import type { FastifyPluginAsync } from 'fastify';
-import { actorOf, hasRole } from '../auth/access.ts';
+import { actorOf } from '../auth/access.ts';
+import { redactSecrets } from '../auth/secret-settings.ts';
 import type { ConfigFiles } from '../config-state.ts';
 import type { GatewayContext } from '../context.ts';
 import { ForbiddenError, GATEWAY_ERRORS, NotFoundError } from '../errors.ts';
@@ -29,7 +30,7 @@ export function configRoutes(ctx: GatewayContext): FastifyPluginAsync {
   return async (app) => {
     app.get(
       '/config',
-      { config: { access: { role: 'viewer', service: true } } },
+      { config: { access: { role: 'viewer', service: ['config:read'] } } },
       async (): Promise<ConfigView> => {
         const { service, version } = ctx.configState.current().files;
         return {
@@ -48,15 +49,24 @@ export function configRoutes(ctx: GatewayContext): FastifyPluginAsync {
 
     app.get(
       '/config/analyzers/:id',
-      { config: { access: { role: 'viewer', service: true } } },
+      { config: { access: { role: 'admin', service: ['settings:own'] } } },
       async (request) => {
         const p = request.principal!;
-        if (p.kind === 'user' && !hasRole(p, 'admin'))
-          throw new ForbiddenError('this action needs the admin role');
         const { id } = request.params as { id: string };
+        // A plugin reads its own settings only (asked before the lookup: no probing for ids).
+        const own = p.kind === 'service' && p.caller.kind === 'plugin' && p.caller.id === id;
+        if (p.kind === 'service' && !own) {
+          throw new ForbiddenError(
+            `the credential of ${p.username} reads only its own plugin's settings`,
+            GATEWAY_ERRORS.notOwner,
+          );
+        }
         const view = analyzerView(ctx.configState.current().files, id);
         if (!view) throw new NotFoundError(`analyzer ${id}`);
-        return view;
+        // Its secrets are the plugin's: anyone else (admins too) reads *** in their place.
+        return own
+          ? view
+          : { ...view, settings: redactSecrets(view.settings) as AnalyzerConfigView['settings'] };
       },
     );
 

@@ -55,7 +55,7 @@ export function healthRoutes(ctx: GatewayContext): FastifyPluginAsync {
 
     app.get(
       '/api/v1/system/health',
-      { config: { access: { role: 'viewer', service: true } } },
+      { config: { access: { role: 'viewer', service: ['config:read'] } } },
       async (_request, reply) => {
         const svc = ctx.configState.current().files.service;
         const pluginIds = [

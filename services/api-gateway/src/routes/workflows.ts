@@ -42,18 +42,22 @@ export function validateOneWorkflow(body: unknown, s: ConfigSnapshot): Validatio
 
 export function workflowRoutes(ctx: GatewayContext): FastifyPluginAsync {
   return async (app) => {
-    app.get('/workflows', { config: { access: { role: 'viewer', service: true } } }, async () => {
-      const files = ctx.configState.current().files;
-      return {
-        items: files.workflows,
-        default_workflow_id: files.service.workflow.default_workflow_id,
-        version: files.version,
-      };
-    });
+    app.get(
+      '/workflows',
+      { config: { access: { role: 'viewer', service: ['config:read'] } } },
+      async () => {
+        const files = ctx.configState.current().files;
+        return {
+          items: files.workflows,
+          default_workflow_id: files.service.workflow.default_workflow_id,
+          version: files.version,
+        };
+      },
+    );
 
     app.get(
       '/workflows/:id',
-      { config: { access: { role: 'viewer', service: true } } },
+      { config: { access: { role: 'viewer', service: ['config:read'] } } },
       async (request) => {
         const { id } = request.params as { id: string };
         const wf = ctx.configState.current().files.workflows.find((w) => w.id === id);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { Email } from '@trawl/contracts';
+import { deriveCredential, Email, type PartyKind } from '@trawl/contracts';
 import { batchJobs } from '@trawl/platform';
 import { waitFor } from '@trawl/platform/testing';
 import type { FastifyInstance } from 'fastify';
@@ -19,6 +19,9 @@ import {
   startGateway,
 } from '../helpers/harness.ts';
 import { realPlatform } from '../helpers/real-platform.ts';
+
+/** A party's own credential, derived from the platform key as `trawl credentials` does. */
+const cred = (kind: PartyKind, id: string) => deriveCredential(INTERNAL_KEY, { kind, id });
 
 const PROBLEM = 'application/problem+json';
 
@@ -246,6 +249,9 @@ describe('api-gateway on PostgreSQL, Redis and RabbitMQ', () => {
         analyst: bearer(tok.analyst!),
         admin: bearer(tok.admin!),
         internal: { 'x-internal-api-key': INTERNAL_KEY },
+        plugin: { 'x-internal-api-key': cred('plugin', 'headers') },
+        retriever: { 'x-internal-api-key': cred('retriever', 'imap') },
+        mailOrch: { 'x-internal-api-key': cred('service', 'mail-orchestrator') },
         none: {},
         expired: bearer((await past.issueAccess('admin', ['admin'], 1)).token),
         otherKey: bearer((await other.issueAccess('admin', ['admin'], 1)).token),
@@ -257,12 +263,13 @@ describe('api-gateway on PostgreSQL, Redis and RabbitMQ', () => {
     const D = 'admin';
     // [method, url, body?, who gets 2xx]; everyone else with valid credentials gets 403; none/expired/otherKey 401.
     const routes: [string, string, unknown, string[]][] = [
-      ['GET', '/auth/me', undefined, [V, A, D, 'internal']],
-      ['GET', '/api/v1/analyze/:job', undefined, [V, A, D, 'internal']],
-      ['GET', '/api/v1/analyze', undefined, [V, A, D, 'internal']],
+      ['GET', '/auth/me', undefined, [V, A, D, 'internal', 'plugin', 'retriever', 'mailOrch']],
+      ['GET', '/api/v1/analyze/:job', undefined, [V, A, D, 'internal', 'mailOrch']],
+      ['GET', '/api/v1/analyze', undefined, [V, A, D, 'mailOrch']],
       ['POST', '/api/v1/analyze', { email: sampleEmail() }, [A, D, 'internal']],
       ['GET', '/api/v1/config', undefined, [V, A, D, 'internal']],
-      ['GET', '/api/v1/config/analyzers/headers', undefined, [D, 'internal']],
+      ['GET', '/api/v1/config/analyzers/headers', undefined, [D, 'plugin']],
+      ['GET', '/api/v1/config/analyzers/urls', undefined, [D]],
       ['POST', '/api/v1/config/reload', undefined, [D]],
       ['GET', '/api/v1/workflows', undefined, [V, A, D, 'internal']],
       ['GET', '/api/v1/workflows/default', undefined, [V, A, D, 'internal']],
@@ -277,7 +284,18 @@ describe('api-gateway on PostgreSQL, Redis and RabbitMQ', () => {
       ['GET', '/api/v1/audit', undefined, [D]],
       ['GET', '/api/v1/system/health', undefined, [V, A, D, 'internal']],
     ];
-    const who = [V, A, D, 'internal', 'none', 'expired', 'otherKey'];
+    const who = [
+      V,
+      A,
+      D,
+      'internal',
+      'plugin',
+      'retriever',
+      'mailOrch',
+      'none',
+      'expired',
+      'otherKey',
+    ];
 
     it('answers 2xx, 401 or 403 per cell', async () => {
       const failures: string[] = [];
@@ -518,7 +536,7 @@ describe('api-gateway on PostgreSQL, Redis and RabbitMQ', () => {
         method: 'POST',
         url: '/api/v1/analyze/raw',
         headers: {
-          'x-internal-api-key': INTERNAL_KEY,
+          'x-internal-api-key': cred('retriever', 'imap'),
           'content-type': 'message/rfc822',
           ...origin,
         },
@@ -554,7 +572,7 @@ describe('api-gateway on PostgreSQL, Redis and RabbitMQ', () => {
         method: 'POST',
         url: '/api/v1/analyze/raw',
         headers: {
-          'x-internal-api-key': INTERNAL_KEY,
+          'x-internal-api-key': cred('retriever', 'imap'),
           'content-type': 'message/rfc822',
           ...envelope,
         },
@@ -663,7 +681,7 @@ describe('api-gateway on PostgreSQL, Redis and RabbitMQ', () => {
         headers: bearer(tok.viewer!),
       });
       expect(
-        expectProblem(bad, 422)
+        expectProblem(bad, 400, 'TRAWL_ERR_GATEWAY_BAD_QUERY')
           .errors.map((e: { path: string }) => e.path)
           .sort(),
       ).toEqual(['/query/limit', '/query/status']);
@@ -685,7 +703,7 @@ describe('api-gateway on PostgreSQL, Redis and RabbitMQ', () => {
       const a = await app.inject({
         method: 'GET',
         url: '/api/v1/config/analyzers/headers',
-        headers: { 'x-internal-api-key': INTERNAL_KEY },
+        headers: { 'x-internal-api-key': cred('plugin', 'headers') },
       });
       expect(a.json()).toMatchObject({
         id: 'headers',

@@ -11,6 +11,7 @@ import {
 } from '@trawl/api-gateway';
 import { corpusDir, diffFiles, findRepoRoot } from '@trawl/config';
 import type { Job, Topology } from '@trawl/contracts';
+import { deriveCredential } from '@trawl/contracts';
 import type { Cache, Store } from '@trawl/platform';
 import { testBroker, testRedis, testSchema } from '@trawl/platform/testing';
 import {
@@ -141,7 +142,8 @@ export async function startStack(): Promise<Stack> {
       }),
       {
         logger: silent,
-        internalApiKey: KEY,
+        // its own credential (the tests name it `mailbox` in TRAWL_MAIL_RETRIEVERS)
+        internalApiKey: deriveCredential(KEY, { kind: 'retriever', id: 'mailbox' }),
         session: { reconnectInitialMs: 50, reconnectMaxMs: 500 },
       },
     );

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Job, VerdictRequest } from '@trawl/contracts';
+import { type Job, type VerdictRequest, verifyCredential } from '@trawl/contracts';
 import { emailId, parseRawEmail } from '@trawl/mail';
 
 async function body(req: IncomingMessage): Promise<Buffer> {
@@ -116,8 +116,17 @@ export class FakeGateway {
 
   private async handle(req: IncomingMessage, res: ServerResponse) {
     const b = await body(req);
-    if (req.headers['x-internal-api-key'] !== this.key) return send(res, 401, { code: 'auth' });
-    if (req.method === 'POST' && req.url?.startsWith('/api/v1/analyze/raw')) {
+    // As the gateway: a message only with its retriever's own credential, job reads only with the
+    // mail orchestrator's; never the platform key itself.
+    const presented = req.headers['x-internal-api-key'];
+    const party = typeof presented === 'string' ? verifyCredential(this.key, presented) : null;
+    if (!party) return send(res, 401, { code: 'auth' });
+    const isRaw = req.method === 'POST' && req.url?.startsWith('/api/v1/analyze/raw');
+    const allowed = isRaw
+      ? party.kind === 'retriever' && party.id === req.headers['x-trawl-retriever']
+      : party.kind === 'service' && party.id === 'mail-orchestrator';
+    if (!allowed) return send(res, 403, { code: 'TRAWL_ERR_AUTH_NOT_RETRIEVER' });
+    if (isRaw) {
       this.submissions++;
       if (this.unavailable) return send(res, 503, { code: 'TRAWL_ERR_BROKER_UNAVAILABLE' });
       if (this.refusal) return send(res, this.refusal.status, this.refusal.body);

@@ -1,4 +1,9 @@
-import { type AnalysisEvent, type AnalysisResult, topology } from '@trawl/contracts';
+import {
+  type AnalysisEvent,
+  type AnalysisResult,
+  deriveCredential,
+  topology,
+} from '@trawl/contracts';
 import { createMemoryBroker, createMemoryCache, declareTopology } from '@trawl/platform';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -135,7 +140,10 @@ describe('mail orchestrator', () => {
     expect(report.polled.map((p) => p.retriever)).toEqual(['high', 'low']);
     expect(gateway.jobs.map((j) => j.origin.retriever).reverse()).toEqual(['high', 'low']);
     expect(off.fetches).toBe(0);
-    expect(high.keys[0]).toBe(KEY);
+    // each retriever is sent its own credential, never the platform key
+    expect(high.keys[0]).toBe(deriveCredential(KEY, { kind: 'retriever', id: 'high' }));
+    expect(low.keys[0]).toBe(deriveCredential(KEY, { kind: 'retriever', id: 'low' }));
+    expect([...high.keys, ...low.keys]).not.toContain(KEY);
   });
 
   it('submits each message once, acks it after acceptance, and drops duplicates', async () => {
@@ -479,7 +487,7 @@ describe('mail orchestrator', () => {
     expect(a.acked).toEqual(['m1']);
   });
 
-  it('accepts pushed mail on /internal/ingest with the internal key only', async () => {
+  it("accepts pushed mail on /internal/ingest with the retriever's own credential only", async () => {
     const a = await retriever();
     const o = build({ a: { r: a } });
     const payload = {
@@ -488,10 +496,29 @@ describe('mail orchestrator', () => {
     };
     const denied = await o.app.inject({ method: 'POST', url: '/internal/ingest', payload });
     expect(denied.statusCode).toBe(401);
-    const ok = await o.app.inject({
+    // the platform key is not a retriever's credential
+    const platform = await o.app.inject({
       method: 'POST',
       url: '/internal/ingest',
       headers: { 'x-internal-api-key': KEY },
+      payload,
+    });
+    expect(platform.statusCode).toBe(401);
+    // retriever b cannot push as retriever a
+    const asOther = await o.app.inject({
+      method: 'POST',
+      url: '/internal/ingest',
+      headers: { 'x-internal-api-key': deriveCredential(KEY, { kind: 'retriever', id: 'b' }) },
+      payload,
+    });
+    expect(asOther.statusCode).toBe(403);
+    expect(asOther.json().code).toBe('TRAWL_ERR_MAIL_FORBIDDEN');
+    expect(gateway.submissions).toBe(0);
+    const A = { 'x-internal-api-key': deriveCredential(KEY, { kind: 'retriever', id: 'a' }) };
+    const ok = await o.app.inject({
+      method: 'POST',
+      url: '/internal/ingest',
+      headers: A,
       payload,
     });
     expect(ok.statusCode).toBe(200);
@@ -499,14 +526,14 @@ describe('mail orchestrator', () => {
     const again = await o.app.inject({
       method: 'POST',
       url: '/internal/ingest',
-      headers: { 'x-internal-api-key': KEY },
+      headers: A,
       payload,
     });
     expect(again.json().results[0]).toMatchObject({ status: 'duplicate' });
     const bad = await o.app.inject({
       method: 'POST',
       url: '/internal/ingest',
-      headers: { 'x-internal-api-key': KEY },
+      headers: A,
       payload: { messages: [] },
     });
     expect(bad.statusCode).toBe(422);
@@ -514,10 +541,12 @@ describe('mail orchestrator', () => {
     const down = await o.app.inject({
       method: 'POST',
       url: '/internal/ingest',
-      headers: { 'x-internal-api-key': KEY },
+      headers: A,
       payload: { messages: [{ id: 'p2', raw: Buffer.from(rawMessage(8)).toString('base64') }] },
     });
     expect(down.statusCode).toBe(503);
+    // the pushed message's origin is the credential's retriever
+    expect(gateway.jobs.map((j) => j.origin.retriever)).toEqual(['a']);
     const m = await o.app.inject({ url: '/metrics' });
     expect(m.body).toContain('trawl_mail_fetched_total');
   });

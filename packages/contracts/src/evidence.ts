@@ -1,0 +1,152 @@
+import { z } from 'zod';
+
+/**
+ * The evidence behind a verdict (issue 16): what the message says about itself (headers, the
+ * Received path, authentication results) and what it carries (URLs, attachments), stored with the
+ * result. Built by the analyzer orchestrator from the Email it already has; every list and string
+ * is capped (EVIDENCE_LIMITS) so that a hostile message cannot make a result large.
+ */
+export const EVIDENCE_LIMITS = {
+  /** Most URLs kept (the first ones found: HTML, then text, then attachments). */
+  urls: 100,
+  attachments: 50,
+  /** Entries listed per archive or document. */
+  entries: 50,
+  recipients: 100,
+  hops: 20,
+  /** Characters of a URL. */
+  urlChars: 2048,
+  /** Characters of any other string. */
+  chars: 512,
+} as const;
+
+const Str = z.string().max(EVIDENCE_LIMITS.chars);
+const UrlStr = z.string().max(EVIDENCE_LIMITS.urlChars);
+
+export const AUTH_OUTCOMES = [
+  'pass',
+  'fail',
+  'softfail',
+  'neutral',
+  'none',
+  'temperror',
+  'permerror',
+  'policy',
+  'none_seen',
+] as const;
+export const AuthOutcomeValue = z.enum(AUTH_OUTCOMES);
+
+export const EvidenceAddress = z.object({
+  address: Str,
+  display_name: Str.optional(),
+});
+export type EvidenceAddress = z.infer<typeof EvidenceAddress>;
+
+export const EvidenceMessage = z.object({
+  subject: Str,
+  from: EvidenceAddress,
+  reply_to: z.array(Str).max(EVIDENCE_LIMITS.recipients),
+  return_path: Str.optional(),
+  to: z.array(Str).max(EVIDENCE_LIMITS.recipients),
+  cc: z.array(Str).max(EVIDENCE_LIMITS.recipients),
+  bcc: z.array(Str).max(EVIDENCE_LIMITS.recipients),
+  date: Str,
+  message_id: Str.optional(),
+});
+export type EvidenceMessage = z.infer<typeof EvidenceMessage>;
+
+/** One Received header, topmost (the receiver's own) first. */
+export const ReceivedHop = z.object({
+  from: Str.optional(),
+  by: Str.optional(),
+  ip: Str.optional(),
+  date: Str.optional(),
+});
+export type ReceivedHop = z.infer<typeof ReceivedHop>;
+
+export const EvidenceReceived = z.object({
+  /** The address of the host that handed the message to the first hop of the receiver's. */
+  sending_ip: Str.optional(),
+  hops: z.array(ReceivedHop).max(EVIDENCE_LIMITS.hops),
+});
+
+/** SPF / DKIM / DMARC / ARC as read from Authentication-Results (RFC 8601) of the trusted hop. */
+export const EvidenceAuth = z.object({
+  spf: AuthOutcomeValue,
+  dkim: AuthOutcomeValue,
+  dmarc: AuthOutcomeValue,
+  arc: AuthOutcomeValue,
+  dmarc_from: Str.optional(),
+  dkim_pass_domains: z.array(Str).max(20),
+  authserv_id: Str,
+  via_arc: z.boolean(),
+  verified: z.boolean(),
+});
+export type EvidenceAuth = z.infer<typeof EvidenceAuth>;
+
+export const URL_PLACES = ['text', 'html', 'attachment'] as const;
+
+export const EvidenceUrl = z.object({
+  /** The URL as extracted (WHATWG-normalised; data: URLs cut). */
+  url: UrlStr,
+  /** Percent-escapes decoded and the host in Unicode: what a person reads. */
+  decoded: UrlStr,
+  host: Str,
+  registrable_domain: Str.optional(),
+  /** The text the link was shown under (anchor text, image alt). */
+  text: Str.optional(),
+  /** Where it appeared. */
+  found_in: z.enum(URL_PLACES),
+  /** The HTML element kind (href, src, form, css, meta, area) or `text`. */
+  element: z.string().max(16),
+  /** Index of the attachment it was found in (found_in: attachment). */
+  attachment: z.number().int().nonnegative().optional(),
+  hidden: z.boolean().optional(),
+});
+export type EvidenceUrl = z.infer<typeof EvidenceUrl>;
+
+export const EvidenceAttachment = z.object({
+  filename: Str,
+  declared_type: Str,
+  /** The type the bytes tell (absent when only metadata was sent). */
+  sniffed_type: Str.optional(),
+  kind: z.string().max(32).optional(),
+  size: z.number().int().nonnegative().optional(),
+  sha256: z
+    .string()
+    .regex(/^[a-f0-9]{64}$/)
+    .optional(),
+  /** The name or declared type promises another kind than the bytes. */
+  type_mismatch: z.boolean().optional(),
+  /** Entry names found inside an archive (zip). */
+  contents: z.array(Str).max(EVIDENCE_LIMITS.entries).optional(),
+  /** What was found inside a document: macros, pdf_javascript, encrypted, html_form, … */
+  findings: z.array(z.string().max(64)).max(32).optional(),
+});
+export type EvidenceAttachment = z.infer<typeof EvidenceAttachment>;
+
+export const Evidence = z.object({
+  message: EvidenceMessage,
+  received: EvidenceReceived,
+  auth: EvidenceAuth,
+  urls: z.array(EvidenceUrl).max(EVIDENCE_LIMITS.urls),
+  attachments: z.array(EvidenceAttachment).max(EVIDENCE_LIMITS.attachments),
+  /** How many items of a list were left out by the caps. */
+  truncated: z.record(z.string(), z.number().int().nonnegative()).optional(),
+});
+export type Evidence = z.infer<typeof Evidence>;
+
+export const EVIDENCE_KINDS = ['url', 'attachment', 'header', 'auth', 'received', 'body'] as const;
+
+/**
+ * What an indicator is about: `{kind: 'url', index}` / `{kind: 'attachment', index}` point into the
+ * evidence lists; `{kind: 'header', name}` names a header (from, reply_to, return_path, subject,
+ * to, date); `{kind: 'auth', name}` a method (spf, dkim, dmarc, arc); `received` the Received
+ * path; `body` the text of the message.
+ */
+export const EvidenceRef = z.object({
+  kind: z.enum(EVIDENCE_KINDS),
+  index: z.number().int().nonnegative().optional(),
+  name: z.string().max(64).optional(),
+});
+export type EvidenceRef = z.infer<typeof EvidenceRef>;

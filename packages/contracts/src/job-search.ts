@@ -1,0 +1,255 @@
+import { domainToASCII } from 'node:url';
+import { z } from 'zod';
+import { RecommendedAction, ThreatLevel } from './analysis.ts';
+import type { Evidence } from './evidence.ts';
+import { JobStatus } from './job.ts';
+
+/**
+ * Job search (issue 16). A finished job is indexed by terms (`job_terms`: kind, value, the job's
+ * created_at and id); a search walks one term's index newest first and checks the others by point
+ * lookups, so a page costs about the same over a million jobs as over a thousand. The kinds and
+ * the normalisation live here because the writer (the orchestrator) and the reader (the store)
+ * must agree on them exactly.
+ */
+export const TERM_KINDS = {
+  sender: 'from',
+  senderDomain: 'from_dom',
+  recipient: 'rcpt',
+  recipientDomain: 'rcpt_dom',
+  subjectWord: 'subj',
+  urlDomain: 'url',
+  sha256: 'sha',
+  indicator: 'ind',
+  verdict: 'phish',
+  threat: 'threat',
+  action: 'action',
+  /** Written by the store from the row (jobs.workflow_id, jobs.submitted_by). */
+  workflow: 'wf',
+  submitter: 'by',
+} as const;
+export type TermKind = (typeof TERM_KINDS)[keyof typeof TERM_KINDS];
+
+/** Longest value indexed (longer ones are cut: a search for them matches the cut value). */
+export const TERM_MAX_CHARS = 200;
+/** Subject words indexed per job. */
+export const SUBJECT_MAX_WORDS = 24;
+
+/** A search term: `kind:value`. */
+export function term(kind: TermKind, value: string): string {
+  return `${kind}:${value.slice(0, TERM_MAX_CHARS)}`;
+}
+
+/**
+ * The words of a subject as indexed and as searched: lower-case runs of letters and digits
+ * (Unicode), 2 to 40 characters, each once, the first SUBJECT_MAX_WORDS.
+ */
+export function subjectWords(subject: string): string[] {
+  const out = new Set<string>();
+  for (const m of subject.toLowerCase().matchAll(/[\p{L}\p{N}]+/gu)) {
+    const w = m[0];
+    if (w.length < 2 || w.length > 40) continue;
+    out.add(w);
+    if (out.size >= SUBJECT_MAX_WORDS) break;
+  }
+  return [...out];
+}
+
+function domainOfAddress(a: string): string {
+  const at = a.lastIndexOf('@');
+  return at === -1 ? '' : a.slice(at + 1);
+}
+
+/**
+ * The search terms of a finished job: its message (sender, recipients, subject words, URL hosts
+ * and registrable domains, attachment hashes) and, for a completed job, its verdict, threat
+ * level, action and indicator types. The workflow and the submitter are indexed from the row.
+ */
+export function searchTermsOf(
+  evidence: Evidence,
+  result?: {
+    is_phishing: boolean;
+    threat_level: string;
+    recommended_action: string;
+    indicators: { type: string }[];
+  },
+): string[] {
+  const t = new Set<string>();
+  const m = evidence.message;
+  const from = m.from.address.toLowerCase();
+  if (from) {
+    t.add(term(TERM_KINDS.sender, from));
+    const d = domainOfAddress(from);
+    if (d) t.add(term(TERM_KINDS.senderDomain, d));
+  }
+  for (const r of [...m.to, ...m.cc, ...m.bcc]) {
+    const a = r.toLowerCase();
+    t.add(term(TERM_KINDS.recipient, a));
+    const d = domainOfAddress(a);
+    if (d) t.add(term(TERM_KINDS.recipientDomain, d));
+  }
+  for (const w of subjectWords(m.subject)) t.add(term(TERM_KINDS.subjectWord, w));
+  for (const u of evidence.urls) {
+    if (u.host) t.add(term(TERM_KINDS.urlDomain, u.host));
+    if (u.registrable_domain) t.add(term(TERM_KINDS.urlDomain, u.registrable_domain));
+  }
+  for (const a of evidence.attachments) if (a.sha256) t.add(term(TERM_KINDS.sha256, a.sha256));
+  if (result) {
+    t.add(term(TERM_KINDS.verdict, String(result.is_phishing)));
+    t.add(term(TERM_KINDS.threat, result.threat_level));
+    t.add(term(TERM_KINDS.action, result.recommended_action));
+    for (const i of result.indicators) t.add(term(TERM_KINDS.indicator, i.type));
+  }
+  return [...t];
+}
+
+const DOMAIN_RE =
+  /^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,62}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,62}[a-z0-9_])?)*$/;
+
+/** A domain as indexed (lower-case, IDN as punycode); undefined when it is not a domain. */
+export function normaliseDomain(v: string): string | undefined {
+  const d = v.trim().toLowerCase().replace(/^@/, '').replace(/\.$/, '');
+  const ascii = /^[\x00-\x7f]*$/.test(d) ? d : domainToASCII(d);
+  return ascii && DOMAIN_RE.test(ascii) ? ascii : undefined;
+}
+
+/** `sender` / `recipient`: an address (`a@b.example`) or a domain (`b.example`, `@b.example`). */
+const AddressOrDomain = z
+  .string()
+  .max(TERM_MAX_CHARS)
+  .transform((v, ctx) => {
+    const s = v.trim().toLowerCase();
+    if (s.includes('@') && !s.startsWith('@')) {
+      const at = s.lastIndexOf('@');
+      const domain = normaliseDomain(s.slice(at + 1));
+      if (at > 0 && domain && !/\s/.test(s)) return { address: `${s.slice(0, at)}@${domain}` };
+    } else {
+      const domain = normaliseDomain(s);
+      if (domain) return { domain };
+    }
+    ctx.addIssue({ code: 'custom', message: 'must be an email address or a domain' });
+    return z.NEVER;
+  });
+
+const Domain = z
+  .string()
+  .max(253)
+  .transform((v, ctx) => {
+    const d = normaliseDomain(v);
+    if (d) return d;
+    ctx.addIssue({ code: 'custom', message: 'must be a domain such as example.com' });
+    return z.NEVER;
+  });
+
+const Instant = z
+  .string()
+  .max(64)
+  .transform((v, ctx) => {
+    const ok =
+      /^\d{4}-\d{2}-\d{2}$/.test(v) || z.iso.datetime({ offset: true }).safeParse(v).success;
+    const ms = ok ? Date.parse(v) : Number.NaN;
+    if (Number.isNaN(ms)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be an ISO 8601 date or timestamp, e.g. 2026-11-01 or 2026-11-01T09:30:00Z',
+      });
+      return z.NEVER;
+    }
+    return new Date(ms).toISOString();
+  });
+
+const Label = z.string().min(1).max(128);
+
+/**
+ * GET /api/v1/analyze query: every filter, each at most once; an unknown parameter is refused
+ * (strict), naming it. Filters combine with AND.
+ */
+export const JobSearchQuery = z
+  .strictObject({
+    status: JobStatus.optional(),
+    is_phishing: z.enum(['true', 'false']).optional(),
+    threat_level: ThreatLevel.optional(),
+    action: RecommendedAction.optional(),
+    sender: AddressOrDomain.optional(),
+    recipient: AddressOrDomain.optional(),
+    subject: z
+      .string()
+      .max(500)
+      .transform((v, ctx) => {
+        const words = subjectWords(v);
+        if (words.length > 0) return words;
+        ctx.addIssue({ code: 'custom', message: 'must hold at least one word of 2+ characters' });
+        return z.NEVER;
+      })
+      .optional(),
+    url_domain: Domain.optional(),
+    sha256: z
+      .string()
+      .regex(/^[a-fA-F0-9]{64}$/, { message: 'must be 64 hex digits' })
+      .transform((v) => v.toLowerCase())
+      .optional(),
+    indicator: z
+      .string()
+      .max(64)
+      .regex(/^[a-z0-9_.-]+$/, { message: 'must be an indicator type such as url_shortener' })
+      .optional(),
+    workflow: Label.optional(),
+    submitter: Label.optional(),
+    email_id: Label.optional(),
+    since: Instant.optional(),
+    until: Instant.optional(),
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+    cursor: z.string().min(1).max(512).optional(),
+  })
+  .superRefine((q, ctx) => {
+    if (q.since && q.until && q.since >= q.until) {
+      ctx.addIssue({ code: 'custom', path: ['until'], message: 'must be after since' });
+    }
+  });
+export type JobSearchQuery = z.output<typeof JobSearchQuery>;
+
+/** The filters of a search as the store takes them (the query without limit and cursor). */
+export interface JobSearchFilters {
+  status?: JobStatus;
+  email_id?: string;
+  /** ISO timestamps: created_at >= since, created_at < until. */
+  since?: string;
+  until?: string;
+  /** `kind:value` terms (see searchTermsOf), all required. */
+  terms?: string[];
+}
+
+/** The store's filters of a parsed query. */
+export function searchFiltersOf(q: JobSearchQuery): JobSearchFilters {
+  const terms: string[] = [];
+  // Most selective first: the store walks the first term's index.
+  if (q.sha256) terms.push(term(TERM_KINDS.sha256, q.sha256));
+  if (q.url_domain) terms.push(term(TERM_KINDS.urlDomain, q.url_domain));
+  if (q.sender) {
+    terms.push(
+      'address' in q.sender
+        ? term(TERM_KINDS.sender, q.sender.address)
+        : term(TERM_KINDS.senderDomain, q.sender.domain),
+    );
+  }
+  if (q.recipient) {
+    terms.push(
+      'address' in q.recipient
+        ? term(TERM_KINDS.recipient, q.recipient.address)
+        : term(TERM_KINDS.recipientDomain, q.recipient.domain),
+    );
+  }
+  for (const w of q.subject ?? []) terms.push(term(TERM_KINDS.subjectWord, w));
+  if (q.indicator) terms.push(term(TERM_KINDS.indicator, q.indicator));
+  if (q.threat_level) terms.push(term(TERM_KINDS.threat, q.threat_level));
+  if (q.action) terms.push(term(TERM_KINDS.action, q.action));
+  if (q.submitter) terms.push(term(TERM_KINDS.submitter, q.submitter));
+  if (q.is_phishing) terms.push(term(TERM_KINDS.verdict, q.is_phishing));
+  if (q.workflow) terms.push(term(TERM_KINDS.workflow, q.workflow));
+  const f: JobSearchFilters = {};
+  if (terms.length) f.terms = terms;
+  if (q.status) f.status = q.status;
+  if (q.email_id) f.email_id = q.email_id;
+  if (q.since) f.since = q.since;
+  if (q.until) f.until = q.until;
+  return f;
+}
