@@ -32,6 +32,13 @@ rabbitmqctl set_permissions -p trawl_test guest '.*' '.*' '.*' >/dev/null
 log "installing dependencies"
 pnpm install --frozen-lockfile --reporter=append-only 2>&1 | tail -n 5
 
-# 6. The README's test command.
+# 6. Lint and types first: tsx and vitest strip types without checking them, so a type error would
+#    otherwise land green.
+log "lint (biome)"
+pnpm lint
+log "typecheck (tsc)"
+pnpm typecheck
+
+# 7. The README's test command.
 log "running tests"
 pnpm test

@@ -1,10 +1,10 @@
 export { pluginTargets } from '@trawl/plugin-client';
 export { createEmbeddedInvoker, type EmbeddedInvoker } from './local-invoker.ts';
 export { type AnalyzersAppDeps, buildAnalyzersApp, builtinPlugins } from './server.ts';
+export { type AuthResults, readAuthResults } from './shared/auth-results.ts';
 export {
   type AnalysisPool,
   type AnalysisPoolOptions,
   type AnalysisPoolStats,
   createAnalysisPool,
 } from './worker-pool/analysis-pool.ts';
-export { type AuthResults, readAuthResults } from './shared/auth-results.ts';
