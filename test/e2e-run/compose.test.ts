@@ -1,8 +1,15 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hostAllowed } from '@trawl/api-gateway';
-import { type AppConfig, DEV_ONLY_VARIABLES, loadConfig } from '@trawl/config';
-import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  type AppConfig,
+  DEV_ONLY_VARIABLES,
+  FILE_SECRET_VARIABLES,
+  loadConfig,
+  SECRET_VARIABLES,
+} from '@trawl/config';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importVia, ROOT } from './helpers.ts';
 
 /**
@@ -77,10 +84,19 @@ interface Service {
   depends_on?: Record<string, { condition: string }>;
   profiles?: string[];
   volumes?: unknown[];
+  secrets?: (string | { source: string })[];
+  logging?: { driver: string; options?: Record<string, string> };
+  deploy?: { resources?: { limits?: { cpus?: string; memory?: string } } };
 }
 interface Compose {
   services: Record<string, Service>;
+  secrets?: Record<string, { environment?: string; file?: string }>;
 }
+
+/** Where the secret files of the containers are written for the test (Compose: /run/secrets). */
+const secretsDir = mkdtempSync(join(tmpdir(), 'trawl-compose-secrets-'));
+afterAll(() => rmSync(secretsDir, { recursive: true, force: true }));
+let secretFiles = 0;
 
 let parseYaml: (text: string, opts: { merge: boolean }) => unknown;
 let knownVars: Set<string>;
@@ -162,16 +178,37 @@ function interpolate(text: string, vars: Record<string, string | undefined>): st
   return out + text.slice(at).replaceAll('$$', '$');
 }
 
-/** The environment a service's container gets: the overlay's entries over the base file's. */
+/**
+ * The environment a service's container gets: the overlay's entries over the base file's. A
+ * `/run/secrets/<name>` path is replaced by a file holding what Compose would mount there: the
+ * value of the secret's `environment` variable, when the service lists the secret.
+ */
 function containerEnv(
   service: string,
   vars: Record<string, string | undefined>,
   files: Compose[],
 ): Record<string, string> {
   const out: Record<string, string> = {};
+  const mounted = new Map<string, string>();
+  for (const f of files) {
+    for (const s of f.services[service]?.secrets ?? []) {
+      const name = typeof s === 'string' ? s : s.source;
+      const from = f.secrets?.[name]?.environment;
+      if (from !== undefined) mounted.set(name, vars[from] ?? '');
+    }
+  }
   for (const f of files) {
     for (const [k, v] of Object.entries(f.services[service]?.environment ?? {}))
       out[k] = interpolate(v === null ? '' : String(v), vars);
+  }
+  for (const [k, v] of Object.entries(out)) {
+    const m = /^\/run\/secrets\/([a-z0-9_-]+)$/.exec(v);
+    if (!m) continue;
+    const content = mounted.get(m[1] as string);
+    if (content === undefined) continue; // not mounted: the service cannot read it
+    const file = join(secretsDir, `${secretFiles++}-${m[1]}`);
+    writeFileSync(file, content);
+    out[k] = file;
   }
   return out;
 }
@@ -312,6 +349,74 @@ describe('docker-compose.yml and docker-compose.dev.yml', () => {
       for (const r of Object.values(retrievers))
         expect(prod.services[new URL(r.url).hostname], r.url).toBeDefined();
     }
+  });
+
+  it('hand the secrets to the containers as Docker secret files, never as environment variables', () => {
+    const fileVars = new Set(FILE_SECRET_VARIABLES.map((n) => `${n}_FILE`));
+    for (const [name, svc] of Object.entries(prod.services)) {
+      const env = svc.environment ?? {};
+      // TRAWL_MAIL_RETRIEVERS is a secret only when its JSON carries credentials; the default is not.
+      const plain = SECRET_VARIABLES.filter((v) => v !== 'TRAWL_MAIL_RETRIEVERS' && v in env);
+      expect(plain, `${name} gets secrets in its environment`).toEqual([]);
+      const listed = new Set(
+        (svc.secrets ?? []).map((s) => (typeof s === 'string' ? s : s.source)),
+      );
+      for (const [k, v] of Object.entries(env)) {
+        const m = /^\/run\/secrets\/(.+)$/.exec(String(v));
+        if (!m) continue;
+        expect(fileVars.has(k) || k === 'POSTGRES_PASSWORD_FILE', `${name}: ${k} is read`).toBe(
+          true,
+        );
+        expect(listed.has(m[1] as string), `${name} mounts the secret ${m[1]}`).toBe(true);
+        expect(prod.secrets?.[m[1] as string]?.environment, `secret ${m[1]}`).toBeDefined();
+      }
+    }
+    // The services read them: the secrets of .env reach the configuration through the files.
+    for (const [what, vars] of operatorEnvs()) {
+      const c = configOf(containerEnv('api-gateway', vars, [prod]));
+      expect(c.secretKey, what).toBe(REQUIRED.SECRET_KEY);
+      expect(c.internalApiKey, what).toBe(REQUIRED.INTERNAL_API_KEY);
+      expect(c.database.password, what).toBe(REQUIRED.POSTGRES_PASSWORD);
+      expect(c.rabbitmq.password, what).toBe(REQUIRED.RABBITMQ_DEFAULT_PASS);
+      expect(c.redis.password, what).toBeUndefined();
+    }
+    const withRedis = { ...REQUIRED, REDIS_PASSWORD: 'redis-pass', TRAWL_RETRIEVER_KEY: 'rk' };
+    expect(configOf(containerEnv('analyzers', withRedis, [prod])).redis.password).toBe(
+      'redis-pass',
+    );
+    expect(configOf(containerEnv('retriever-imap', withRedis, [prod])).retrieverKey).toBe('rk');
+    // The servers read the same secrets.
+    expect(((prod.services.redis as Service).command as string[]).join(' ')).toContain(
+      '/run/secrets/redis_password',
+    );
+    expect(((prod.services.rabbitmq as Service).command as string[]).join(' ')).toContain(
+      '/run/secrets/rabbitmq_password',
+    );
+  });
+
+  it("rotate every container's logs and limit its resources", () => {
+    for (const [name, svc] of Object.entries(prod.services)) {
+      expect(svc.logging?.driver, `${name} logging`).toBe('json-file');
+      expect(svc.logging?.options?.['max-size'], name).toBeDefined();
+      expect(svc.logging?.options?.['max-file'], name).toBeDefined();
+      expect(svc.deploy?.resources?.limits?.memory, `${name} memory limit`).toMatch(/^\d+[MG]$/);
+      expect(svc.deploy?.resources?.limits?.cpus, `${name} cpu limit`).toMatch(/^\d+(\.\d+)?$/);
+    }
+  });
+
+  it('offer a TLS profile: Caddy in front of the gateway, on its port, with a health check', () => {
+    const caddy = prod.services.caddy as Service;
+    expect(caddy.profiles).toEqual(['tls']);
+    expect(caddy.depends_on?.['api-gateway']?.condition).toBe('service_healthy');
+    const env = containerEnv('caddy', { ...REQUIRED }, [prod]);
+    const gwPort = configOf(containerEnv('api-gateway', { ...REQUIRED }, [prod])).gateway.port;
+    expect(env.TRAWL_UPSTREAM).toBe(`api-gateway:${gwPort}`);
+    const caddyfile = read('docker/caddy/Caddyfile');
+    expect(caddyfile).toContain('reverse_proxy {$TRAWL_UPSTREAM');
+    expect(caddyfile).toContain('tls {$TRAWL_TLS');
+    expect(caddy.volumes?.map(String)).toContain(
+      './docker/caddy/Caddyfile:/etc/caddy/Caddyfile:ro',
+    );
   });
 
   it('have every service of the stack, the orchestrator scalable', () => {

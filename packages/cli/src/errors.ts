@@ -11,6 +11,7 @@ export const CLI_ERRORS = {
   input: 'TRAWL_ERR_CLI_INPUT',
   timeout: 'TRAWL_ERR_CLI_TIMEOUT',
   jobFailed: 'TRAWL_ERR_CLI_JOB_FAILED',
+  auditBroken: 'TRAWL_ERR_CLI_AUDIT_BROKEN',
 } as const;
 
 /** An error that ends the command with a message and an exit code. */

@@ -115,6 +115,16 @@ export const ENV_VARIABLE_NAMES = [
   'INTERNAL_API_KEY',
   'TRAWL_RETRIEVER_KEY',
   'TRAWL_RETRIEVER_KEY_FILE',
+  'SECRET_KEY_FILE',
+  'INTERNAL_API_KEY_FILE',
+  'TRAWL_ADMIN_PASSWORD_FILE',
+  'POSTGRES_PASSWORD_FILE',
+  'DATABASE_URL_FILE',
+  'REDIS_PASSWORD_FILE',
+  'REDIS_URL_FILE',
+  'RABBITMQ_DEFAULT_PASS_FILE',
+  'RABBITMQ_URL_FILE',
+  'TRAWL_MAIL_RETRIEVERS_FILE',
   'TRUSTED_HOSTS',
   'ACCESS_TOKEN_EXPIRE_MINUTES',
   'REFRESH_TOKEN_EXPIRE_DAYS',
@@ -183,6 +193,24 @@ export const ENV_VARIABLE_NAMES = [
   'VCS_HOST',
   'VCS_TOKEN',
   'VCS_GROUP',
+] as const;
+
+/**
+ * Secrets that may also be given as a file, `NAME_FILE` (Docker and Kubernetes secrets): the file's
+ * content is the value (one trailing newline dropped); setting both NAME and NAME_FILE is an error.
+ */
+export const FILE_SECRET_VARIABLES = [
+  'SECRET_KEY',
+  'INTERNAL_API_KEY',
+  'TRAWL_RETRIEVER_KEY',
+  'TRAWL_ADMIN_PASSWORD',
+  'POSTGRES_PASSWORD',
+  'DATABASE_URL',
+  'REDIS_PASSWORD',
+  'REDIS_URL',
+  'RABBITMQ_DEFAULT_PASS',
+  'RABBITMQ_URL',
+  'TRAWL_MAIL_RETRIEVERS',
 ] as const;
 
 /** Variables whose values are secret: never printed, never logged. */

@@ -5,6 +5,7 @@ export {
   DEV_ONLY_VARIABLES,
   EMBEDDED_HOST_DEFAULT,
   ENV_VARIABLE_NAMES,
+  FILE_SECRET_VARIABLES,
   SECRET_VARIABLES,
 } from './defaults.ts';
 export { type DotenvResult, parseDotenv } from './dotenv.ts';

@@ -19,7 +19,12 @@ import {
   type TrustProxy,
 } from './app-config.ts';
 import { deepFreeze } from './deep-freeze.ts';
-import { DEFAULTS as D, EMBEDDED_HOST_DEFAULT, SECRET_VARIABLES } from './defaults.ts';
+import {
+  DEFAULTS as D,
+  EMBEDDED_HOST_DEFAULT,
+  FILE_SECRET_VARIABLES,
+  SECRET_VARIABLES,
+} from './defaults.ts';
 import { parseDotenv } from './dotenv.ts';
 import { EnvReader } from './env-reader.ts';
 import { ConfigError, type ConfigProblem } from './errors.ts';
@@ -67,8 +72,9 @@ export function loadConfig(opts: LoadConfigOptions = {}): AppConfig {
   const merged: Record<string, string | undefined> = { ...fileValues };
   for (const [k, v] of Object.entries(processEnv)) if (v !== undefined) merged[k] = v;
 
+  const fileProblems = readSecretFiles(merged, rootDir);
   const cfg = readAll(new EnvReader(merged).secret(...SECRET_VARIABLES), rootDir, opts.needs ?? {});
-  problems.push(...cfg.problems);
+  problems.push(...fileProblems, ...cfg.problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return deepFreeze(cfg.config);
 }
@@ -173,7 +179,7 @@ function readAll(
     secretKey,
     secretKeyGenerated,
     internalApiKey: r.raw('INTERNAL_API_KEY'),
-    retrieverKey: secretOrFile(r, 'TRAWL_RETRIEVER_KEY', rootDir),
+    retrieverKey: r.raw('TRAWL_RETRIEVER_KEY'),
     trustedHosts: r.list('TRUSTED_HOSTS', D.TRUSTED_HOSTS),
     trustProxy: readTrustProxy(r),
     auth: {
@@ -507,28 +513,35 @@ function readAnalysisWorkers(r: EnvReader): number {
 }
 
 /**
- * A secret from `NAME`, or from the file `NAME_FILE` names (Docker and Kubernetes secrets; a
- * relative path is resolved against the root; one trailing newline dropped). Both set, or a file
- * that cannot be read, is a problem; a message never quotes the secret.
+ * Secrets given as files: for each of FILE_SECRET_VARIABLES, `NAME_FILE` names a file (Docker and
+ * Kubernetes secrets; a relative path is resolved against the root; one trailing newline dropped)
+ * whose content becomes NAME in `env`, before anything reads it; an empty file counts as unset,
+ * like an empty variable. Both set, or a file that cannot be read, is a problem of `NAME_FILE`; a
+ * message never quotes the secret.
  */
-function secretOrFile(r: EnvReader, name: string, rootDir: string): string | undefined {
-  const value = r.raw(name);
-  const file = r.raw(`${name}_FILE`);
-  if (value !== undefined && file !== undefined) {
-    r.problem(`${name}_FILE`, `set ${name} or ${name}_FILE, not both`);
-    return value;
+function readSecretFiles(
+  env: Record<string, string | undefined>,
+  rootDir: string,
+): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const problem = (variable: string, message: string) =>
+    problems.push({ variable, path: `/${variable}`, message });
+  for (const name of FILE_SECRET_VARIABLES) {
+    const fileVar = `${name}_FILE`;
+    const file = env[fileVar];
+    if (file === undefined || file === '') continue;
+    if (env[name] !== undefined && env[name] !== '') {
+      problem(fileVar, `set ${name} or ${fileVar}, not both`);
+      continue;
+    }
+    try {
+      const text = readFileSync(isAbsolute(file) ? file : resolve(rootDir, file), 'utf8');
+      const v = text.replace(/\r?\n$/, '');
+      // An empty file counts as unset, like an empty variable (an optional secret left empty).
+      if (v.length > 0) env[name] = v;
+    } catch (e) {
+      problem(fileVar, `cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
   }
-  if (file === undefined) return value;
-  try {
-    const text = readFileSync(isAbsolute(file) ? file : resolve(rootDir, file), 'utf8');
-    const v = text.replace(/\r?\n$/, '');
-    if (v.length === 0) r.problem(`${name}_FILE`, `the file ${file} is empty`);
-    return v.length > 0 ? v : undefined;
-  } catch (e) {
-    r.problem(
-      `${name}_FILE`,
-      `cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
-    );
-    return undefined;
-  }
+  return problems;
 }

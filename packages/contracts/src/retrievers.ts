@@ -48,7 +48,11 @@ export const RetrievedMessage = z.object({
 });
 export type RetrievedMessage = z.infer<typeof RetrievedMessage>;
 
-export const FetchResponse = z.object({ messages: z.array(RetrievedMessage) });
+export const FetchResponse = z.object({
+  messages: z.array(RetrievedMessage),
+  /** Messages still waiting at the source after this batch, when the retriever knows (metrics). */
+  backlog: z.number().int().nonnegative().optional(),
+});
 export type FetchResponse = z.infer<typeof FetchResponse>;
 
 export const AckRequest = z.object({ ids: z.array(z.string()) });

@@ -43,6 +43,19 @@ export function createServiceLogger(
   return destination ? pino(options, destination) : pino(options);
 }
 
+/**
+ * The logger a service's app uses, bound to its name without repeating the `service` key: pino
+ * writes a child's bindings after its parent's, so `child({service})` of a logger that already has
+ * one (createServiceLogger's `base`) printed `"service"` twice on every line. The parent itself
+ * when it already names this service; a child with `component` when it names another (embedded
+ * mode: one process, one `service`); else a child with `service`.
+ */
+export function serviceChild(parent: Logger, service: string): Logger {
+  const bound = parent.bindings().service;
+  if (bound === service) return parent;
+  return parent.child(bound === undefined ? { service } : { component: service });
+}
+
 /** The `version` of the package.json beside a service's src/ (`new URL('../package.json', import.meta.url)`). */
 export function packageVersion(packageJsonUrl: URL): string {
   try {

@@ -31,6 +31,7 @@ import {
 import type { CompiledWorkflow } from '@trawl/workflow-engine';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { writeBackup } from './backup.ts';
 import { configSourceFrom } from './config-source.ts';
 import { requeueUnfinished } from './requeue.ts';
 
@@ -188,6 +189,9 @@ export async function startEmbedded(cfg: AppConfig, opts: EmbeddedOptions = {}):
       logger,
     );
 
+    // One /metrics (the gateway's) shows every component of the process.
+    const metricsRegistries: Orchestrator['registry'][] = [];
+
     // Orchestrator.
     const orchestrator = buildOrchestrator({
       broker,
@@ -219,6 +223,7 @@ export async function startEmbedded(cfg: AppConfig, opts: EmbeddedOptions = {}):
       });
       if (requeued > 0) logger.info({ requeued }, 'unfinished jobs re-queued');
     }
+    metricsRegistries.push(orchestrator.registry);
     await orchestrator.start();
     closers.push(() => orchestrator.stop(cfg.orchestrator.shutdownGraceMs));
 
@@ -233,6 +238,8 @@ export async function startEmbedded(cfg: AppConfig, opts: EmbeddedOptions = {}):
       invoker,
       logger,
       version,
+      metricsRegistries,
+      ...(sql.dumpDataDir ? { backup: () => writeBackup(sql, join(cfg.dataDir, 'backups')) } : {}),
     });
     closers.push(() => app.close());
     const port = opts.port ?? cfg.gateway.port;
@@ -262,6 +269,7 @@ export async function startEmbedded(cfg: AppConfig, opts: EmbeddedOptions = {}):
           logger,
           options: { serviceVersion: version },
         });
+        metricsRegistries.push(mail.registry);
         await mail.start();
         const m = mail;
         closers.push(() => m.stop(cfg.orchestrator.shutdownGraceMs));

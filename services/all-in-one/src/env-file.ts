@@ -35,7 +35,9 @@ export function writeFirstStartEnv(
   env: Record<string, string | undefined>,
 ): FirstStartEnv | undefined {
   const path = join(rootDir, '.env');
-  const set = (k: string) => env[k] !== undefined && env[k] !== '';
+  // A secret given as a file (`NAME_FILE`) is set too: writing NAME beside it would conflict.
+  const given = (k: string) => env[k] !== undefined && env[k] !== '';
+  const set = (k: string) => given(k) || given(`${k}_FILE`);
   const adminUser = set('TRAWL_ADMIN_USER') ? (env.TRAWL_ADMIN_USER as string) : 'admin';
   const adminPassword = set('TRAWL_ADMIN_PASSWORD') ? undefined : randomPassword();
   const lines = [

@@ -19,6 +19,7 @@ import {
   expandJobBatches,
   type FinishedJob,
   type Store,
+  serviceChild,
 } from '@trawl/platform';
 import type { PluginInvoker } from '@trawl/plugin-client';
 import { type RunOutcome, runWorkflow, WORKFLOW_ERROR_CODES } from '@trawl/workflow-engine';
@@ -160,10 +161,11 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
   const instanceId = opts.instanceId ?? randomUUID().slice(0, 8);
   const clock = deps.clock ?? (() => new Date());
   const registry = deps.registry ?? new Registry();
-  const metrics = createMetrics(registry);
-  const log = deps.logger.bindings().service
-    ? deps.logger
-    : deps.logger.child({ service: SERVICE_NAME });
+  const metrics = createMetrics(registry, {
+    broker,
+    queues: [t.queues.analysisRequests, t.queues.analysisDead, t.queues.mailVerdicts],
+  });
+  const log = serviceChild(deps.logger, SERVICE_NAME);
   const analyzerCache = cache ? createAnalyzerCache(cache) : undefined;
 
   const running = new Set<Running>();
@@ -470,6 +472,20 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
     }
     metrics.jobs.inc({ status: outcome.status });
     metrics.jobDuration.observe({ status: outcome.status }, seconds);
+    if (outcome.status === 'completed') {
+      metrics.verdicts.inc({
+        verdict: outcome.result.is_phishing ? 'phishing' : 'not_phishing',
+        threat_level: outcome.result.threat_level,
+        workflow: wf.id,
+      });
+    }
+    for (const st of outcome.trace?.stages ?? []) {
+      if (st.status === 'skipped' || st.status === 'pending') continue;
+      metrics.stageDuration.observe(
+        { workflow: wf.id, stage: st.name, status: st.status },
+        st.duration_ms / 1000,
+      );
+    }
     // Best effort: the verdict is stored; a sender that could not be recorded must not requeue it.
     if (finished.senderError !== undefined) {
       jlog.warn({ err: errText(finished.senderError) }, 'could not record the sender history');

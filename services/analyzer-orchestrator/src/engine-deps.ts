@@ -51,6 +51,12 @@ export function createEngineDeps(o: EngineDepsOptions): EngineDeps {
             { analyzer: e.analyzer, status: e.cached ? 'cached' : e.status },
             e.duration_ms / 1000,
           );
+          if (e.status !== 'success') {
+            metrics.analyzerErrors.inc({
+              analyzer: e.analyzer,
+              kind: e.status === 'timeout' ? 'timeout' : 'error',
+            });
+          }
         }
         o.onEvent?.(e);
       }

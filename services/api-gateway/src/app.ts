@@ -18,6 +18,7 @@ import { GatewayLogController, registerRequestLogFields } from './request-log.ts
 import { analyzeRoutes } from './routes/analyze.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { authRoutes } from './routes/auth.ts';
+import { backupRoutes } from './routes/backup.ts';
 import { configRoutes } from './routes/config.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -84,7 +85,10 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   enforceRouteAccess(app, { publicBodyBytes: config.publicBodyBytes ?? 64 * 1024 });
   registerProblemHandlers(app);
   registerRequestLogFields(app);
-  const metrics = registerMetrics(app, { enabled: config.metrics ?? true });
+  const metrics = registerMetrics(app, {
+    enabled: config.metrics ?? true,
+    ...(deps.metricsRegistries ? { also: deps.metricsRegistries } : {}),
+  });
   registerEdgeHooks(app, { config, tokens, versions, cache: deps.cache });
 
   const ctx: GatewayContext = {
@@ -111,5 +115,6 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   await app.register(workflowRoutes(ctx), { prefix: '/api/v1' });
   await app.register(userRoutes(ctx), { prefix: '/api/v1' });
   await app.register(auditRoutes(ctx), { prefix: '/api/v1' });
+  if (deps.backup) await app.register(backupRoutes(ctx, deps.backup), { prefix: '/api/v1' });
   return app;
 }

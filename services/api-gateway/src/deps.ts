@@ -8,8 +8,10 @@ import type {
 import type { Broker, Cache, Store } from '@trawl/platform';
 import type { CompiledWorkflow } from '@trawl/workflow-engine';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import type { ConfigState } from './config-state.ts';
 import type { GatewayOptions } from './options.ts';
+import type { BackupResult } from './routes/backup.ts';
 
 /** Calls plugins: the HTTP plugin client in scale-out mode, an in-process invoker in embedded mode. */
 export interface PluginInvoker {
@@ -37,4 +39,11 @@ export interface GatewayDeps {
   logger?: Logger;
   clock?: () => Date;
   version: string;
+  /**
+   * Other registries whose metrics /metrics also shows (embedded mode: the orchestrators of the same
+   * process, so one scrape sees everything). Read at every scrape: entries may be added later.
+   */
+  metricsRegistries?: readonly Registry[];
+  /** An online database backup (embedded mode, PGlite): enables POST /api/v1/system/backup. */
+  backup?: () => Promise<BackupResult>;
 }

@@ -6,7 +6,7 @@ import {
   toProblems,
   verifyCredential,
 } from '@trawl/contracts';
-import type { Broker, Cache } from '@trawl/platform';
+import { type Broker, type Cache, serviceChild } from '@trawl/platform';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
@@ -97,7 +97,7 @@ export function buildMailOrchestrator(deps: MailOrchestratorDeps): MailOrchestra
   const now = () => clock().getTime();
   const registry = deps.registry ?? new Registry();
   const metrics = createMailMetrics(registry);
-  const logger = deps.logger.child({ service: SERVICE_NAME });
+  const logger = serviceChild(deps.logger, SERVICE_NAME);
   const instanceId = o.instanceId ?? randomUUID();
   const gatewayTimeoutMs = o.gatewayTimeoutMs ?? 30_000;
   const gateway: GatewayClient =

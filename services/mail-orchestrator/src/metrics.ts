@@ -1,4 +1,4 @@
-import { Counter, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 
 export interface MailMetrics {
   fetched: Counter<'retriever'>;
@@ -7,6 +7,8 @@ export interface MailMetrics {
   rejected: Counter<'retriever'>;
   failures: Counter<'retriever' | 'stage'>;
   verdicts: Counter<'retriever' | 'action'>;
+  /** Messages waiting at each retriever's source, as its last fetch answered. */
+  backlog: Gauge<'retriever'>;
 }
 
 /** The mail orchestrator's counters, registered on `registry`. */
@@ -47,6 +49,12 @@ export function createMailMetrics(registry: Registry): MailMetrics {
       name: 'trawl_mail_verdicts_total',
       help: 'Verdicts delivered to retrievers, by recommended action',
       labelNames: ['retriever', 'action'],
+      registers,
+    }),
+    backlog: new Gauge({
+      name: 'trawl_mail_retriever_backlog',
+      help: "Messages waiting at a retriever's source after its last fetch (as the retriever reports it)",
+      labelNames: ['retriever'],
       registers,
     }),
   };

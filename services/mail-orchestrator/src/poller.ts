@@ -78,6 +78,8 @@ export function createPoller(d: {
       );
       return { retriever: name, fetched: 0, outcomes: [], error: (err as Error).message };
     }
+    const backlog = r.client.backlog;
+    if (backlog !== undefined) d.metrics.backlog.set({ retriever: name }, backlog);
     const outcomes = await mapLimit(messages, d.options.concurrency, (m) =>
       d.processor.process(name, m, signal),
     );

@@ -22,6 +22,8 @@ export interface RetrieverClientOptions {
 /** Speaks the retriever protocol (decisions.md "Mail retrievers") to one retriever. */
 export class RetrieverClient {
   readonly name: string;
+  /** Messages waiting at the source after the last fetch, when the retriever said (else undefined). */
+  backlog: number | undefined;
   private readonly base: string;
   private readonly credential: string | undefined;
   constructor(private readonly o: RetrieverClientOptions) {
@@ -68,6 +70,7 @@ export class RetrieverClient {
         'answered a body that is not {messages:[{id,raw}]}',
       );
     }
+    this.backlog = parsed.data.backlog;
     return parsed.data.messages;
   }
 

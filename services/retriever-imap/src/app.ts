@@ -123,7 +123,10 @@ export function buildRetrieverApp(d: RetrieverAppDeps): FastifyInstance {
       try {
         const messages = await d.retriever.fetch(body.max_messages);
         d.metrics.fetched.inc(messages.length);
-        return { messages };
+        const backlog = d.retriever.backlog;
+        if (backlog === undefined) return { messages };
+        d.metrics.backlog.set(backlog);
+        return { messages, backlog };
       } catch (err) {
         d.metrics.errors.inc({ op: 'fetch' });
         throw err;

@@ -32,7 +32,14 @@ export function createImapRetriever(
 ): ImapRetrieverService {
   const registry = deps.registry ?? new Registry();
   const metrics = createImapMetrics(registry);
-  const logger = deps.logger.child({ service: 'retriever-imap' });
+  // Not `child({service})` of a logger that has one already: pino would print the key twice.
+  const bound = deps.logger.bindings().service;
+  const logger =
+    bound === 'retriever-imap'
+      ? deps.logger
+      : deps.logger.child(
+          bound === undefined ? { service: 'retriever-imap' } : { component: 'retriever-imap' },
+        );
   let wasConnected = false;
   const session = new ImapSession(settings, logger, {
     ...deps.session,

@@ -101,12 +101,16 @@ export class ImapRetriever {
     return c.mailbox ? String(c.mailbox.uidValidity) : '0';
   }
 
+  /** Messages left in the mailbox after the last fetch (undefined before the first). */
+  backlog: number | undefined;
+
   async fetch(max: number): Promise<RetrievedMessage[]> {
     const { folders } = this.session.client();
     return this.inFolder(folders.mailbox, 'fetch', async (c) => {
       const uidValidity = this.uidValidityOf(c);
       const found = (await c.search({ deleted: false }, { uid: true })) || [];
       const uids = [...found].sort((a, b) => a - b).slice(0, max);
+      this.backlog = found.length - uids.length;
       if (uids.length === 0) return [];
       const out: RetrievedMessage[] = [];
       for await (const m of c.fetch(

@@ -25,6 +25,11 @@ export function createImapMetrics(registry: Registry) {
       labelNames: ['op'],
       registers,
     }),
+    backlog: new Gauge({
+      name: 'trawl_imap_backlog',
+      help: 'Messages waiting in the mailbox after the last fetch (not yet handed out)',
+      registers,
+    }),
     connected: new Gauge({
       name: 'trawl_imap_connected',
       help: '1 while connected to the IMAP server',

@@ -81,6 +81,112 @@ export async function analyze(
   return exitCodeOf(job);
 }
 
+interface Row {
+  file: string;
+  job_id?: string;
+  status: string;
+  job?: JobView;
+  error?: string;
+}
+
+/**
+ * Several messages: each is submitted (a file that cannot be read or is refused is reported in its
+ * row, the others go on), then, with --wait, each job is awaited; a table sums them up. Exit code:
+ * 1 when any message could not be analysed, else 10 when any is phishing, else 0.
+ */
+export async function analyzeMany(
+  ctx: Ctx,
+  o: { files: string[]; workflow: string | undefined; wait: boolean; timeoutSeconds: number },
+): Promise<number> {
+  if (o.files.includes('-')) {
+    throw new CliError(
+      CLI_ERRORS.input,
+      'standard input (-) can only be analysed alone',
+      EXIT.usage,
+    );
+  }
+  const api = ctx.api();
+  const rows: Row[] = [];
+  for (const file of o.files) {
+    try {
+      const body = await readInput(ctx, resolve(ctx.io.cwd, file));
+      if (body.length === 0) throw new CliError(CLI_ERRORS.input, `${file} is empty`, EXIT.error);
+      const sub = await api.request<Submitted>('POST', '/api/v1/analyze/raw', {
+        raw: { body, contentType: 'message/rfc822' },
+        query: { workflow_id: o.workflow },
+      });
+      rows.push({ file, job_id: sub.job_id, status: sub.status });
+    } catch (err) {
+      rows.push({ file, status: 'error', error: (err as Error).message });
+    }
+  }
+  if (o.wait) {
+    const deadline = ctx.now() + o.timeoutSeconds * 1000;
+    for (const row of rows) {
+      if (row.job_id === undefined) continue;
+      try {
+        const job = await waitForJob(ctx, row.job_id, Math.max(0, deadline - ctx.now()));
+        row.job = job;
+        row.status = job.status;
+        if (job.error) row.error = `${job.error.code}: ${job.error.message}`;
+      } catch (err) {
+        row.error = (err as Error).message;
+      }
+    }
+  }
+  if (ctx.json) {
+    ctx.printJson({
+      items: rows.map((r) => ({
+        file: r.file,
+        ...(r.job_id ? { job_id: r.job_id } : {}),
+        status: r.status,
+        ...(r.job?.result ? { result: r.job.result } : {}),
+        ...(r.error ? { error: r.error } : {}),
+      })),
+    });
+  } else {
+    ctx.print(formatSummary(rows, o.wait));
+  }
+  const failed = rows.some(
+    (r) => r.status === 'error' || r.status === 'failed' || (o.wait && r.job === undefined),
+  );
+  if (failed) return EXIT.error;
+  return rows.some((r) => r.job?.result?.is_phishing) ? EXIT.phishing : EXIT.ok;
+}
+
+/** The summary table of several messages: one row per file. */
+export function formatSummary(rows: readonly Row[], waited: boolean): string {
+  const fileW = Math.min(40, Math.max(4, ...rows.map((r) => r.file.length)));
+  const cut = (s: string, n: number) => (s.length > n ? `…${s.slice(s.length - n + 1)}` : s);
+  const head = waited
+    ? `${'FILE'.padEnd(fileW)}  ${'JOB'.padEnd(36)}  ${'STATUS'.padEnd(10)}  ${'VERDICT'.padEnd(12)}  CONF  ${'THREAT'.padEnd(8)}  ACTION`
+    : `${'FILE'.padEnd(fileW)}  ${'JOB'.padEnd(36)}  STATUS`;
+  const lines = [head];
+  for (const r of rows) {
+    const base = `${cut(r.file, fileW).padEnd(fileW)}  ${(r.job_id ?? '-').padEnd(36)}  ${r.status.padEnd(10)}`;
+    const res = r.job?.result;
+    if (waited && res) {
+      const verdict = res.is_phishing ? 'PHISHING' : 'not phishing';
+      lines.push(
+        `${base}  ${verdict.padEnd(12)}  ${`${Math.round(res.confidence * 100)}%`.padStart(4)}  ${res.threat_level.padEnd(8)}  ${res.recommended_action}`,
+      );
+    } else {
+      lines.push(r.error ? `${base}  ${r.error}` : base);
+    }
+  }
+  const n = (f: (r: Row) => boolean) => rows.filter(f).length;
+  if (waited) {
+    lines.push(
+      `${rows.length} message(s): ${n((r) => r.job?.result?.is_phishing === true)} phishing, ${n((r) => r.job?.result?.is_phishing === false)} not phishing, ${n((r) => r.job?.result === undefined)} without a verdict`,
+    );
+  } else {
+    lines.push(
+      `${rows.length} message(s): ${n((r) => r.job_id !== undefined)} queued; see: trawl job <id>`,
+    );
+  }
+  return lines.join('\n');
+}
+
 async function readInput(ctx: Ctx, path: string): Promise<Buffer> {
   try {
     return await ctx.io.readFile(path);

@@ -34,15 +34,48 @@ export async function usersAdd(
   return EXIT.ok;
 }
 
+interface UserView {
+  username: string;
+  roles: string[];
+  disabled: boolean;
+  created_at: string;
+}
+
+/** The users table, with a header row. */
+export function formatUsers(items: readonly UserView[]): string {
+  const rows = [['USER', 'ROLES', 'STATE', 'CREATED']].concat(
+    items.map((u) => [
+      u.username,
+      u.roles.join(','),
+      u.disabled ? 'disabled' : 'active',
+      u.created_at,
+    ]),
+  );
+  const w = [24, 22, 8];
+  return rows
+    .map((r) => r.map((c, i) => (i < w.length ? c.padEnd(w[i] ?? 0) : c)).join(' '))
+    .join('\n');
+}
+
 export async function usersList(ctx: Ctx): Promise<number> {
-  const r = await ctx.api().request<{
-    items: { username: string; roles: string[]; disabled: boolean; created_at: string }[];
-  }>('GET', '/api/v1/users');
+  const r = await ctx.api().request<{ items: UserView[] }>('GET', '/api/v1/users');
   if (ctx.json) ctx.printJson(r);
-  else
-    for (const u of r.items)
-      ctx.print(
-        `${u.username.padEnd(24)} ${u.roles.join(',').padEnd(22)} ${u.disabled ? 'disabled' : 'active  '} ${u.created_at}`,
-      );
+  else if (r.items.length === 0) ctx.print('no users');
+  else ctx.print(formatUsers(r.items));
+  return EXIT.ok;
+}
+
+/**
+ * Disables (or enables again) an account: PATCH /api/v1/users/<name> {disabled}. A disabled user
+ * cannot log in and their tokens stop working; the account and its audit trail are kept.
+ */
+export async function usersSetDisabled(ctx: Ctx, name: string, disabled: boolean): Promise<number> {
+  const u = await ctx
+    .api()
+    .request<UserView>('PATCH', `/api/v1/users/${encodeURIComponent(name)}`, {
+      json: { disabled },
+    });
+  if (ctx.json) ctx.printJson(u);
+  else ctx.print(`${u.username} is ${u.disabled ? 'disabled' : 'enabled'}`);
   return EXIT.ok;
 }

@@ -26,4 +26,10 @@ export interface SqlClient {
   withAdvisoryLock<T>(key: number, fn: () => Promise<T>): Promise<T>;
   ping(): Promise<number>;
   close(): Promise<void>;
+  /**
+   * PGlite only: a consistent copy of the whole data directory (a gzipped tarball) taken while the
+   * database keeps serving (an online backup of the embedded mode); restore it with
+   * restorePgliteDataDir. PostgreSQL has pg_dump / pg_basebackup instead.
+   */
+  dumpDataDir?(): Promise<Blob>;
 }

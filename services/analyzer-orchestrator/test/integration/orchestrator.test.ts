@@ -389,6 +389,27 @@ describe('analyzer orchestrator on RabbitMQ + PostgreSQL with analyzer processes
       const down = await finished(await submit('down-required', 'fm-down'));
       expect(down.status).toBe('failed');
       expect(JSON.stringify(down.trace)).toMatch(/unreachable/);
+
+      // /metrics after these jobs (issue 19: no outcome, verdict, duration or per-analyzer series).
+      const text = (await o.app.inject({ method: 'GET', url: '/metrics' })).body;
+      const value = (name: string, ...labels: string[]) => {
+        const line = text
+          .split('\n')
+          .find((l) => l.startsWith(`${name}{`) && labels.every((x) => l.includes(x)));
+        return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+      };
+      expect(value('trawl_jobs_total', 'status="completed"')).toBe(1);
+      expect(value('trawl_jobs_total', 'status="failed"')).toBe(4);
+      expect(value('trawl_job_verdicts_total', 'workflow="tolerant"')).toBe(1);
+      expect(value('trawl_job_duration_seconds_count', 'status="failed"')).toBe(4);
+      expect(
+        value('trawl_stage_duration_seconds_count', 'workflow="strict"', 'status="failed"'),
+      ).toBe(1);
+      expect(value('trawl_analyzer_errors_total', 'analyzer="hang"', 'kind="timeout"')).toBe(2);
+      expect(value('trawl_analyzer_errors_total', 'analyzer="bad"', 'kind="error"')).toBe(3);
+      expect(value('trawl_analyzer_errors_total', 'analyzer="down"', 'kind="error"')).toBe(2);
+      expect(value('trawl_analyzer_errors_total', 'analyzer="ok"')).toBeUndefined();
+      expect(value('trawl_queue_depth', 'analysis.requests"')).toBe(0);
     } finally {
       await o.stop(2000);
       an.stop();

@@ -9,7 +9,12 @@ export interface GatewayMetrics {
 /** One registry per app (several apps may live in one process: tests, embedded mode). */
 export function registerMetrics(
   app: FastifyInstance,
-  opts: { enabled: boolean; defaultMetrics?: boolean },
+  opts: {
+    enabled: boolean;
+    defaultMetrics?: boolean;
+    /** Registries shown after the gateway's own (embedded mode), read at every scrape. */
+    also?: readonly Registry[];
+  },
 ): GatewayMetrics {
   const registry = new Registry();
   registry.setDefaultLabels({ service: 'api-gateway' });
@@ -42,7 +47,8 @@ export function registerMetrics(
   if (opts.enabled) {
     app.get('/metrics', { config: { access: 'public' } }, async (_request, reply) => {
       reply.type(registry.contentType);
-      return registry.metrics();
+      const texts = await Promise.all([registry, ...(opts.also ?? [])].map((r) => r.metrics()));
+      return texts.map((t) => (t.endsWith('\n') || t === '' ? t : `${t}\n`)).join('');
     });
   }
   return { registry, jobsSubmitted };
