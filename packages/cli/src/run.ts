@@ -1,12 +1,14 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { analyze } from './commands/analyze.ts';
+import { analyze, analyzeMany } from './commands/analyze.ts';
+import { audit } from './commands/audit.ts';
+import { backup } from './commands/backup.ts';
 import { configReload, configShow } from './commands/config.ts';
 import { credentialsCommand } from './commands/credentials.ts';
 import { evalCommand, symbolsCommand } from './commands/eval.ts';
 import { JOB_FILTER_FLAGS, job, jobs } from './commands/jobs.ts';
 import { learnCommand } from './commands/learn.ts';
 import { login } from './commands/login.ts';
-import { usersAdd, usersList } from './commands/users.ts';
+import { usersAdd, usersList, usersSetDisabled } from './commands/users.ts';
 import { workflowsDryRun, workflowsList, workflowsValidate } from './commands/workflows.ts';
 import { makeCtx } from './context.ts';
 import { CliError, usageError } from './errors.ts';
@@ -18,8 +20,9 @@ export const USAGE = `trawl: command line of the Trawl phishing-analysis platfor
 usage: trawl <command> [options]
 
   login [--user NAME] [--password-stdin]       get a token (kept in $XDG_CONFIG_HOME/trawl)
-  analyze <file.eml|-> [--workflow ID] [--wait] [--timeout S]
-                                               submit a message; --wait shows the verdict
+  analyze <file.eml…|-> [--workflow ID] [--wait] [--timeout S]
+                                               submit messages; --wait shows the verdict(s)
+                                               (several files: a summary table)
   jobs [--status S] [filters] [--limit N] [--cursor C]
                                                list / search jobs, newest first; filters:
                                                --phishing|--clean --threat L --action A
@@ -33,6 +36,11 @@ usage: trawl <command> [options]
   workflows dry-run <id> <file.eml>            run a workflow now, store nothing
   config show | reload                         configuration version / reload the files (admin)
   users add <name> --role R [--role R] [--password-stdin] | list      (admin)
+  users disable <name> | enable <name>         stop / allow an account's logins and tokens (admin)
+  audit [--limit N] [--action A] [--actor U] [--cursor C]
+                                               the audit log, newest first (admin)
+  audit --verify                               check the audit log's hash chain (exit 1: broken)
+  backup                                       online backup of the embedded database (admin)
   credentials plugin|retriever|service <id> [--key-stdin]
                                                a party's own credential, derived from
                                                INTERNAL_API_KEY (no server is asked)
@@ -102,11 +110,21 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
           timeout: { type: 'string' },
         });
         if (values.help) return help(io);
-        want(positionals, 1, 'the message file (or - for standard input)');
+        if (positionals.length === 0)
+          throw usageError('missing the message file(s) (or - for standard input)');
         const timeoutSeconds = Number(values.timeout ?? 300);
         if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0)
           throw usageError('--timeout must be a positive number of seconds');
         const ctx = makeCtx(io, { json: !!values.json, url: values.url });
+        if (positionals.length > 1) {
+          const wait = !!values.wait;
+          return await analyzeMany(ctx, {
+            files: positionals,
+            workflow: values.workflow,
+            wait,
+            timeoutSeconds,
+          });
+        }
         return await analyze(ctx, {
           file: positionals[0] as string,
           workflow: values.workflow,
@@ -194,7 +212,35 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
             passwordStdin: !!values['password-stdin'],
           });
         }
-        throw usageError('users: use add <name> --role R or list');
+        if (sub === 'disable' || sub === 'enable') {
+          want(args, 1, 'the user name');
+          return await usersSetDisabled(ctx, args[0] as string, sub === 'disable');
+        }
+        throw usageError('users: use add <name> --role R, list, disable <name> or enable <name>');
+      }
+      case 'backup': {
+        const { values, positionals } = parse(rest, {});
+        if (values.help) return help(io);
+        want(positionals, 0, '');
+        return await backup(makeCtx(io, { json: !!values.json, url: values.url }));
+      }
+      case 'audit': {
+        const { values, positionals } = parse(rest, {
+          limit: { type: 'string' },
+          cursor: { type: 'string' },
+          action: { type: 'string' },
+          actor: { type: 'string' },
+          verify: { type: 'boolean' },
+        });
+        if (values.help) return help(io);
+        want(positionals, 0, '');
+        return await audit(makeCtx(io, { json: !!values.json, url: values.url }), {
+          limit: values.limit,
+          cursor: values.cursor,
+          action: values.action,
+          actor: values.actor,
+          verify: !!values.verify,
+        });
       }
       case 'credentials': {
         json = false;

@@ -26,6 +26,7 @@ export {
   createServiceLogger,
   packageVersion,
   REDACT_PATHS,
+  serviceChild,
   serviceLoggerOptions,
 } from './service-logger.ts';
 export type * from './store/classifier-repository.ts';
@@ -39,7 +40,7 @@ export {
   migrate,
 } from './store/migrate.ts';
 export { createPgClient } from './store/pg-client.ts';
-export { createPgliteClient } from './store/pglite-client.ts';
+export { createPgliteClient, restorePgliteDataDir } from './store/pglite-client.ts';
 export { createMigratedPglite } from './store/pglite-template.ts';
 export type * from './store/repositories.ts';
 export { ROLES } from './store/repositories.ts';

@@ -125,7 +125,7 @@ export const GROUPS = {
   },
   learned: {
     max: 2.5,
-    min: -1.5,
+    min: -0.5,
     reason:
       "what this deployment's own learnt mail says of the message's words, links and sender (the classifier, bounded)",
   },

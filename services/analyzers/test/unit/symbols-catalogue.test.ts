@@ -42,8 +42,11 @@ describe('symbol catalogue', () => {
     for (const s of c.symbols.filter((x) => x.score < 0)) {
       const g = GROUPS[s.group as keyof typeof GROUPS];
       expect(g, s.symbol).toBeDefined();
-      // standing is the only group whose symbols may lower a message below its other evidence
-      if (s.group !== 'standing') expect(g.min, s.symbol).toBe(0);
+      // standing may lower a message below its other evidence, and so may the learnt classifier,
+      // by at most 0.5: words that look legitimate can be written by an attacker (good-word
+      // padding), so its ham side stays small (docs/analyzers.md#classifier-learnt-per-deployment)
+      if (s.group === 'learned') expect(g.min, s.symbol).toBeGreaterThanOrEqual(-0.5);
+      else if (s.group !== 'standing') expect(g.min, s.symbol).toBe(0);
     }
   });
 
