@@ -116,10 +116,13 @@ export interface AppConfig {
   builtinsInProcess: boolean;
   /**
    * Worker threads that run the built-in offline analyzers of an orchestrator or of embedded mode
-   * (TRAWL_ANALYSIS_WORKERS: `auto` = the machine's cores; 0 = on the main thread, as before). A
-   * call still running at its deadline has its worker terminated and replaced.
+   * (TRAWL_ANALYSIS_WORKERS: `auto` = the machine's cores; 0 = on the main thread). A call still
+   * running at its deadline has its worker terminated and replaced. Undefined (unset): the mode's
+   * default, the cores in embedded mode (one process: the pool uses the second core) and 0 for a
+   * scale-out orchestrator (the gateway, PostgreSQL and RabbitMQ already use the other cores, and
+   * moving each message to a worker cost more than it gave: docs/benchmarks.md, 2026-11-27).
    */
-  analysisWorkers: number;
+  analysisWorkers: number | undefined;
   mailOrchestratorPort: number;
   /** Where the IMAP retriever serves the retriever protocol (TRAWL_RETRIEVER_IMAP_HOST / _PORT). */
   retrieverImap: { host: string; port: number };

@@ -31,8 +31,11 @@ export const DEFAULTS = {
   TRAWL_ANALYZERS_HOST: '127.0.0.1',
   TRAWL_ORCHESTRATOR_PORT: 8091,
   TRAWL_BUILTINS_IN_PROCESS: true,
-  /** `auto`: one worker thread per core (os.availableParallelism()); 0: on the main thread. */
-  TRAWL_ANALYSIS_WORKERS: 'auto',
+  /**
+   * `auto`: one worker thread per core (os.availableParallelism()); 0: on the main thread; empty:
+   * the mode's default (embedded: auto; a scale-out orchestrator: 0, see docs/benchmarks.md).
+   */
+  TRAWL_ANALYSIS_WORKERS: '',
   TRAWL_MAIL_ORCHESTRATOR_PORT: 8002,
   TRAWL_RETRIEVER_IMAP_HOST: '0.0.0.0',
   TRAWL_RETRIEVER_IMAP_PORT: 8200,

@@ -498,9 +498,13 @@ function isTimeZone(tz: string): boolean {
   }
 }
 
-/** TRAWL_ANALYSIS_WORKERS: `auto` (one per core) or a count from 0 (main thread) to 256. */
-function readAnalysisWorkers(r: EnvReader): number {
+/**
+ * TRAWL_ANALYSIS_WORKERS: `auto` (one per core), a count from 0 (main thread) to 256, or unset: the
+ * mode's default (undefined here; see AppConfig.analysisWorkers).
+ */
+function readAnalysisWorkers(r: EnvReader): number | undefined {
   const v = r.str('TRAWL_ANALYSIS_WORKERS', D.TRAWL_ANALYSIS_WORKERS).trim().toLowerCase();
+  if (v === '') return undefined;
   if (v === 'auto') return availableParallelism();
   if (!/^\d+$/.test(v)) {
     r.problem(

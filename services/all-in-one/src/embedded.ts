@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { buildOrchestrator, type Orchestrator } from '@trawl/analyzer-orchestrator';
 import { builtinPlugins, createAnalysisPool, createEmbeddedInvoker } from '@trawl/analyzers';
@@ -153,10 +154,11 @@ export async function startEmbedded(cfg: AppConfig, opts: EmbeddedOptions = {}):
     // The offline analyzers run in worker threads (TRAWL_ANALYSIS_WORKERS, one per core by
     // default; ADR 010): the one thread that answers HTTP and consumes the queue never runs them,
     // and a call past its deadline is stopped.
+    const workers = cfg.analysisWorkers ?? availableParallelism();
     const pool =
-      cfg.analysisWorkers > 0
+      workers > 0
         ? await createAnalysisPool({
-            size: cfg.analysisWorkers,
+            size: workers,
             defaultTimeoutMs: initial.files.service.analyzer.timeout_ms,
             onReplace: (info) => logger.warn(info, 'analysis worker replaced'),
           })

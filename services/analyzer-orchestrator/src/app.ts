@@ -220,6 +220,12 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
     }
   }
 
+  function withoutEvidence(r: NonNullable<Job['result']>): NonNullable<Job['result']> {
+    if (r.evidence === undefined) return r;
+    const { evidence: _evidence, ...rest } = r;
+    return rest;
+  }
+
   async function publishEvent(e: AnalysisEvent): Promise<void> {
     await broker.publish(t.exchanges.results, e.event, AnalysisEvent.parse(e), {
       messageId: `${e.job_id}:${e.event}`,
@@ -235,7 +241,10 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
       job_id: job.job_id,
       email_id: job.email_id,
       workflow: job.workflow,
-      ...(job.result ? { result: job.result } : {}),
+      // the verdict without its evidence: the event tells that a job ended and how (retrievers,
+      // watchers); the evidence, several KiB a job, is read with the job (GET /api/v1/analyze/{id})
+      // and would cost every consumer a parse of it
+      ...(job.result ? { result: withoutEvidence(job.result) } : {}),
       ...(job.error ? { error: job.error } : {}),
       ...(origin ? { origin } : {}),
       at: (job.completed_at ?? clock().toISOString()) as string,

@@ -82,9 +82,9 @@ async function main(): Promise<void> {
   let retarget: () => void;
   let pool: AnalysisPool | undefined;
   if (cfg.builtinsInProcess) {
-    if (cfg.analysisWorkers > 0) {
+    if ((cfg.analysisWorkers ?? 0) > 0) {
       pool = await createAnalysisPool({
-        size: cfg.analysisWorkers,
+        size: cfg.analysisWorkers ?? 0,
         defaultTimeoutMs: service.analyzer.timeout_ms,
         onReplace: (info) => logger.warn(info, 'analysis worker replaced'),
       });
@@ -151,7 +151,7 @@ async function main(): Promise<void> {
     {
       port,
       config_version: initial.snapshot.version,
-      analysis_workers: pool ? cfg.analysisWorkers : 0,
+      analysis_workers: pool ? (cfg.analysisWorkers ?? 0) : 0,
     },
     'analyzer orchestrator ready',
   );

@@ -109,3 +109,14 @@ describe('CEL matches()', () => {
     expect(fn({ m: { text: 'The quarterly report is attached' } })).toBe(false);
   });
 });
+
+describe('hasQuantifier', () => {
+  it('finds quantifiers outside classes and escapes only', async () => {
+    const { hasQuantifier } = await import('../../src/cel-matches.ts');
+    expect(hasQuantifier('(seed|recovery|secret)[ -]phrase|private key')).toBe(false);
+    expect(hasQuantifier('(?:a|b)c[*+?]\\+')).toBe(false);
+    expect(hasQuantifier('(a+)+$')).toBe(true);
+    expect(hasQuantifier('ab?')).toBe(true);
+    expect(hasQuantifier('x{2,}')).toBe(true);
+  });
+});

@@ -92,7 +92,11 @@ describe('analyzer orchestrator (memory platform)', () => {
     // would read from the database, and passes the Job schema the gateway checks it with.
     const cached = Job.parse(JSON.parse((await p.cache.get(`job:${id}`)) ?? '{}'));
     expect(cached).toEqual(job);
-    expect(e).toMatchObject({ result: job?.result, at: job?.completed_at });
+    // the event carries the verdict; the evidence is read with the job
+    const { evidence, ...verdict } = job?.result ?? {};
+    expect(evidence).toBeDefined();
+    expect(e).toMatchObject({ result: verdict, at: job?.completed_at });
+    expect((e as { result?: { evidence?: unknown } }).result?.evidence).toBeUndefined();
     expect(await p.broker.queueDepth(p.topology.queues.analysisRequests)).toBe(0);
     const m = await o.app.inject({ method: 'GET', url: '/metrics' });
     expect(m.body).toContain('trawl_jobs_total{status="completed"} 1');
