@@ -188,23 +188,20 @@ export function checkConditionReferences(expr: string, scope: ReferenceScope): s
   return problems;
 }
 
-/** The transitive dependencies of each stage, given each stage's direct dependencies. */
+/** The transitive dependencies of `stage`, given each stage's direct dependencies. */
 export function upstreamStages(
   deps: ReadonlyMap<string, readonly string[]>,
-): Map<string, Set<string>> {
-  const out = new Map<string, Set<string>>();
-  for (const name of deps.keys()) {
-    const seen = new Set<string>();
-    const stack = [...(deps.get(name) ?? [])];
-    while (stack.length > 0) {
-      const d = stack.pop() as string;
-      if (seen.has(d)) continue;
-      seen.add(d);
-      for (const e of deps.get(d) ?? []) stack.push(e);
-    }
-    out.set(name, seen);
+  stage: string,
+): Set<string> {
+  const seen = new Set<string>();
+  const stack = [...(deps.get(stage) ?? [])];
+  while (stack.length > 0) {
+    const d = stack.pop() as string;
+    if (seen.has(d)) continue;
+    seen.add(d);
+    for (const e of deps.get(d) ?? []) stack.push(e);
   }
-  return out;
+  return seen;
 }
 
 function editDistance(a: string, b: string): number {

@@ -156,9 +156,20 @@ export function compileWorkflow(w: Workflow, opts: CompileOptions = {}): Compile
       { analyzers: s.analyzers.map((a) => a.id), providers: s.context_providers.map((p) => p.id) },
     ]),
   );
-  const upstream = upstreamStages(
-    new Map(wf.stages.map((s, i) => [s.name, deps[i]!.map((d) => wf.stages[d]!.name)])),
+  // computed only for the stages that have a condition: for every stage at once it is quadratic in
+  // memory (a 20,000-stage chain would hold 200 million names)
+  const stageDeps = new Map(
+    wf.stages.map((s, i) => [s.name, deps[i]!.map((d) => wf.stages[d]!.name)]),
   );
+  const upstreamMemo = new Map<string, Set<string>>();
+  const upstreamOf = (stage: string): Set<string> => {
+    let set = upstreamMemo.get(stage);
+    if (!set) {
+      set = upstreamStages(stageDeps, stage);
+      upstreamMemo.set(stage, set);
+    }
+    return set;
+  };
 
   const cond = (
     expr: string | null | undefined,
@@ -176,7 +187,7 @@ export function compileWorkflow(w: Workflow, opts: CompileOptions = {}): Compile
     }
     const scope: ReferenceScope = {
       stages: stageIds,
-      upstream: upstream.get(stage) ?? new Set(),
+      upstream: upstreamOf(stage),
       self: stage,
     };
     for (const m of checkConditionReferences(expr, scope)) {
