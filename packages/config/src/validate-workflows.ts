@@ -1,4 +1,10 @@
-import { type ServiceConfigFile, type Stage, toProblems, Workflow } from '@trawl/contracts';
+import {
+  editDistance,
+  type ServiceConfigFile,
+  type Stage,
+  toProblems,
+  Workflow,
+} from '@trawl/contracts';
 import type { ConfigProblem } from './errors.ts';
 import { unknownKeys } from './unknown-keys.ts';
 
@@ -350,26 +356,8 @@ function findCycles(stages: readonly Stage[], deps: Map<string, string[]>): stri
 function hint(id: string, known: Set<string>): string {
   if (known.size === 0) return ' (no analyzer or provider is available)';
   const list = [...known].sort();
-  const close = list.find((k) => distance(k, id) <= 2);
+  const close = list.find((k) => editDistance(k, id) <= 2);
   return close !== undefined
     ? ` (did you mean "${close}"?)`
     : ` (known: ${list.slice(0, 20).join(', ')})`;
-}
-
-function distance(a: string, b: string): number {
-  const dp = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = dp[0] ?? 0;
-    dp[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = dp[j] ?? 0;
-      dp[j] = Math.min(
-        (dp[j] ?? 0) + 1,
-        (dp[j - 1] ?? 0) + 1,
-        prev + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-      prev = tmp;
-    }
-  }
-  return dp[b.length] ?? 0;
 }

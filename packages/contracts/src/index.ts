@@ -1,6 +1,7 @@
 export * from './analysis.ts';
 export * from './broker.ts';
 export * from './credentials.ts';
+export * from './edit-distance.ts';
 export * from './email.ts';
 export * from './email-fast.ts';
 export * from './errors.ts';

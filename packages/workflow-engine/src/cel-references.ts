@@ -1,4 +1,5 @@
 import type { ASTNode } from '@marcbachmann/cel-js';
+import { editDistance } from '@trawl/contracts';
 import { parseCondition } from './cel.ts';
 
 /** Where a name appears in a condition: 1-based line and column inside the expression. */
@@ -202,22 +203,4 @@ export function upstreamStages(
     for (const e of deps.get(d) ?? []) stack.push(e);
   }
   return seen;
-}
-
-function editDistance(a: string, b: string): number {
-  const dp = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = dp[0] ?? 0;
-    dp[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = dp[j] ?? 0;
-      dp[j] = Math.min(
-        (dp[j] ?? 0) + 1,
-        (dp[j - 1] ?? 0) + 1,
-        prev + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-      prev = tmp;
-    }
-  }
-  return dp[b.length] ?? 0;
 }
