@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isSpaceCode } from './char-codes.ts';
 import { ISO_639_1 } from './iso639.ts';
 
 /** Limits applied to an Email; configurable (decisions.md "Limits"). */
@@ -17,23 +18,6 @@ export const DEFAULT_EMAIL_LIMITS: EmailLimits = {
 };
 
 const HAS_SPACE = /\s/;
-
-/** Whether a UTF-16 code unit is white space to a regular expression (`\s`). */
-function isSpaceCode(c: number): boolean {
-  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
-  if (c < 0xa0) return false;
-  return (
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000 ||
-    c === 0xfeff
-  );
-}
 
 /**
  * Decoded length of a base64 string without decoding it: the length of the text without white

@@ -1,5 +1,6 @@
 export * from './analysis.ts';
 export * from './broker.ts';
+export * from './char-codes.ts';
 export * from './credentials.ts';
 export * from './edit-distance.ts';
 export * from './email.ts';
