@@ -1,30 +1,13 @@
 import { readFileSync, statSync } from 'node:fs';
 import { toProblems } from '@trawl/contracts';
 import { parse as parseYaml } from 'yaml';
+import { csvFields as splitCsvLine } from '../shared/csv.ts';
 import { DirectoryFileError } from './errors.ts';
 import { Directory } from './model.ts';
 
-/** Splits one CSV line (RFC 4180 quotes). */
+/** Splits one CSV line (RFC 4180 quotes), each field trimmed. */
 function csvFields(line: string): string[] {
-  const out: string[] = [];
-  let cur = '';
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i];
-    if (quoted) {
-      if (c === '"' && line[i + 1] === '"') {
-        cur += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else cur += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      out.push(cur);
-      cur = '';
-    } else cur += c;
-  }
-  out.push(cur);
-  return out.map((f) => f.trim());
+  return splitCsvLine(line).map((f) => f.trim());
 }
 
 const TRUE = new Set(['true', 'yes', 'y', '1', 'x', 'vip']);

@@ -1,3 +1,4 @@
+import { csvFields } from '../shared/csv.ts';
 import { THREAT_INTEL_ERROR_CODES as CODES, FeedError } from './errors.ts';
 import type { FeedBuilder } from './feed-data.ts';
 
@@ -12,29 +13,6 @@ export function* lines(text: string): Generator<string> {
     start = end + 1;
     yield line;
   }
-}
-
-/** Splits one CSV line (RFC 4180 quotes; `""` is a quote inside a quoted field). */
-export function csvFields(line: string): string[] {
-  const out: string[] = [];
-  let cur = '';
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i];
-    if (quoted) {
-      if (c === '"' && line[i + 1] === '"') {
-        cur += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else cur += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      out.push(cur);
-      cur = '';
-    } else cur += c;
-  }
-  out.push(cur);
-  return out;
 }
 
 /** Plain lists (OpenPhish, URLhaus text, domain and hash lists): one entry a line, `#` comments. */
