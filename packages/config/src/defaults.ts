@@ -217,18 +217,4 @@ export const FILE_SECRET_VARIABLES = [
 ] as const;
 
 /** Variables whose values are secret: never printed, never logged. */
-export const SECRET_VARIABLES = [
-  'SECRET_KEY',
-  'INTERNAL_API_KEY',
-  'TRAWL_RETRIEVER_KEY',
-  'TRAWL_ADMIN_PASSWORD',
-  'POSTGRES_PASSWORD',
-  'DATABASE_URL',
-  'REDIS_PASSWORD',
-  'REDIS_URL',
-  'RABBITMQ_DEFAULT_PASS',
-  'RABBITMQ_URL',
-  'TRAWL_MAIL_RETRIEVERS',
-  'VCS_TOKEN',
-  'CI_JOB_TOKEN',
-] as const;
+export const SECRET_VARIABLES = [...FILE_SECRET_VARIABLES, 'VCS_TOKEN', 'CI_JOB_TOKEN'] as const;
