@@ -8,6 +8,7 @@ import {
   type ContentTechnique,
   comboFindings,
   contentContext,
+  greetingFindings,
   hiddenTextFindings,
   imageOnlyFindings,
   insertedNoiseFindings,
@@ -30,10 +31,13 @@ export const CONTENT_TECHNIQUES: readonly ContentTechnique[] = [
   // text disguised against keyword filters
   obfuscationFindings,
   insertedNoiseFindings,
+  greetingFindings,
   hiddenTextFindings,
   // lures
   subjectMoneyFindings,
   imageOnlyFindings,
+  // how the recipient is addressed
+  greetingFindings,
 ];
 
 /** Pure content checks of one message: every technique of CONTENT_TECHNIQUES, in order. */

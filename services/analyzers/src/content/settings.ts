@@ -24,6 +24,8 @@ export const ContentWeights = z.object({
   subject_money: z.number().default(CONTENT_SYMBOLS.subject_money.score),
   hidden_text: z.number().default(CONTENT_SYMBOLS.hidden_text.score),
   inserted_noise: z.number().default(CONTENT_SYMBOLS.inserted_noise.score),
+  greeting_address: z.number().default(CONTENT_SYMBOLS.greeting_address.score),
+  generic_greeting: z.number().default(CONTENT_SYMBOLS.generic_greeting.score),
 });
 
 export const ContentSettings = z.object({

@@ -94,3 +94,34 @@ export function insertedNoise(text: string): string | undefined {
   }
   return undefined;
 }
+
+/** Greeting words of the languages the lexicons cover, at the start of a salutation. */
+const GREETING =
+  '(?:dear|hello|hi|hey|greetings|good (?:morning|afternoon|day|evening)|hallo|guten tag|liebe[rs]?|sehr geehrte[rs]?|beste|geachte|bonjour|cher|ch[eè]re|hola|estimad[oa]|ol[aá]|prezad[oa]|car[oa]|gentile|sr|sra)';
+
+/**
+ * A greeting followed by an e-mail address ("Hello jane@example.org", "Sr: jane@…"). Read in the
+ * first 1,500 characters; every quantifier is bounded, so the scan is linear in that slice.
+ */
+const GREETING_ADDRESS = new RegExp(
+  `(?:^|[\\s>,.!])${GREETING}[\\s,:]{1,4}([^\\s,:;!<>@]{1,64}@[^\\s,:;!<>]{1,80})`,
+  'i',
+);
+
+/**
+ * A greeting to a title instead of a name: "Dear Customer", "Dear PayPal Member", "Sehr geehrter
+ * Kunde". Singular only (a list's "Dear Members" addresses a group it knows), at most two words
+ * (a brand) between the greeting and the title.
+ */
+const GENERIC_GREETING = new RegExp(
+  `(?:^|[\\s>,.!])${GREETING}\\s{1,3}(?:[\\p{L}\\p{N}&.-]{1,24}\\s{1,3}){0,2}(?:customer|client|user|member|account ?holder|subscriber|sir/madam|sir or madam|e-?mail user|webmail user|mailbox user|kunde|kundin|nutzer|klant|gebruiker|utilisateur|cliente|usuario|usuário|utente)(?![\\p{L}\\p{N}])`,
+  'iu',
+);
+
+export function greetingAddress(text: string): string | undefined {
+  return GREETING_ADDRESS.exec(text.slice(0, 1500))?.[1];
+}
+
+export function genericGreeting(text: string): string | undefined {
+  return GENERIC_GREETING.exec(text.slice(0, 1500))?.[0].trim();
+}

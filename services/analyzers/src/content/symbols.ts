@@ -100,9 +100,21 @@ export const CONTENT_SYMBOLS = {
       reason: 'HTML pushes text far off screen (hidden filler or a hidden lure)',
     },
     image_only: {
-      score: 1.0,
+      score: 1.5,
       group: 'obfuscation',
       reason: 'the message is an image with a link and almost no text, unreadable to filters',
+    },
+    greeting_address: {
+      score: 1.2,
+      group: 'addressing',
+      reason:
+        'the message greets the recipient by their e-mail address ("Hello jane@…"): a mass mailer knows nothing else of them',
+    },
+    generic_greeting: {
+      score: 0.5,
+      group: 'addressing',
+      reason:
+        'a generic greeting ("Dear Customer", "Dear PayPal Member") where a real correspondent uses a name',
     },
   }),
 } satisfies Record<string, SymbolDef>;

@@ -9,7 +9,14 @@ import { countMixedScriptWords, countStyledLetters, hasNonAscii } from '../share
 import type { Finding } from '../shared/score.ts';
 import { type MailView, viewOf } from '../shared/view.ts';
 import type { ContentSettings } from './settings.ts';
-import { insertedNoise, sentimentScore, visibleBelow, zeroWidthIn } from './signals.ts';
+import {
+  genericGreeting,
+  greetingAddress,
+  insertedNoise,
+  sentimentScore,
+  visibleBelow,
+  zeroWidthIn,
+} from './signals.ts';
 
 /** What every content technique reads, built once per message. */
 export interface ContentContext {
@@ -270,4 +277,30 @@ export const imageOnlyFindings: ContentTechnique = ({ email, v, w }) => {
       weight: w.image_only,
     },
   ];
+};
+
+// the recipient greeted by an e-mail address, or by a title instead of a name
+export const greetingFindings: ContentTechnique = ({ v, w }) => {
+  const text = v.text || v.html_text;
+  const address = greetingAddress(text);
+  if (address)
+    return [
+      {
+        type: 'suspicious_content',
+        value: `greets the recipient by an e-mail address (${address.slice(0, 80)})`,
+        symbol: 'greeting_address',
+        weight: w.greeting_address,
+      },
+    ];
+  const generic = genericGreeting(text);
+  if (generic)
+    return [
+      {
+        type: 'suspicious_content',
+        value: `a generic greeting (“${generic.slice(0, 60)}”)`,
+        symbol: 'generic_greeting',
+        weight: w.generic_greeting,
+      },
+    ];
+  return NONE;
 };

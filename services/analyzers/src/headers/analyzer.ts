@@ -22,6 +22,7 @@ import {
   malformedDisplayNameFindings,
   messageIdFindings,
   organisationNameFindings,
+  ownDomainUnauthenticatedFindings,
   recipientDomainInSubjectFindings,
   recipientInSubjectFindings,
   replyToFindings,
@@ -39,6 +40,7 @@ import {
 export const HEADER_TECHNIQUES: readonly HeaderTechnique[] = [
   // sender authentication
   authFailureFindings,
+  ownDomainUnauthenticatedFindings,
   standingFindings,
   // where replies and bounces go
   replyToFindings,

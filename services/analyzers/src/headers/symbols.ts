@@ -15,6 +15,12 @@ export const HEADERS_SYMBOLS = defineSymbols({
     group: 'auth',
     reason: 'the envelope domain says the sending host is probably not its own (SPF softfail)',
   },
+  own_domain_unauthenticated: {
+    score: 1.5,
+    group: 'auth',
+    reason:
+      'From is in the organisation’s or the recipient’s own domain, yet its receiving server found SPF or DMARC failing: an outsider using that domain',
+  },
   dkim_fail: {
     score: 1.0,
     group: 'auth',

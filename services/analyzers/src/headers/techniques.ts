@@ -90,6 +90,25 @@ export const authFailureFindings: HeaderTechnique = ({ auth: a, w }) => {
   return out;
 };
 
+// 1a. the organisation's (or the recipient's) own domain in From, failing its own receiver's checks
+export const ownDomainUnauthenticatedFindings: HeaderTechnique = (ctx) => {
+  const { auth: a, fromOrg, recipientDomains, lex, w } = ctx;
+  if (!fromOrg || lex.freeMail.has(fromOrg)) return NONE;
+  if (a.spf !== 'fail' && a.spf !== 'softfail' && a.dmarc !== 'fail') return NONE;
+  const own =
+    ctx.settings.organisation_domains.some((d) => under(fromOrg, d.toLowerCase())) ||
+    recipientDomains.has(fromOrg);
+  if (!own) return NONE;
+  return [
+    {
+      type: 'domain_spoofing',
+      value: `From is in the recipient’s own domain ${fromOrg} but fails ${a.dmarc === 'fail' ? 'DMARC' : 'SPF'} at the receiving server`,
+      symbol: 'own_domain_unauthenticated',
+      weight: w.own_domain_unauthenticated,
+    },
+  ];
+};
+
 /**
  * Standing of an authenticated sender: DMARC passed at the trusted hop for the From domain, and
  * that domain is one of the organisation's own or the real domain of a well-known brand. A domain

@@ -75,6 +75,12 @@ export const GROUPS = {
     min: 0,
     reason: 'headers written to defeat filters or bait the recipient',
   },
+  addressing: {
+    max: 1.5,
+    min: 0,
+    reason:
+      'how the message addresses the recipient: by e-mail address or a generic title, not a name',
+  },
   pressure: {
     max: 3.5,
     min: 0,

@@ -25,6 +25,30 @@ describe('content analyzer', () => {
     expect(analyzeContent(e, settings).is_phishing).toBe(true);
   });
 
+  it('finds a greeting by e-mail address, in any of the lexicon languages', () => {
+    const symbols = (text: string) =>
+      analyzeContent(makeEmail({ text }), settings).analyzer_details?.symbols as string[];
+    expect(symbols('Hello bob@example.net,\nyour parcel is waiting.')).toContain(
+      'greeting_address',
+    );
+    expect(symbols('Hallo bob@example.net\nIhr Paket wartet.')).toContain('greeting_address');
+    expect(symbols('Sr: bob@example.net Número do processo 1')).toContain('greeting_address');
+    // an address elsewhere in the text is not a greeting
+    expect(symbols('Hi Bob, write to alice@example.org about lunch.')).not.toContain(
+      'greeting_address',
+    );
+  });
+
+  it('finds a generic greeting, but not a list addressing its members', () => {
+    const symbols = (text: string) =>
+      analyzeContent(makeEmail({ text }), settings).analyzer_details?.symbols as string[];
+    expect(symbols('Dear Customer,\nplease review.')).toContain('generic_greeting');
+    expect(symbols('Dear PayPal Member, please review.')).toContain('generic_greeting');
+    expect(symbols('Sehr geehrter Kunde, bitte prüfen.')).toContain('generic_greeting');
+    expect(symbols('Dear Members, the meeting moved.')).not.toContain('generic_greeting');
+    expect(symbols('Dear Bob, see you at lunch.')).not.toContain('generic_greeting');
+  });
+
   it('finds reward language', () => {
     expect(
       types(

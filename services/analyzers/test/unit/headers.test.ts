@@ -31,6 +31,40 @@ describe('headers analyzer', () => {
     expect(a.is_phishing).toBe(true);
   });
 
+  it('flags the recipient’s own domain in From when its receiver finds SPF failing', () => {
+    const spoof = (from: string, spf: string) =>
+      makeEmail({
+        from,
+        to: ['bob@example.net'],
+        headers: {
+          received: 'from relay.x.test by mx.example.net; Mon, 1 Jan 2024 10:00:00 +0000',
+          'authentication-results': `mx.example.net; spf=${spf} smtp.mailfrom=example.net; dkim=none; dmarc=none`,
+        },
+      });
+    const symbols = (e: ReturnType<typeof makeEmail>) =>
+      analyzeHeaders(e, settings).analyzer_details?.symbols as string[] | undefined;
+    expect(symbols(spoof('IT desk <it@example.net>', 'softfail'))).toContain(
+      'own_domain_unauthenticated',
+    );
+    // the same domain passing SPF, or another domain failing it, is not that
+    expect(symbols(spoof('IT desk <it@example.net>', 'pass'))).not.toContain(
+      'own_domain_unauthenticated',
+    );
+    expect(symbols(spoof('IT desk <it@other.test>', 'softfail'))).not.toContain(
+      'own_domain_unauthenticated',
+    );
+    // free-mail is nobody's own domain
+    const free = makeEmail({
+      from: 'a@gmail.com',
+      to: ['bob@gmail.com'],
+      headers: {
+        received: 'from relay.x.test by mx.example.net; Mon, 1 Jan 2024 10:00:00 +0000',
+        'authentication-results': 'mx.example.net; spf=softfail smtp.mailfrom=gmail.com',
+      },
+    });
+    expect(symbols(free)).not.toContain('own_domain_unauthenticated');
+  });
+
   it('does not treat pass or none as a failure', () => {
     const e = makeEmail({
       headers: {
