@@ -281,8 +281,8 @@ export const imageOnlyFindings: ContentTechnique = ({ email, v, w }) => {
 
 // the recipient greeted by an e-mail address, or by a title instead of a name
 export const greetingFindings: ContentTechnique = ({ v, w }) => {
-  const text = v.text || v.html_text;
-  const address = greetingAddress(text);
+  // the plain part first, then the HTML's text (some bulk tools put HTML source in the plain part)
+  const address = greetingAddress(v.text) ?? greetingAddress(v.html_text);
   if (address)
     return [
       {
@@ -292,7 +292,7 @@ export const greetingFindings: ContentTechnique = ({ v, w }) => {
         weight: w.greeting_address,
       },
     ];
-  const generic = genericGreeting(text);
+  const generic = genericGreeting(v.text) ?? genericGreeting(v.html_text);
   if (generic)
     return [
       {
