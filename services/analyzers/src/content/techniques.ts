@@ -259,13 +259,18 @@ export const subjectMoneyFindings: ContentTechnique = ({ v, w }) => {
   ];
 };
 
-// image-only lure: an HTML body whose visible text is almost nothing but which links out
+// image-only lure: an HTML body whose visible text is almost nothing but which links out (a link
+// or an image map's area)
 export const imageOnlyFindings: ContentTechnique = ({ email, v, w }) => {
   if (
     !v.has_html ||
     (email.attachments?.length ?? 0) !== 0 ||
     !v.urls.some((u) => u.is_image || u.source === 'src') ||
-    !v.urls.some((u) => u.source === 'href' && (u.scheme === 'http' || u.scheme === 'https')) ||
+    !v.urls.some(
+      (u) =>
+        (u.source === 'href' || u.source === 'area') &&
+        (u.scheme === 'http' || u.scheme === 'https'),
+    ) ||
     !visibleBelow(v.html_text, email.body_text, 120)
   )
     return NONE;

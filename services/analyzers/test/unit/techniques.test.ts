@@ -235,6 +235,20 @@ describe('older phishing: a form in the message', () => {
   });
 });
 
+describe('older phishing: the lure is an image map', () => {
+  it('one image whose only area links to a brand name under another domain', async () => {
+    const e = makeEmail({
+      from: '"Bank of America" <alert@bankofamerica.com>',
+      to: ['bob@example.org'],
+      subject: 'Online Banking Suspension',
+      html: '<img src="http://www.bankofamerica.com/images/alert.gif" usemap="#m"><map name="m"><area shape="rect" coords="0,0,600,400" href="http://bankofamerica.com.secure-verify.test/sas/signon.do"></map>',
+    });
+    const v = await verdict(e);
+    expect(v.phishing).toBe(true);
+    expect(v.symbols).toContain('content.image_only');
+  });
+});
+
 describe('older phishing: the brand’s own domain spoofed in From', () => {
   it('asking to confirm the account with no link to the brand', async () => {
     const e = makeEmail({
