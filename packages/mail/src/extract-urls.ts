@@ -38,6 +38,11 @@ export interface ExtractedUrl {
   formHasPassword?: boolean;
   /** For forms: the method, lower-case. */
   formMethod?: string;
+  /**
+   * The host as written is not the host the browser goes to, by a trick: %-escapes in it, or an
+   * IPv4 address written as one number, in hex or in octal.
+   */
+  hostObfuscated?: boolean;
 }
 
 export interface ExtractUrlsOptions {
@@ -311,6 +316,38 @@ interface ParsedUrl {
   scheme: string;
   host: string;
   port: string;
+  obfuscated: boolean;
+}
+
+const isDigitCode = (c: number) => c >= 48 && c <= 57;
+
+/**
+ * Whether the host written in an absolute http(s) URL `s` is a disguise of `host` (the parsed one):
+ * it holds a %-escape, or `host` is an IPv4 address the text does not write in dotted decimal
+ * ("3512041827", "0xd1.0x55.42.99", "0321.0125.…"). One pass over the authority.
+ */
+function hostDisguised(s: string, host: string): boolean {
+  const sep = s.indexOf('://');
+  if (sep === -1) return false;
+  let end = sep + 3;
+  let at = -1;
+  for (; end < s.length; end++) {
+    const c = s.charCodeAt(end);
+    if (c === 47 || c === 63 || c === 35 || c === 92) break; // / ? # \
+    if (c === 64) at = end; // @
+  }
+  let written = s.slice(at === -1 ? sep + 3 : at + 1, end);
+  if (written.includes('%')) return true;
+  const colon = written.lastIndexOf(':');
+  if (colon !== -1 && !written.includes(']')) written = written.slice(0, colon);
+  // an IPv4 host: the text must write it as the parser answers it
+  let dots = 0;
+  for (let i = 0; i < host.length; i++) {
+    const c = host.charCodeAt(i);
+    if (c === 46) dots++;
+    else if (!isDigitCode(c)) return false;
+  }
+  return dots === 3 && written.toLowerCase().replace(/\.$/, '') !== host;
 }
 
 /** Parses one URL (against a base) into what a collector keeps; null when it does not parse. */
@@ -329,7 +366,8 @@ function parseUrl(s: string, base: URL | undefined): ParsedUrl | null {
   if (scheme === 'mailto')
     host = (u.pathname.split('@')[1] ?? '').toLowerCase().replace(/[?].*$/, '');
   if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
-  return { url, scheme, host, port: u.port };
+  const obfuscated = (scheme === 'http' || scheme === 'https') && hostDisguised(s, host);
+  return { url, scheme, host, port: u.port, obfuscated };
 }
 
 /** URLs parsed per collector, and the longest one remembered. */
@@ -395,6 +433,7 @@ class Collector {
     if (info?.domain && !info.isIp) entry.registrableDomain = info.domain;
     if (info?.publicSuffix && !info.isIp) entry.publicSuffix = info.publicSuffix;
     if (p.port !== '') entry.port = Number(p.port);
+    if (p.obfuscated) entry.hostObfuscated = true;
     const e = entry as unknown as Record<string, unknown>;
     for (const k in extra) {
       const v = extra[k as keyof UrlExtra];

@@ -23,6 +23,18 @@ describe('extractUrls', () => {
     expect(u?.hidden).toBeUndefined();
   });
 
+  it('marks a host disguised as written: %-escapes, an IPv4 address as one number or hex', () => {
+    const obf = (href: string) => html(`<a href="${href}">x</a>`)[0]?.hostObfuscated === true;
+    expect(obf('http://%77%77%77.example.test/a')).toBe(true);
+    expect(obf('http://3512041827/login')).toBe(true);
+    expect(obf('http://0xd1.0x55.0x2a.0x63/')).toBe(true);
+    expect(obf('http://user@0321.0125.052.0143:8080/')).toBe(true);
+    // written as it is parsed: not disguised
+    expect(obf('http://209.85.42.99/login')).toBe(false);
+    expect(obf('http://WWW.Example.test./a%20b?q=%41')).toBe(false);
+    expect(obf('http://user@209.85.42.99:8080/')).toBe(false);
+  });
+
   it('anchor text that is not a domain gives no anchorDomain', () => {
     const [u] = html('<a href="http://example.com/a">Click here</a>');
     expect(u?.anchorText).toBe('Click here');

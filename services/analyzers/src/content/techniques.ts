@@ -136,9 +136,15 @@ export const brandFindings: ContentTechnique = ({ v, lex, hits, settings: s, w }
     0,
   );
   const pressure = pressureCount >= 2;
+  // the links: in HTML what can be clicked (a text URL there may only show a name), in plain
+  // text the URLs written out
   const linkDomains = new Set(
     v.urls
-      .filter((u) => u.source === 'href' || u.source === 'form')
+      .filter((u) =>
+        v.has_html
+          ? u.source === 'href' || u.source === 'form' || u.source === 'area'
+          : u.source === 'text',
+      )
       .map((u) => u.domain)
       .filter(Boolean),
   );

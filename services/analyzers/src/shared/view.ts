@@ -23,6 +23,8 @@ export interface UrlView {
   hidden: boolean;
   is_image: boolean;
   form_has_password: boolean;
+  /** The host as written disguises the host (%-escapes, an IPv4 address as one number or hex). */
+  host_obfuscated: boolean;
 }
 
 export interface AttachmentView {
@@ -159,6 +161,7 @@ function toUrlView(raw: object): UrlView {
     hidden: bool(o, 'hidden'),
     is_image: bool(o, 'isImage'),
     form_has_password: bool(o, 'formHasPassword'),
+    host_obfuscated: bool(o, 'hostObfuscated'),
   };
 }
 

@@ -7,6 +7,7 @@ import { URLS_SYMBOLS } from './symbols.ts';
 import {
   brandInPathFindings,
   brandInSubdomainFindings,
+  encodedHostFindings,
   formFindings,
   freeHostingFindings,
   hiddenLinksFindings,
@@ -21,6 +22,7 @@ import {
   riskyTldFindings,
   scriptUrlFindings,
   shortenerFindings,
+  statusBarFindings,
   type UrlTechnique,
   urlContext,
   userinfoFindings,
@@ -35,6 +37,7 @@ export const URL_TECHNIQUES: readonly UrlTechnique[] = [
   ipUrlFindings,
   // http(s) links to a host name
   userinfoFindings,
+  encodedHostFindings,
   homographFindings,
   lookalikeFindings,
   brandInSubdomainFindings,
@@ -48,7 +51,10 @@ export const URL_TECHNIQUES: readonly UrlTechnique[] = [
 ];
 
 /** The techniques that look at the message once all its links were seen, in order. */
-export const MESSAGE_URL_TECHNIQUES: readonly MessageUrlTechnique[] = [hiddenLinksFindings];
+export const MESSAGE_URL_TECHNIQUES: readonly MessageUrlTechnique[] = [
+  hiddenLinksFindings,
+  statusBarFindings,
+];
 
 /**
  * Pure URL checks; never fetches anything. Link by link, every technique of URL_TECHNIQUES that

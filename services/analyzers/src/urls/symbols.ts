@@ -13,6 +13,18 @@ export const URLS_SYMBOLS = defineSymbols({
     group: 'deceptive_links',
     reason: 'a link with user@ before the host, showing a trusted name that is not where it goes',
   },
+  encoded_host: {
+    score: 2.0,
+    group: 'deceptive_links',
+    reason:
+      'a link whose host is written to be unreadable (%-escapes, an IP as one number or in hex): the browser decodes it, the reader cannot',
+  },
+  status_bar_spoof: {
+    score: 2.0,
+    group: 'deceptive_links',
+    reason:
+      'the HTML rewrites the status bar on hover to show an address other than the link’s (window.status)',
+  },
   punycode: {
     score: 1.5,
     group: 'deceptive_links',

@@ -288,7 +288,7 @@ export const ipUrlFindings: UrlTechnique = {
 
 // user info hiding the host ("https://paypal.com@evil.example/")
 export const userinfoFindings: UrlTechnique = {
-  kinds: ['host'],
+  kinds: ['host', 'ip'],
   find: (ctx, u) => {
     if (!authorityHasAt(u.url)) return NONE;
     return once(ctx, 'userinfo', {
@@ -296,6 +296,20 @@ export const userinfoFindings: UrlTechnique = {
       value: `URL hides its host behind user info: ${u.url.slice(0, 100)}`,
       symbol: 'userinfo',
       weight: ctx.w.userinfo,
+    });
+  },
+};
+
+// a host written to disguise it: %-escapes, an IPv4 address as one number or in hex / octal
+export const encodedHostFindings: UrlTechnique = {
+  kinds: ['host', 'ip'],
+  find: (ctx, u) => {
+    if (!u.host_obfuscated) return NONE;
+    return once(ctx, 'encoded_host', {
+      type: 'suspicious_url',
+      value: `URL disguises its host (${u.host}) as written: %-escapes or a numeric IP form`,
+      symbol: 'encoded_host',
+      weight: ctx.w.encoded_host,
     });
   },
 };
@@ -495,6 +509,23 @@ export const brandInPathFindings: UrlTechnique = {
 };
 
 // many hidden links (counted by urlFindings over the http(s) links)
+// status-bar spoofing: script in the HTML that shows another address while the pointer is on a link
+export const statusBarFindings: MessageUrlTechnique = ({ v, w }) => {
+  if (
+    !v.has_html ||
+    !/window\.status\s*=|\bstatus\s*=\s*['"]https?:/i.test(v.html.slice(0, 200_000))
+  )
+    return NONE;
+  return [
+    {
+      type: 'suspicious_url',
+      value: 'the HTML rewrites the status bar to show another address (window.status)',
+      symbol: 'status_bar_spoof',
+      weight: w.status_bar_spoof,
+    },
+  ];
+};
+
 export const hiddenLinksFindings: MessageUrlTechnique = ({ hidden, w }) => {
   if (hidden < 3) return NONE;
   return [

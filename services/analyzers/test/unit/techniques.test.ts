@@ -249,6 +249,36 @@ describe('older phishing: the lure is an image map', () => {
   });
 });
 
+describe('older phishing: links that disguise where they go', () => {
+  const lure = (href: string, extra = '') =>
+    makeEmail({
+      from: '"Support" <support@mybank-alerts.test>',
+      to: ['bob@example.org'],
+      subject: 'Account notice',
+      html: `<p>Your account access has been limited. Please sign in to restore it.</p><p><a href="${href}"${extra}>Sign in to your account</a></p>`,
+    });
+  it('a host written with %-escapes', async () => {
+    const v = await verdict(lure('http://%77%77%77.%65%78%61%6d%70%6c%65.test/login'));
+    expect(v.phishing).toBe(true);
+    expect(v.symbols).toContain('urls.encoded_host');
+  });
+  it('an IP address written as one number', async () => {
+    const v = await verdict(lure('http://3512041827/login/'));
+    expect(v.phishing).toBe(true);
+    expect(v.symbols).toContain('urls.encoded_host');
+  });
+  it('the status bar rewritten on hover (window.status)', async () => {
+    const v = await verdict(
+      lure(
+        'http://login-restore.test/x',
+        ` onmouseover="window.status='https://www.paypal.com/';return true"`,
+      ),
+    );
+    expect(v.phishing).toBe(true);
+    expect(v.symbols).toContain('urls.status_bar_spoof');
+  });
+});
+
 describe('older phishing: the brand’s own domain spoofed in From', () => {
   it('asking to confirm the account with no link to the brand', async () => {
     const e = makeEmail({
@@ -256,6 +286,20 @@ describe('older phishing: the brand’s own domain spoofed in From', () => {
       to: ['bob@example.org'],
       subject: 'Account review',
       html: '<p>Dear PayPal member, we were unable to verify your account information. Please <a href="http://account-review-center.test/webscr">confirm your account</a> within 48 hours or your access will be suspended.</p>',
+    });
+    const v = await verdict(e);
+    expect(v.phishing).toBe(true);
+    expect(v.symbols).toContain('content.brand_sender_offsite_links');
+  });
+});
+
+describe('older phishing: a plain-text message from the brand’s own domain', () => {
+  it('asking to confirm the account at a link that is not the brand’s', async () => {
+    const e = makeEmail({
+      from: 'service@paypal.com',
+      to: ['bob@example.org'],
+      subject: 'PayPal account',
+      text: 'Dear PayPal user,\nplease confirm your account information at http://paypal-secure.account-confirm.test/\nPayPal',
     });
     const v = await verdict(e);
     expect(v.phishing).toBe(true);
