@@ -53,11 +53,31 @@ export function visibleBelow(
 const isLowerAscii = (c: number) => c >= 97 && c <= 122;
 const isCapitalOrDigit = (c: number) => (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
 
+/** The text with every http(s) URL blanked to the next white space; one pass with indexOf. */
+export function withoutUrls(text: string): string {
+  const lower = text.toLowerCase();
+  let out = '';
+  let from = 0;
+  for (let at = lower.indexOf('http', 0); at !== -1; at = lower.indexOf('http', at + 4)) {
+    if (at < from) continue;
+    const rest = lower.startsWith('://', at + 4) ? 7 : lower.startsWith('s://', at + 4) ? 8 : 0;
+    if (rest === 0) continue;
+    let end = at + rest;
+    while (end < text.length && text.charCodeAt(end) > 32) end++;
+    out += `${text.slice(from, at)} `;
+    from = end;
+    at = end - 4;
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
+
 /**
  * A token of capitals and digits (6 to 16, at least one of each) stuffed inside at least 5 words of
  * the text: a whole run of [A-Z0-9] with a lower-case letter right before and after it.
  */
-export function insertedNoise(text: string): string | undefined {
+export function insertedNoise(withUrls: string): string | undefined {
+  // a link's query is not words: rewritten links (URL defence, tracking) repeat their tokens
+  const text = withoutUrls(withUrls);
   const counts = new Map<string, number>();
   const n = text.length;
   for (let i = 0; i < n; ) {

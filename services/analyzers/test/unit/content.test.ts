@@ -49,6 +49,18 @@ describe('content analyzer', () => {
     expect(symbols('Dear Bob, see you at lunch.')).not.toContain('generic_greeting');
   });
 
+  it('does not take a rewritten link’s repeated token for inserted noise', () => {
+    const link = 'https://urldefense.test/v3/__https://x.test/a__;!!ab14UI9Kmd!x14UI9Kqz$';
+    const text = `See the thread ${link} and ${link} also ${link}, ${link}, ${link}; regards`;
+    const symbols = analyzeContent(makeEmail({ text }), settings).analyzer_details?.symbols;
+    expect(symbols).not.toContain('inserted_noise');
+    // the same token stuffed into the words is
+    const stuffed = 'pay14UI9Kment con14UI9Kfirm acc14UI9Kount ver14UI9Kify pass14UI9Kword now';
+    expect(
+      analyzeContent(makeEmail({ text: stuffed }), settings).analyzer_details?.symbols,
+    ).toContain('inserted_noise');
+  });
+
   it('finds reward language', () => {
     expect(
       types(
