@@ -5,6 +5,7 @@ import type { ContentSettings } from './settings.ts';
 import { CONTENT_SYMBOLS } from './symbols.ts';
 import {
   brandFindings,
+  brandOwnLinksFindings,
   type ContentTechnique,
   comboFindings,
   contentContext,
@@ -38,6 +39,8 @@ export const CONTENT_TECHNIQUES: readonly ContentTechnique[] = [
   imageOnlyFindings,
   // how the recipient is addressed
   greetingFindings,
+  // a brand's own mail, every link to the brand
+  brandOwnLinksFindings,
 ];
 
 /** Pure content checks of one message: every technique of CONTENT_TECHNIQUES, in order. */

@@ -25,6 +25,10 @@ export const ContentWeights = z.object({
   hidden_text: z.number().default(CONTENT_SYMBOLS.hidden_text.score),
   inserted_noise: z.number().default(CONTENT_SYMBOLS.inserted_noise.score),
   greeting_address: z.number().default(CONTENT_SYMBOLS.greeting_address.score),
+  brand_links_explain_request: z
+    .number()
+    .default(CONTENT_SYMBOLS.brand_links_explain_request.score),
+  brand_links_explain_alert: z.number().default(CONTENT_SYMBOLS.brand_links_explain_alert.score),
   generic_greeting: z.number().default(CONTENT_SYMBOLS.generic_greeting.score),
 });
 

@@ -79,6 +79,18 @@ export const CONTENT_SYMBOLS = {
       reason:
         'From is a brand’s own domain, the message asks for credentials or money, and no link goes to the brand (a spoofed sender)',
     },
+    brand_links_explain_request: {
+      score: -2.0,
+      group: 'request',
+      reason:
+        'From is a brand’s own domain and every link, reply address and form goes to that brand, no attachment: a request there can only be answered at the real brand (explains the request language, never below 0)',
+    },
+    brand_links_explain_alert: {
+      score: -2.0,
+      group: 'pressure',
+      reason:
+        'the same brand-only mail: its alert and pressure language (security alerts, expiring offers) is the brand’s own (never below 0)',
+    },
     brand_mention: {
       score: 0.3,
       group: 'brand',

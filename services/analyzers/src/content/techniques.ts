@@ -315,3 +315,44 @@ export const greetingFindings: ContentTechnique = ({ v, w }) => {
     ];
   return NONE;
 };
+
+/** The domains of what can be followed: in HTML what can be clicked, in plain text the URLs. */
+function followedDomains(v: MailView): string[] {
+  return v.urls
+    .filter((u) =>
+      v.has_html
+        ? u.source === 'href' || u.source === 'form' || u.source === 'area'
+        : u.source === 'text',
+    )
+    .map((u) => u.domain);
+}
+
+// a brand's own mail: From the brand's domain, every link, form and reply address to that brand
+export const brandOwnLinksFindings: ContentTechnique = ({ email, v, lex, hits, w }) => {
+  const from = v.from.domain;
+  if (!from || lex.freeMail.has(v.from.org_domain) || (email.attachments?.length ?? 0) > 0)
+    return NONE;
+  const brand = lex.brands.find((b) => brandOwns(b, from));
+  if (!brand) return NONE;
+  const links = followedDomains(v);
+  if (links.length === 0 || !links.every((d) => d !== '' && brandOwns(brand, d))) return NONE;
+  if (!v.reply_to.every((r) => r.domain !== '' && brandOwns(brand, r.domain))) return NONE;
+  const count = (cats: readonly ScoredCategory[]) =>
+    cats.reduce((n, c) => n + (hits.subject[c]?.length ?? 0) + (hits.body[c]?.length ?? 0), 0);
+  const out: Finding[] = [];
+  if (count(['credential', 'payment']) > 0)
+    out.push({
+      type: 'brand_own_links',
+      value: `From ${from} (${brand.id}) and every link goes to ${brand.id}: its requests can only be answered there`,
+      symbol: 'brand_links_explain_request',
+      weight: w.brand_links_explain_request,
+    });
+  if (count(['urgency', 'threat', 'reward', 'spam']) > 0)
+    out.push({
+      type: 'brand_own_links',
+      value: `From ${from} (${brand.id}) and every link goes to ${brand.id}: its alerts are the brand's own`,
+      symbol: 'brand_links_explain_alert',
+      weight: w.brand_links_explain_alert,
+    });
+  return out;
+};

@@ -158,6 +158,26 @@ describe('legitimate mail that looks like what phishing imitates', () => {
   });
 });
 
+describe('a brand’s own alert, every link to the brand, without authentication results', () => {
+  const alert = (href: string) =>
+    makeEmail({
+      from: '"Bank of America" <onlinebanking@ealerts.bankofamerica.com>',
+      to: ['bob@example.org'],
+      subject: 'Security alert: new sign-in to your account',
+      html: `<p>Dear Bob,</p><p>We noticed a new sign-in to your Online Banking account from a new device. If you do not recognize this activity, please sign in at <a href="${href}">bankofamerica.com</a> and change your password immediately, or your account may be restricted.</p>`,
+    });
+  it('is not phishing when every link goes to the brand', async () => {
+    const v = await verdict(alert('https://secure.bankofamerica.com/login/sign-in'));
+    expect(v.phishing).toBe(false);
+    expect(v.symbols).toContain('content.brand_links_explain_request');
+  });
+  it('is phishing when the same text links anywhere else', async () => {
+    const v = await verdict(alert('http://bankofamerica.secure-login.test/sign-in'));
+    expect(v.phishing).toBe(true);
+    expect(v.symbols).not.toContain('content.brand_links_explain_request');
+  });
+});
+
 describe('evasion: a forgeable header or an authenticated look-alike does not clear phishing', () => {
   const lure = [
     'From: "PayPal" <service@paypa1-secure.test>',
