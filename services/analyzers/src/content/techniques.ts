@@ -317,14 +317,23 @@ export const greetingFindings: ContentTechnique = ({ v, w }) => {
 };
 
 /** The domains of what can be followed: in HTML what can be clicked, in plain text the URLs. */
-function followedDomains(v: MailView): string[] {
-  return v.urls
-    .filter((u) =>
-      v.has_html
-        ? u.source === 'href' || u.source === 'form' || u.source === 'area'
-        : u.source === 'text',
-    )
-    .map((u) => u.domain);
+function followedLinks(v: MailView) {
+  return v.urls.filter((u) =>
+    v.has_html
+      ? u.source === 'href' || u.source === 'form' || u.source === 'area'
+      : u.source === 'text',
+  );
+}
+
+/** Whether a URL carries another URL after its host (an open redirect on the brand's domain). */
+function carriesUrl(url: string): boolean {
+  const rest = url.slice(url.indexOf('//') + 2).toLowerCase();
+  return (
+    rest.includes('http:') ||
+    rest.includes('https:') ||
+    rest.includes('http%3a') ||
+    rest.includes('https%3a')
+  );
 }
 
 // a brand's own mail: From the brand's domain, every link, form and reply address to that brand
@@ -334,8 +343,13 @@ export const brandOwnLinksFindings: ContentTechnique = ({ email, v, lex, hits, w
     return NONE;
   const brand = lex.brands.find((b) => brandOwns(b, from));
   if (!brand) return NONE;
-  const links = followedDomains(v);
-  if (links.length === 0 || !links.every((d) => d !== '' && brandOwns(brand, d))) return NONE;
+  // every link to the brand, none of them an open redirect carrying another address
+  const links = followedLinks(v);
+  if (
+    links.length === 0 ||
+    !links.every((u) => u.domain !== '' && brandOwns(brand, u.domain) && !carriesUrl(u.url))
+  )
+    return NONE;
   if (!v.reply_to.every((r) => r.domain !== '' && brandOwns(brand, r.domain))) return NONE;
   const count = (cats: readonly ScoredCategory[]) =>
     cats.reduce((n, c) => n + (hits.subject[c]?.length ?? 0) + (hits.body[c]?.length ?? 0), 0);

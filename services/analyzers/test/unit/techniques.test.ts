@@ -171,6 +171,12 @@ describe('a brand’s own alert, every link to the brand, without authentication
     expect(v.phishing).toBe(false);
     expect(v.symbols).toContain('content.brand_links_explain_request');
   });
+  it('is phishing when its link is an open redirect on the brand’s domain', async () => {
+    const v = await verdict(
+      alert('https://www.bankofamerica.com/redirect?url=http://secure-login.test/sign-in'),
+    );
+    expect(v.symbols).not.toContain('content.brand_links_explain_request');
+  });
   it('is phishing when the same text links anywhere else', async () => {
     const v = await verdict(alert('http://bankofamerica.secure-login.test/sign-in'));
     expect(v.phishing).toBe(true);
