@@ -37,7 +37,7 @@ const USAGE = `usage: pnpm eval <dir> [<dir> …] [--workflow id] [--json out.js
   --split              with --fit-weights: train on the even-numbered files only, report the odd ones
   --allow-negative     with --fit-weights/--cross: symbols declared ≥ 0 may be fitted below 0
   --fixed-bias         with --fit-weights/--cross: keep the weights file's bias, fit the symbols only
-  --l2 λ               strength of the pull toward the declared scores (default 10)
+  --l2 λ               strength of the pull toward the declared scores (default 300)
   --peer rspamd=URL    also send every message to a running Rspamd (POST URL/checkv2) and print its
                        row beside Trawl's per source
   --peer-concurrency n requests in flight to the peer (default 8)

@@ -110,7 +110,7 @@ export function crossEvaluate(
     worst: { fitted: worstOf(fitted.filter((r) => !r.skipped)), defaults: worstOf(defaults) },
     differ,
     messages: outs.length,
-    lambda: o.fit?.l2 ?? 10,
+    lambda: o.fit?.l2 ?? 300,
   };
 }
 
