@@ -10,14 +10,70 @@ if ! command -v pnpm >/dev/null 2>&1 || ! pnpm -v 2>/dev/null | grep -q '^10\.';
   npm install -g pnpm@10 >/dev/null 2>&1
 fi
 
+# Tests that need a real component skip on a laptop but fail in CI, naming it
+# (test/support/require-component.ts reads CI).
+export CI=true
+
+# need_pkg <command> <debian-package>: installs the package when the command is missing; stops CI,
+# naming both, when the command still cannot be found (its tests would otherwise be skipped).
+apt_updated=0
+have_cmd() { command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ] || [ -x "/usr/bin/$1" ]; }
+need_pkg() {
+  local cmd=$1 pkg=$2
+  have_cmd "$cmd" && return 0
+  log "installing $pkg (for $cmd)"
+  if [ "$apt_updated" = 0 ]; then
+    apt-get update -qq || log "apt-get update failed"
+    apt_updated=1
+  fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$pkg" >/dev/null || log "apt-get install $pkg failed"
+  if ! have_cmd "$cmd"; then
+    log "FAILED: '$cmd' not found after installing the Debian package '$pkg'; the tests that need it cannot run"
+    exit 1
+  fi
+}
+
 # 2. Debian packages some tests need (an IMAP server for the retriever tests).
-if ! command -v dovecot >/dev/null 2>&1; then
-  log "installing dovecot-imapd"
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq dovecot-imapd >/dev/null) \
-    || log "dovecot could not be installed; IMAP tests will be skipped"
+if ! have_cmd dovecot; then
+  need_pkg dovecot dovecot-imapd
   # The package starts its own daemon on 143 on some images; the tests start their own.
   pkill -x dovecot >/dev/null 2>&1 || true
 fi
+
+# The detection corpora beside the repository (read in place; the eval and corpus tests need them).
+for d in ../shared/corpus ../shared/corpora; do
+  [ -d "$d" ] || { log "FAILED: $d is missing; the corpus tests and the detection figures test need it"; exit 1; }
+done
+
+# 2b. Debian's chromium for the web console's browser tests (playwright-core drives it; no browser
+#     is ever downloaded). CI fails here, naming chromium, when it cannot be had.
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
+if [ ! -x /usr/bin/chromium ]; then
+  log "installing chromium"
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+    || log "chromium could not be installed"
+fi
+if [ ! -x /usr/bin/chromium ]; then
+  log "FAIL: chromium is missing (/usr/bin/chromium): the console's browser tests need it"
+  exit 1
+fi
+
+# 2c. Debian's postfix for the SMTP content filter tests (services/retriever-smtp): they start their
+#     own instances (postfix -c <temp dir>) on free loopback ports. No system instance: debconf's
+#     "No configuration" writes no main.cf, and the package's own start is stopped at once. CI must
+#     run those tests, so a failed install fails CI here, naming postfix.
+if [ ! -x /usr/sbin/postfix ]; then
+  log "installing postfix"
+  echo "postfix postfix/main_mailer_type select No configuration" | debconf-set-selections
+  if ! (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postfix >/dev/null); then
+    log "FAILED: postfix could not be installed; the SMTP filter tests need it"
+    exit 1
+  fi
+  # Never a system instance on port 25 (an image whose policy let the package start one); a
+  # postfix that was there before is someone's mail system and is left alone.
+  /usr/sbin/postfix stop >/dev/null 2>&1 || true
+fi
+[ -x /usr/sbin/postfix ] || { log "FAILED: postfix is missing (/usr/sbin/postfix)"; exit 1; }
 
 # 3. Local servers.
 bash scripts/services.sh start

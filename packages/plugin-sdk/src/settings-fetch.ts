@@ -1,4 +1,4 @@
-import { AnalyzerConfigView, TrawlError } from '@trawl/contracts';
+import { AnalyzerConfigView, backoffDelay, TrawlError } from '@trawl/contracts';
 import type { PluginDefinition } from './define.ts';
 import { PLUGIN_ERROR_CODES } from './errors.ts';
 import { resolveSettings } from './settings-resolve.ts';
@@ -78,7 +78,12 @@ export async function fetchSettings(opts: FetchSettingsOptions): Promise<Fetched
   if (opts.internalApiKey) headers['x-internal-api-key'] = opts.internalApiKey;
   let lastProblem = '';
   for (let attempt = 0; attempt <= retries; attempt++) {
-    if (attempt > 0) await sleep(backoffMs * 2 ** (attempt - 1), opts.signal);
+    if (attempt > 0) {
+      await sleep(
+        backoffDelay(attempt, { initialMs: backoffMs, maxMs: Number.POSITIVE_INFINITY }),
+        opts.signal,
+      );
+    }
     if (opts.signal?.aborted) break;
     let res: Response;
     try {

@@ -31,6 +31,11 @@ export interface StartPluginOptions {
   serviceName?: string;
   /** Install a SIGTERM/SIGINT handler that closes the server. Default true. */
   handleSignals?: boolean;
+  /**
+   * With handleSignals: the longest the close may take before the process exits with 1 (default
+   * 30 000 ms), so that a request that never ends cannot keep a stopped plugin alive.
+   */
+  hardExitMs?: number;
 }
 
 export interface RunningPlugin {
@@ -144,8 +149,12 @@ export async function startPlugin(
     return closing;
   };
   if (opts.handleSignals ?? true) {
+    let stopping = false;
     const onSignal = (sig: string) => {
+      if (stopping) return;
+      stopping = true;
       logger.info({ signal: sig }, 'closing');
+      setTimeout(() => process.exit(1), opts.hardExitMs ?? 30_000).unref();
       close().then(
         () => process.exit(0),
         () => process.exit(1),

@@ -5,7 +5,6 @@ export {
   probabilityOf,
   verdictFor,
 } from './aggregate.ts';
-export { backoffDelay } from './backoff.ts';
 export { type CompiledCondition, checkCondition, compileCondition } from './cel.ts';
 export { createCelEnvironment, linearRegExp } from './cel-matches.ts';
 export {

@@ -4,6 +4,7 @@ import {
   type AnalyzerAnswer,
   type AnalyzerResult,
   BadInputError,
+  backoffDelay,
   type CallTrace,
   type Email,
   type EnrichmentResult,
@@ -11,6 +12,7 @@ import {
   type EnrichRequest,
   type JobError,
   type ProviderRef,
+  retryBackoff,
   type StageAggregate,
   type StageContext,
   type StageTrace,
@@ -19,7 +21,6 @@ import {
   type VerdictThresholds,
 } from '@trawl/contracts';
 import { type AggregateInput, aggregate, DEFAULT_THRESHOLDS, verdictFor } from './aggregate.ts';
-import { backoffDelay } from './backoff.ts';
 import { type Clock, realClock, sleep } from './clock.ts';
 import type { CompiledStage, CompiledWorkflow } from './compile.ts';
 import { plainCopy } from './copy.ts';
@@ -827,7 +828,7 @@ class Run {
         this.emit(e);
       }
       if (outcome.kind !== 'failed' || !retryable || n >= a.maxAttempts) break;
-      if (!(await sleep(this.clock, backoffDelay(a.retry, n, this.random), scope))) {
+      if (!(await sleep(this.clock, backoffDelay(n, retryBackoff(a.retry), this.random), scope))) {
         outcome = { kind: 'cancelled', reason: scope.reason ?? CANCELLED };
         break;
       }

@@ -657,19 +657,15 @@ export async function legacyParseRawEmail(
       recipients = [bcc[0] as string];
       notes.push('recipients taken from Bcc');
     }
-    if (recipients.length === 0 && byName.has('to')) {
-      // To is present but names nobody (`undisclosed-recipients:;`, `Recipients <>`, a template
-      // placeholder): the mailbox got it as a blind copy. Keep that fact visible with a placeholder.
+    if (recipients.length === 0) {
+      // issue 16: a message without any recipient is analysed with the placeholder (as the port)
       recipients = [UNDISCLOSED_RECIPIENT];
-      notes.push(`recipients: To names no address, placeholder ${UNDISCLOSED_RECIPIENT} used`);
+      notes.push(
+        byName.has('to')
+          ? `recipients: To names no address, placeholder ${UNDISCLOSED_RECIPIENT} used`
+          : `recipients: no header names a recipient, placeholder ${UNDISCLOSED_RECIPIENT} used`,
+      );
     }
-  }
-  if (recipients.length === 0) {
-    problems.push({
-      path: '/headers/recipients',
-      message:
-        'no valid recipient in To, Delivered-To, X-Original-To, Envelope-To, Received, Cc or Bcc',
-    });
   }
   // bound to+cc+bcc instead of refusing the message
   const budget = { left: limits.maxRecipients };

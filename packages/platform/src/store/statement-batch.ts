@@ -9,6 +9,12 @@ export interface StatementBatchSpec<I, O> {
   maxRows: number;
   /** The row's key (the job id, lower case). A second call with a key already in the batch waits for the next statement. */
   key(item: I): string;
+  /**
+   * Keep a repeated key in the same batch instead (default false). For statements the database
+   * refuses on a repeated key (an INSERT of a primary key): the whole statement fails and its rows
+   * run one by one in arrival order, so the first caller wins.
+   */
+  keepRepeatedKeys?: boolean;
   /** One statement for every item; answers the outcome of each key it changed. */
   many(items: I[]): Promise<Map<string, O>>;
   /**
@@ -17,7 +23,15 @@ export interface StatementBatchSpec<I, O> {
    */
   one?(item: I): Promise<O>;
   /** What an item answers when `many` did not return its key (not changed: finished or unknown). */
-  absent: O;
+  absent?: O;
+  /** Instead of `absent`: the answer (or the error thrown) for an item `many` did not return. */
+  onAbsent?(item: I): O;
+  /**
+   * The size of an item (e.g. the bytes it writes) and the most a statement may hold: a batch is
+   * flushed before an item would take it past `maxWeight`; an item larger than that goes alone.
+   */
+  weight?(item: I): number;
+  maxWeight?: number;
 }
 
 interface Pending<I, O> {
@@ -42,12 +56,15 @@ export function createStatementBatcher<I, O>(
   spec: StatementBatchSpec<I, O>,
 ): (item: I) => Promise<O> {
   const maxRows = Math.max(1, Math.trunc(spec.maxRows));
+  const maxWeight = spec.maxWeight ?? Number.POSITIVE_INFINITY;
   let batch: Pending<I, O>[] = [];
   let keys = new Set<string>();
+  let weight = 0;
   let scheduled = false;
   const answer = (out: Map<string, O>, item: I): O => {
     const o = out.get(spec.key(item));
-    return o === undefined ? spec.absent : o;
+    if (o !== undefined) return o;
+    return spec.onAbsent ? spec.onAbsent(item) : (spec.absent as O);
   };
   const one = spec.one ?? (async (item: I) => answer(await spec.many([item]), item));
 
@@ -71,13 +88,20 @@ export function createStatementBatcher<I, O>(
       for (const p of rows) await runOne(p);
       return;
     }
-    for (const p of rows) p.resolve(answer(out, p.item));
+    for (const p of rows) {
+      try {
+        p.resolve(answer(out, p.item));
+      } catch (err) {
+        p.reject(err);
+      }
+    }
   }
 
   function flush(): void {
     const rows = batch;
     batch = [];
     keys = new Set();
+    weight = 0;
     if (rows.length === 0) return;
     void (rows.length === 1 ? runOne(rows[0] as Pending<I, O>) : runMany(rows));
   }
@@ -90,10 +114,13 @@ export function createStatementBatcher<I, O>(
   return (item) =>
     new Promise<O>((resolve, reject) => {
       const k = spec.key(item);
-      if (keys.has(k)) flush();
+      const w = spec.weight ? spec.weight(item) : 0;
+      const repeated = !spec.keepRepeatedKeys && keys.has(k);
+      if (repeated || (batch.length > 0 && weight + w > maxWeight)) flush();
       batch.push({ item, resolve, reject });
       keys.add(k);
-      if (batch.length >= maxRows) flush();
+      weight += w;
+      if (batch.length >= maxRows || weight >= maxWeight) flush();
       else if (!scheduled) {
         scheduled = true;
         setImmediate(onImmediate);
@@ -121,7 +148,7 @@ export function memoByRows(build: (n: number) => string): (n: number) => string 
 }
 
 /** Batches of up to this many rows run as named prepared statements (preparedName). */
-export const PREPARED_MAX_ROWS = 16;
+const PREPARED_MAX_ROWS = 16;
 
 /**
  * The prepared statement name of a batch statement of `n` rows (`<kind>_<n>`), or undefined above

@@ -1,13 +1,7 @@
 import { type Indicator, StageAggregate } from '@trawl/contracts';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  type AggregateInput,
-  aggregate,
-  backoffDelay,
-  probabilityOf,
-  verdictFor,
-} from '../../src/index.ts';
+import { type AggregateInput, aggregate, probabilityOf, verdictFor } from '../../src/index.ts';
 import { answer } from './helpers/fixtures.ts';
 
 const T = { low: 0.3, medium: 0.5, high: 0.7, critical: 0.9 };
@@ -218,16 +212,5 @@ describe('aggregate, any input', () => {
       ),
       { numRuns: 500 },
     );
-  });
-});
-
-describe('backoffDelay', () => {
-  const rc = { max_attempts: 5, backoff_ms: 200, max_backoff_ms: 1000, exponential_backoff: true };
-  it('doubles per attempt, caps at max_backoff_ms, jitters between half and all', () => {
-    expect(backoffDelay(rc, 1, () => 1)).toBe(200);
-    expect(backoffDelay(rc, 2, () => 1)).toBe(400);
-    expect(backoffDelay(rc, 4, () => 1)).toBe(1000);
-    expect(backoffDelay(rc, 1, () => 0)).toBe(100);
-    expect(backoffDelay({ ...rc, exponential_backoff: false }, 3, () => 1)).toBe(200);
   });
 });
