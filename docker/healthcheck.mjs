@@ -9,6 +9,7 @@ const ports = {
   'mail-orchestrator': process.env.TRAWL_MAIL_ORCHESTRATOR_PORT ?? '8002',
   analyzers: process.env.TRAWL_ANALYZERS_PORT ?? '8100',
   'retriever-imap': process.env.TRAWL_RETRIEVER_IMAP_PORT ?? '8200',
+  'retriever-smtp': process.env.TRAWL_RETRIEVER_SMTP_PORT ?? '8201',
 };
 const port = ports[service];
 if (!port) process.exit(0);

@@ -12,7 +12,7 @@
  * (default 5) in ms/msg of wall time and of CPU time, and msgs/s. The sides rotate which one runs
  * first in each pass so that a noisy neighbour hurts them alike.
  *
- * `pnpm bench:mail --urls` measures extractUrls and htmlToText instead (bench/mail/urls.ts).
+ * `pnpm bench:mail --large` measures one 10 MiB message of each costly shape (bench/mail/large.ts).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -21,8 +21,8 @@ import { fileURLToPath } from 'node:url';
 import { parseRawEmail } from '@trawl/mail';
 import { legacyParseRawEmail } from '../../packages/mail/test/reference/legacy-parse-raw-email.ts';
 
-if (process.argv.includes('--urls')) {
-  await import('./urls.ts');
+if (process.argv.includes('--large')) {
+  await import('./large.ts');
   process.exit(0);
 }
 

@@ -25,6 +25,7 @@ const TRAWL_SERVICES = [
   'mail-orchestrator',
   'analyzers',
   'retriever-imap',
+  'retriever-smtp',
 ];
 
 /**
@@ -61,6 +62,11 @@ const LISTENS_ON: Record<string, { file: string; expr: string; port: (c: AppConf
     file: 'services/retriever-imap/src/main.ts',
     expr: '{ host, port } = cfg.retrieverImap',
     port: (c) => c.retrieverImap.port,
+  },
+  'retriever-smtp': {
+    file: 'services/retriever-smtp/src/main.ts',
+    expr: '{ host, port } = cfg.retrieverSmtp',
+    port: (c) => c.retrieverSmtp.port,
   },
 };
 
@@ -102,6 +108,8 @@ let parseYaml: (text: string, opts: { merge: boolean }) => unknown;
 let knownVars: Set<string>;
 /** Variables the IMAP retriever reads itself (TRAWL_IMAP_*; docs/configuration.md). */
 let imapVars: Set<string>;
+/** Variables the SMTP content filter reads itself (TRAWL_SMTP_*; docs/smtp-filter.md). */
+let smtpVars: Set<string>;
 let envExample: Record<string, string>;
 const read = (f: string) => readFileSync(join(ROOT, f), 'utf8');
 const prodText = read('docker-compose.yml');
@@ -244,6 +252,11 @@ beforeAll(async () => {
     '@trawl/retriever-imap',
   );
   imapVars = new Set(Object.keys(imap.IMAP_ENV));
+  const smtp = await importVia<{ SMTP_ENV: Record<string, string> }>(
+    'services/retriever-smtp',
+    '@trawl/retriever-smtp',
+  );
+  smtpVars = new Set(Object.keys(smtp.SMTP_ENV));
   envExample = config.parseDotenv(read('.env.example')).values;
   prod = parseYaml(prodText, { merge: true }) as Compose;
   dev = parseYaml(devText, { merge: true }) as Compose;
@@ -275,7 +288,10 @@ describe('docker-compose.yml and docker-compose.dev.yml', () => {
       for (const [name, svc] of Object.entries(file.services)) {
         if (!TRAWL_SERVICES.includes(name)) continue;
         for (const v of Object.keys(svc.environment ?? {})) {
-          const own = SERVICE_OWN.has(v) || (name === 'retriever-imap' && imapVars.has(v));
+          const own =
+            SERVICE_OWN.has(v) ||
+            (name === 'retriever-imap' && imapVars.has(v)) ||
+            (name === 'retriever-smtp' && smtpVars.has(v));
           if (!knownVars.has(v) && !own) unknown.push(`${name}: ${v}`);
         }
       }

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
+  type BackoffPolicy,
+  BackoffState,
   IngestRequest,
   type MailRetrievers,
   type Topology,
@@ -10,7 +12,6 @@ import { type Broker, type Cache, serviceChild } from '@trawl/platform';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
-import { type BackoffOptions, BackoffState } from './backoff.ts';
 import { DedupStore } from './dedup-store.ts';
 import { MAIL_ERRORS } from './errors.ts';
 import { createGatewayClient, type GatewayClient } from './gateway-client.ts';
@@ -30,7 +31,7 @@ export interface MailOrchestratorOptions {
   /** Messages of a batch submitted at once (default 4). */
   concurrency?: number;
   /** Backoff of a failing retriever (default 1 s doubling up to 5 min, 20 % jitter). */
-  retrieverBackoff?: BackoffOptions;
+  retrieverBackoff?: BackoffPolicy;
   /** Timeout of calls to retrievers (default 15000). */
   retrieverTimeoutMs?: number;
   /** Timeout of calls to the gateway (default 30000). */
@@ -41,7 +42,7 @@ export interface MailOrchestratorOptions {
   pendingStaleMs?: number;
   /** Verdict callback attempts per delivery (default 5), backoff (default 500 ms .. 10 s). */
   verdictAttempts?: number;
-  verdictBackoff?: BackoffOptions;
+  verdictBackoff?: BackoffPolicy;
   /** Deliveries of one event before its verdict is dropped (default 5). */
   verdictMaxDeliveries?: number;
   verdictPrefetch?: number;
@@ -166,6 +167,7 @@ export function buildMailOrchestrator(deps: MailOrchestratorDeps): MailOrchestra
     onRecoveredJob: (job, origin) => verdicts.deliverJob(job, origin),
     fileUnanalyzed: (retriever, id, ref, error) =>
       verdicts.fileUnanalyzed(retriever, id, ref, error),
+    isReport: (retriever) => deps.retrievers[retriever]?.report === true,
     killed: () => killed,
   });
 
@@ -205,6 +207,23 @@ export function buildMailOrchestrator(deps: MailOrchestratorDeps): MailOrchestra
         wake = undefined;
       }
     }
+  }
+
+  /**
+   * A pushing retriever that sends a message again (the same bytes) is waiting for its verdict: an
+   * SMTP filter that answered 451 at its deadline gets the message back from Postfix. When the job
+   * is already finished, its verdict is sent again now (its event went by earlier); otherwise the
+   * event still to come carries it. In the background: the ingest answer does not wait for it.
+   */
+  function redeliverVerdict(jobId: string, origin: { retriever: string; id: string }): void {
+    void (async () => {
+      const job = await gateway.getJob(jobId);
+      if (job && (job.status === 'completed' || job.status === 'failed')) {
+        await verdicts.deliverJob(job, origin);
+      }
+    })().catch((err: unknown) =>
+      logger.warn({ job_id: jobId, err: String(err) }, 'verdict of a duplicate not sent again'),
+    );
   }
 
   const app = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024 });
@@ -292,6 +311,9 @@ export function buildMailOrchestrator(deps: MailOrchestratorDeps): MailOrchestra
     const results: { id: string; status: Outcome['kind']; job_id?: string; detail?: string }[] = [];
     for (const m of parsed.data.messages) {
       const out = await processor.process(retriever, m);
+      if (out.kind === 'duplicate' && out.jobId && clients.has(retriever)) {
+        redeliverVerdict(out.jobId, { retriever, id: m.id });
+      }
       results.push({
         id: m.id,
         status: out.kind,

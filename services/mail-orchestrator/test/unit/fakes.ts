@@ -163,6 +163,13 @@ export class FakeGateway {
         message: 'queued',
       });
     }
+    const one = req.method === 'GET' && /^\/api\/v1\/analyze\/[0-9a-f-]{36}$/.exec(req.url ?? '');
+    if (one) {
+      const job = this.jobs.find((j) => req.url?.endsWith(j.job_id));
+      if (!job) return send(res, 404, {});
+      const { raw: _r, origin: _o, envelopeTo: _e, ...j } = job;
+      return send(res, 200, j);
+    }
     if (req.method === 'GET' && req.url?.startsWith('/api/v1/analyze')) {
       const items = this.jobs.map(({ raw: _r, origin: _o, envelopeTo: _e, ...j }) => j);
       return send(res, 200, { items, next_cursor: null });

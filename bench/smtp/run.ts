@@ -1,0 +1,240 @@
+/**
+ * SMTP content filter benchmark (`pnpm bench:smtp`): messages per second through a real Postfix
+ * (Debian `postfix`, an instance of its own in a temporary folder) and the latency the filter adds,
+ * beside the same Postfix with no filter, in the same run:
+ *  - `postfix alone`: client → Postfix (smtpd, queue) → relay to an SMTP sink;
+ *  - `postfix + filter`: client → Postfix → content_filter (services/retriever-smtp, after-queue)
+ *    → Trawl → verdict → re-injection to Postfix's return port → relay to the sink. Trawl is the
+ *    scale-out shape on the local PostgreSQL, Redis and RabbitMQ (as the tests use them), its
+ *    gateway, analyzer orchestrator and mail orchestrator in this process, with the shipped
+ *    configuration; BENCH_SMTP_EMBEDDED=1 runs the embedded mode instead (PGlite, in-process
+ *    broker and cache, analysis worker threads: what `pnpm start` runs).
+ *
+ * Each side: BENCH_SMTP_WARMUP messages first (default 20), then BENCH_SMTP_MESSAGES (default 300)
+ * offered by BENCH_SMTP_CONNECTIONS client connections (default 8), then BENCH_SMTP_SERIAL
+ * (default 30) one at a time. Prints msgs/s (first offer to last arrival), end-to-end latency
+ * p50/p99 (accepted by Postfix → arrived at the sink; under load this is mostly queueing) and, for
+ * the filter, its own time per message p50/p99 (end of DATA → answer, verdict wait included); the
+ * one-at-a-time runs give the latency the filter adds without queueing.
+ * Needs root and postfix; prints why and exits 0 without them.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { findRepoRoot, loadConfig } from '@trawl/config';
+import { deriveCredential } from '@trawl/contracts';
+import { startEmbedded } from '../../services/all-in-one/src/index.ts';
+import { createSmtpFilter, SmtpSettings } from '../../services/retriever-smtp/src/index.ts';
+import {
+  freePort,
+  postfixAvailable,
+  type SmtpSink,
+  silentLogger,
+  smtpClient,
+  startSmtpSink,
+  startTestPostfix,
+} from '../../services/retriever-smtp/src/testing/index.ts';
+import { PLATFORM_KEY } from '../../services/retriever-smtp/test/helpers/harness.ts';
+import { startTrawlStack } from '../../services/retriever-smtp/test/helpers/stack.ts';
+
+const N = Math.max(1, Number(process.env.BENCH_SMTP_MESSAGES ?? 300));
+const WARMUP = Math.max(0, Number(process.env.BENCH_SMTP_WARMUP ?? 20));
+const CONNECTIONS = Math.max(1, Number(process.env.BENCH_SMTP_CONNECTIONS ?? 8));
+/** Messages sent one at a time (each waits for the one before to arrive): latency without queueing. */
+const SERIAL = Math.max(1, Number(process.env.BENCH_SMTP_SERIAL ?? 30));
+const KEY = PLATFORM_KEY;
+const EMBEDDED = process.env.BENCH_SMTP_EMBEDDED === '1';
+
+if (!postfixAvailable()) {
+  console.log('bench:smtp skipped: needs Debian postfix (/usr/sbin/postfix) and root');
+  process.exit(0);
+}
+
+const silent = silentLogger;
+
+function message(tag: string, i: number): string {
+  const phish = i % 2 === 1;
+  return [
+    phish
+      ? 'From: "PayPal Security" <security@paypa1-verify.example>'
+      : 'From: Alice Martin <alice@colleagues.example>',
+    'To: bob@example.org',
+    phish
+      ? 'Subject: Your account has been locked - verify within 24 hours'
+      : `Subject: Minutes of the planning meeting ${i}`,
+    `Message-ID: <${tag}-${i}@bench.trawl.test>`,
+    'Date: Mon, 2 Nov 2026 09:00:00 +0000',
+    'Content-Type: text/plain; charset=utf-8',
+    '',
+    phish
+      ? 'Dear customer, unauthorized access was detected. Verify your password now at http://paypa1-verify.example/login or your account will be suspended.'
+      : `Hi Bob, attached are the notes from meeting ${i}. Next one is on Thursday at 10. Alice`,
+    '',
+  ].join('\r\n');
+}
+
+function pct(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+}
+
+interface Result {
+  msgsPerSecond: number;
+  p50: number;
+  p99: number;
+  lost: number;
+  duplicated: number;
+}
+
+/** Offers `count` messages to Postfix and waits for them at the sink. */
+async function drive(
+  port: number,
+  sink: SmtpSink,
+  tag: string,
+  count: number,
+  connections = CONNECTIONS,
+): Promise<Result> {
+  const client = smtpClient(port, connections);
+  const accepted = new Map<string, number>();
+  const before = sink.messages.length;
+  const t0 = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (next < count) {
+        const i = next++;
+        await client.sendMail({
+          envelope: { from: 'sender@bench.trawl.test', to: ['bob@example.org'] },
+          raw: message(tag, i),
+        });
+        accepted.set(`<${tag}-${i}@bench.trawl.test>`, performance.now());
+        // One at a time: wait for it to arrive, so the latency holds no queueing.
+        if (connections === 1) await sink.waitFor(before + i + 1, 120_000);
+      }
+    }),
+  );
+  client.close();
+  await sink.waitFor(before + count, 600_000);
+  const arrivals = sink.messages.slice(before);
+  const last = Math.max(...arrivals.map((m) => m.at));
+  const seen = new Map<string, number>();
+  const latencies: number[] = [];
+  for (const m of arrivals) {
+    const id = m.header('message-id') ?? '';
+    seen.set(id, (seen.get(id) ?? 0) + 1);
+    const a = accepted.get(id);
+    if (a !== undefined && seen.get(id) === 1) latencies.push(Math.max(0, m.at - a));
+  }
+  latencies.sort((a, b) => a - b);
+  return {
+    msgsPerSecond: count / ((last - t0) / 1000),
+    p50: pct(latencies, 50),
+    p99: pct(latencies, 99),
+    lost: [...accepted.keys()].filter((id) => !seen.has(id)).length,
+    duplicated: [...seen.values()].filter((n) => n > 1).length,
+  };
+}
+
+const work = mkdtempSync(join(tmpdir(), 'trawl-bench-smtp-'));
+const sink = await startSmtpSink();
+const closers: (() => Promise<unknown>)[] = [() => sink.close()];
+try {
+  // Side 1: Postfix alone.
+  const bare = await startTestPostfix({ mode: 'none', sinkPort: sink.port });
+  closers.push(() => bare.destroy());
+  if (WARMUP > 0) await drive(bare.port, sink, 'warm-bare', WARMUP);
+  const alone = await drive(bare.port, sink, 'bare', N);
+  const aloneSerial = await drive(bare.port, sink, 'bare-serial', SERIAL, 1);
+  await bare.destroy();
+
+  // Side 2: Postfix + filter + Trawl.
+  const [mailPort, httpPort, filterPort] = [await freePort(), await freePort(), await freePort()];
+  if (EMBEDDED) {
+    const cfg = loadConfig({
+      env: {
+        APP_ENV: 'dev',
+        TRAWL_DATA_DIR: join(work, 'data'),
+        TRAWL_ADMIN_USER: 'admin',
+        TRAWL_ADMIN_PASSWORD: 'Correct-Horse-Battery-9',
+        INTERNAL_API_KEY: KEY,
+        TRAWL_MAIL_ORCHESTRATOR_PORT: String(mailPort),
+        TRAWL_MAIL_RETRIEVERS: JSON.stringify({ smtp: { url: `http://127.0.0.1:${httpPort}` } }),
+      },
+      envFile: false,
+      rootDir: findRepoRoot(),
+      needs: { postgres: false, rabbitmq: false, redis: false, secretKey: true },
+    });
+    const trawl = await startEmbedded(cfg, { port: 0, host: '127.0.0.1', logger: silent });
+    closers.push(() => trawl.close());
+  } else {
+    const trawl = await startTrawlStack({ mailPort, filters: { smtp: httpPort } });
+    closers.push(() => trawl.close());
+  }
+  const pf = await startTestPostfix({ mode: 'after-queue', filterPort, sinkPort: sink.port });
+  closers.push(() => pf.destroy());
+  const filter = createSmtpFilter(
+    SmtpSettings.parse({
+      mail_orchestrator_url: `http://127.0.0.1:${mailPort}`,
+      return_port: pf.returnPort,
+      policy: 'none=deliver,low=deliver,medium=deliver,high=deliver,critical=deliver',
+      unanalyzed_action: 'deliver',
+      deadline_ms: 60_000,
+    }),
+    {
+      logger: silent,
+      credential: deriveCredential(KEY, { kind: 'retriever', id: 'smtp' }),
+      smtpPort: filterPort,
+    },
+  );
+  await filter.app.listen({ host: '127.0.0.1', port: httpPort });
+  await filter.start();
+  closers.push(() => filter.stop());
+  // The filter's own time per message (the listener calls filter.handle).
+  const inFilter: number[] = [];
+  const handle = filter.filter.handle;
+  filter.filter.handle = async (raw, envelope) => {
+    const t = performance.now();
+    const a = await handle(raw, envelope);
+    inFilter.push(performance.now() - t);
+    return a;
+  };
+  if (WARMUP > 0) await drive(pf.port, sink, 'warm-filter', WARMUP);
+  inFilter.length = 0;
+  const cpu0 = process.cpuUsage();
+  const filtered = await drive(pf.port, sink, 'filter', N);
+  const cpu = process.cpuUsage(cpu0);
+  inFilter.sort((a, b) => a - b);
+  const loaded = { p50: pct(inFilter, 50), p99: pct(inFilter, 99) };
+  inFilter.length = 0;
+  const filteredSerial = await drive(pf.port, sink, 'filter-serial', SERIAL, 1);
+  inFilter.sort((a, b) => a - b);
+
+  const f = (n: number, d = 1) => n.toFixed(d);
+  console.log(
+    `bench:smtp ${new Date().toISOString()} trawl=${EMBEDDED ? 'embedded' : 'scale-out, local servers'} messages=${N} connections=${CONNECTIONS} cores=${cpus().length} load=${loadavg()
+      .map((l) => l.toFixed(1))
+      .join('/')}`,
+  );
+  console.log('side               msgs/s   e2e p50 ms   e2e p99 ms   lost  duplicated');
+  for (const [name, r] of [
+    ['postfix alone', alone],
+    ['postfix + filter', filtered],
+    ['alone, 1 by 1', aloneSerial],
+    ['filter, 1 by 1', filteredSerial],
+  ] as const) {
+    console.log(
+      `${name.padEnd(17)} ${f(r.msgsPerSecond).padStart(7)} ${f(r.p50, 0).padStart(12)} ${f(r.p99, 0).padStart(12)} ${String(r.lost).padStart(6)} ${String(r.duplicated).padStart(11)}`,
+    );
+  }
+  console.log(
+    `filter time per message (end of DATA → answer, Trawl's analysis included): loaded p50 ${f(loaded.p50, 0)} ms, p99 ${f(loaded.p99, 0)} ms; 1 by 1 p50 ${f(pct(inFilter, 50), 0)} ms, p99 ${f(pct(inFilter, 99), 0)} ms`,
+  );
+  console.log(
+    `latency added by the filter, 1 by 1 (e2e p50/p99 difference): ${f(filteredSerial.p50 - aloneSerial.p50, 0)} / ${f(filteredSerial.p99 - aloneSerial.p99, 0)} ms; Trawl + filter process CPU ${f((cpu.user + cpu.system) / 1000 / N, 1)} ms/msg`,
+  );
+  const all = [alone, filtered, aloneSerial, filteredSerial];
+  if (all.some((r) => r.lost + r.duplicated > 0)) process.exitCode = 1;
+} finally {
+  for (const c of closers.reverse()) await c().catch(() => undefined);
+  rmSync(work, { recursive: true, force: true });
+}

@@ -1,0 +1,85 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { Registry } from 'prom-client';
+import { buildSmtpRetrieverApp } from './app.ts';
+import { createFilter, type Filter } from './filter.ts';
+import { createIngestClient, type IngestClient } from './ingest-client.ts';
+import { createSmtpMetrics, type SmtpMetrics } from './metrics.ts';
+import { createReinjector, type Reinjector } from './reinjector.ts';
+import type { SmtpSettings } from './settings.ts';
+import { createSmtpListener, type SmtpListener } from './smtp-listener.ts';
+import { VerdictBoard } from './verdict-board.ts';
+
+export interface SmtpFilterService {
+  /** The retriever protocol over HTTP (verdicts come in here). */
+  app: FastifyInstance;
+  smtp: SmtpListener;
+  filter: Filter;
+  board: VerdictBoard;
+  metrics: SmtpMetrics;
+  registry: Registry;
+  /** Starts the SMTP listener; resolves with its address. */
+  start(): Promise<{ host: string; port: number }>;
+  stop(): Promise<void>;
+}
+
+/** Everything the SMTP filter is, from its settings; clients may be passed in (tests). */
+export function createSmtpFilter(
+  settings: SmtpSettings,
+  deps: {
+    logger: Logger;
+    /** The filter's own credential (`trawl credentials retriever <name>`): sent and checked. */
+    credential?: string | undefined;
+    version?: string;
+    registry?: Registry;
+    ingest?: IngestClient;
+    reinjector?: Reinjector;
+    /** SMTP port override (tests: 0). */
+    smtpPort?: number;
+  },
+): SmtpFilterService {
+  const registry = deps.registry ?? new Registry();
+  const metrics = createSmtpMetrics(registry);
+  const logger = deps.logger.child({ service: 'retriever-smtp' });
+  const board = new VerdictBoard();
+  const ingest =
+    deps.ingest ??
+    createIngestClient({ url: settings.mail_orchestrator_url, credential: deps.credential });
+  const reinjector =
+    deps.reinjector ??
+    createReinjector({
+      host: settings.return_host,
+      port: settings.return_port,
+      connections: settings.reinject_connections,
+    });
+  const filter = createFilter({ settings, board, ingest, reinjector, metrics, logger });
+  const smtp = createSmtpListener({
+    filter,
+    settings,
+    logger,
+    ...(deps.smtpPort !== undefined ? { port: deps.smtpPort } : {}),
+  });
+  const app = buildSmtpRetrieverApp({
+    board,
+    smtpListening: () => smtp.listening,
+    internalApiKey: deps.credential,
+    logger,
+    registry,
+    metrics,
+    ...(deps.version ? { version: deps.version } : {}),
+  });
+  return {
+    app,
+    smtp,
+    filter,
+    board,
+    metrics,
+    registry,
+    start: () => smtp.listen(),
+    async stop() {
+      await smtp.close();
+      reinjector.close();
+      await app.close();
+    },
+  };
+}

@@ -1,0 +1,22 @@
+export { buildSmtpRetrieverApp, SERVICE_NAME, type SmtpRetrieverAppDeps } from './app.ts';
+export { createSmtpFilter, type SmtpFilterService } from './create-filter-service.ts';
+export { SMTP_ERRORS } from './errors.ts';
+export { type Answer, createFilter, type Filter, messageRef } from './filter.ts';
+export { editHeaders, type HeaderEdit } from './headers.ts';
+export { createIngestClient, type IngestClient, type Submission } from './ingest-client.ts';
+export { createSmtpMetrics, type SmtpMetrics } from './metrics.ts';
+export { type Decision, decide, type Knowledge, scoreOf, tagHeaders } from './policy.ts';
+export { createReinjector, ReinjectError, type Reinjector } from './reinjector.ts';
+export {
+  DEFAULT_POLICY,
+  effectiveAction,
+  FILTER_ACTIONS,
+  FilterAction,
+  FilterMode,
+  SMTP_ENV,
+  SmtpSettings,
+  type SmtpSettingsInput,
+  smtpSettingsFromEnv,
+} from './settings.ts';
+export { createSmtpListener, type SmtpListener } from './smtp-listener.ts';
+export { VerdictBoard } from './verdict-board.ts';

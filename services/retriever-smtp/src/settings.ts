@@ -1,0 +1,171 @@
+import { EnvelopeAddress, THREAT_LEVELS, type ThreatLevel } from '@trawl/contracts';
+import { z } from 'zod';
+
+/** What the filter does with a message (docs/smtp-filter.md, "Policies"). */
+export const FILTER_ACTIONS = ['deliver', 'prefix', 'quarantine', 'reject'] as const;
+export const FilterAction = z.enum(FILTER_ACTIONS);
+export type FilterAction = z.infer<typeof FilterAction>;
+
+export const FILTER_MODES = ['after-queue', 'before-queue'] as const;
+export const FilterMode = z.enum(FILTER_MODES);
+export type FilterMode = z.infer<typeof FilterMode>;
+
+export const DEFAULT_POLICY: Readonly<Record<ThreatLevel, FilterAction>> = {
+  none: 'deliver',
+  low: 'deliver',
+  medium: 'prefix',
+  high: 'quarantine',
+  critical: 'reject',
+};
+
+/**
+ * `none=deliver,low=deliver,medium=prefix,high=quarantine,critical=reject` (or a JSON object):
+ * levels left out keep their default. A scan of `,` and `=`, no pattern.
+ */
+const Policy = z.union([z.string(), z.record(z.string(), z.string())]).transform((v, ctx) => {
+  const out: Record<ThreatLevel, FilterAction> = { ...DEFAULT_POLICY };
+  let pairs: [string, string][];
+  if (typeof v === 'string') {
+    const text = v.trim();
+    if (text.startsWith('{')) {
+      try {
+        pairs = Object.entries(JSON.parse(text) as Record<string, string>);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'is not valid JSON' });
+        return z.NEVER;
+      }
+    } else {
+      pairs = text
+        .split(',')
+        .map((p) => p.trim())
+        .filter((p) => p !== '')
+        .map((p) => {
+          const at = p.indexOf('=');
+          return at < 0 ? [p, ''] : [p.slice(0, at).trim(), p.slice(at + 1).trim()];
+        });
+    }
+  } else {
+    pairs = Object.entries(v);
+  }
+  for (const [level, action] of pairs) {
+    if (!(THREAT_LEVELS as readonly string[]).includes(level)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `unknown threat level "${level}" (one of ${THREAT_LEVELS.join(', ')})`,
+      });
+      continue;
+    }
+    const a = FilterAction.safeParse(action);
+    if (!a.success) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `${level}: unknown action "${action}" (one of ${FILTER_ACTIONS.join(', ')})`,
+      });
+      continue;
+    }
+    out[level as ThreatLevel] = a.data;
+  }
+  return out;
+});
+
+/** Printable ASCII without CR/LF: it is written into a header line as it is. */
+const HeaderText = z
+  .string()
+  .max(64)
+  .refine((s) => [...s].every((c) => c >= ' ' && c <= '~'), 'printable ASCII only');
+
+const port = z.coerce.number().int().min(1).max(65_535);
+
+/** Settings of the SMTP content filter (TRAWL_SMTP_* variables; see docs/smtp-filter.md). */
+export const SmtpSettings = z
+  .object({
+    mode: FilterMode.default('after-queue'),
+    /** Where Postfix hands mail to the filter. */
+    listen_host: z.string().min(1).default('127.0.0.1'),
+    listen_port: port.default(10025),
+    /** Postfix's return port (after-queue) or after-filter smtpd (before-queue). */
+    return_host: z.string().min(1).default('127.0.0.1'),
+    return_port: port.default(10026),
+    /** The mail orchestrator (POST /internal/ingest). */
+    mail_orchestrator_url: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }),
+    /** How long a message waits for its verdict, from the end of DATA. */
+    deadline_ms: z.coerce.number().int().min(100).max(600_000).default(30_000),
+    /** No verdict by the deadline, or Trawl unreachable: 451 (Postfix retries) or deliver tagged. */
+    on_timeout: z.enum(['tempfail', 'deliver']).default('tempfail'),
+    policy: Policy.default(DEFAULT_POLICY),
+    /** What happens to a message Trawl could not analyse (refused by the gateway, failed). */
+    unanalyzed_action: FilterAction.default('quarantine'),
+    quarantine_address: EnvelopeAddress.optional(),
+    subject_prefix: HeaderText.default('[SUSPECTED PHISHING]'),
+    max_message_bytes: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .max(100 * 1024 * 1024)
+      .default(25 * 1024 * 1024),
+    max_clients: z.coerce.number().int().min(1).max(10_000).default(100),
+    /** Connections kept open to the return port. */
+    reinject_connections: z.coerce.number().int().min(1).max(100).default(8),
+  })
+  .superRefine((s, ctx) => {
+    const used = new Set(Object.values(s.policy).map((a) => effectiveAction(a, s.mode)));
+    used.add(effectiveAction(s.unanalyzed_action, s.mode));
+    if (used.has('quarantine') && !s.quarantine_address) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['quarantine_address'],
+        message:
+          'required: the policy quarantines (after-queue, reject also quarantines); set it, or choose other actions',
+      });
+    }
+  });
+export type SmtpSettings = z.output<typeof SmtpSettings>;
+export type SmtpSettingsInput = z.input<typeof SmtpSettings>;
+
+/**
+ * After the queue a message can no longer be refused to its sender (a bounce would go to a forged
+ * return path: backscatter): `reject` quarantines it instead.
+ */
+export function effectiveAction(action: FilterAction, mode: FilterMode): FilterAction {
+  return action === 'reject' && mode === 'after-queue' ? 'quarantine' : action;
+}
+
+/** The variables main.ts reads, and the settings they fill. */
+export const SMTP_ENV = {
+  TRAWL_SMTP_MODE: 'mode',
+  TRAWL_SMTP_LISTEN_HOST: 'listen_host',
+  TRAWL_SMTP_LISTEN_PORT: 'listen_port',
+  TRAWL_SMTP_RETURN_HOST: 'return_host',
+  TRAWL_SMTP_RETURN_PORT: 'return_port',
+  TRAWL_SMTP_MAIL_ORCHESTRATOR_URL: 'mail_orchestrator_url',
+  TRAWL_SMTP_DEADLINE_MS: 'deadline_ms',
+  TRAWL_SMTP_ON_TIMEOUT: 'on_timeout',
+  TRAWL_SMTP_POLICY: 'policy',
+  TRAWL_SMTP_UNANALYZED_ACTION: 'unanalyzed_action',
+  TRAWL_SMTP_QUARANTINE_ADDRESS: 'quarantine_address',
+  TRAWL_SMTP_SUBJECT_PREFIX: 'subject_prefix',
+  TRAWL_SMTP_MAX_MESSAGE_BYTES: 'max_message_bytes',
+  TRAWL_SMTP_MAX_CLIENTS: 'max_clients',
+  TRAWL_SMTP_REINJECT_CONNECTIONS: 'reinject_connections',
+} as const;
+
+/** Settings from environment variables; problems name the variable. */
+export function smtpSettingsFromEnv(
+  env: Record<string, string | undefined>,
+): { ok: true; value: SmtpSettings } | { ok: false; problems: string[] } {
+  const input: Record<string, string> = {};
+  for (const [name, key] of Object.entries(SMTP_ENV)) {
+    const v = env[name];
+    if (v !== undefined && v !== '') input[key] = v;
+  }
+  const r = SmtpSettings.safeParse(input);
+  if (r.success) return { ok: true, value: r.data };
+  const byKey = Object.fromEntries(Object.entries(SMTP_ENV).map(([n, k]) => [k, n]));
+  return {
+    ok: false,
+    problems: r.error.issues.map((i) => {
+      const key = String(i.path[0] ?? '');
+      return `${byKey[key] ?? key}: ${i.message}`;
+    }),
+  };
+}

@@ -1,0 +1,106 @@
+import type { Logger } from 'pino';
+import { SMTPServer } from 'smtp-server';
+import type { Filter } from './filter.ts';
+import type { SmtpSettings } from './settings.ts';
+
+/** An SMTP error answer (smtp-server reads `responseCode`). */
+function smtpError(code: number, message: string): Error {
+  const err = new Error(message) as Error & { responseCode: number };
+  err.responseCode = code;
+  return err;
+}
+
+export interface SmtpListener {
+  listen(): Promise<{ host: string; port: number }>;
+  close(): Promise<void>;
+  readonly listening: boolean;
+}
+
+/**
+ * The SMTP side Postfix talks to: after the queue as a `content_filter` (smtp transport), before
+ * it as an `smtpd_proxy_filter`. Both hand over one transaction per message; the answer at the end
+ * of DATA is the filter's (250 after re-injection, 451, 550). No AUTH, no STARTTLS: it listens on
+ * loopback or a private network next to Postfix.
+ */
+export function createSmtpListener(d: {
+  filter: Filter;
+  settings: SmtpSettings;
+  logger: Logger;
+  /** Port override (tests: 0 = a free port). */
+  port?: number;
+}): SmtpListener {
+  const s = d.settings;
+  let listening = false;
+  const server = new SMTPServer({
+    name: 'trawl-smtp-filter',
+    banner: 'Trawl content filter',
+    disabledCommands: ['AUTH', 'STARTTLS'],
+    authOptional: true,
+    hideSTARTTLS: true,
+    size: s.max_message_bytes,
+    maxClients: s.max_clients,
+    logger: false,
+    // Postfix may pass XFORWARD attributes; they are accepted and not used.
+    useXForward: true,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      let bytes = 0;
+      let answered = false;
+      const answer = (err: Error | null, message?: string) => {
+        if (answered) return;
+        answered = true;
+        callback(err, message);
+      };
+      stream.on('data', (c: Buffer) => {
+        bytes += c.length;
+        if (bytes <= s.max_message_bytes) chunks.push(c);
+      });
+      stream.on('error', (err) => answer(smtpError(451, `4.3.0 ${err.message}`)));
+      stream.on('end', () => {
+        if (stream.sizeExceeded || bytes > s.max_message_bytes) {
+          answer(smtpError(552, '5.3.4 Message too big for the content filter'));
+          return;
+        }
+        const raw = Buffer.concat(chunks, bytes);
+        const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
+        const to = session.envelope.rcptTo.map((r) => r.address);
+        d.filter.handle(raw, { from, to }).then(
+          (a) => {
+            if (a.code === 250) answer(null, a.message);
+            else answer(smtpError(a.code, a.message));
+          },
+          (err: unknown) => {
+            d.logger.error({ err: String(err) }, 'filter failed');
+            answer(smtpError(451, '4.3.0 Temporary failure in the content filter'));
+          },
+        );
+      });
+    },
+  });
+  server.on('error', (err) => d.logger.warn({ err: String(err) }, 'SMTP server error'));
+
+  return {
+    get listening() {
+      return listening;
+    },
+    listen() {
+      return new Promise((resolve, reject) => {
+        const onError = (err: Error) => reject(err);
+        server.server.once('error', onError);
+        server.listen(d.port ?? s.listen_port, s.listen_host, () => {
+          server.server.off('error', onError);
+          listening = true;
+          const a = server.server.address();
+          resolve({
+            host: s.listen_host,
+            port: typeof a === 'object' && a ? a.port : (d.port ?? s.listen_port),
+          });
+        });
+      });
+    },
+    close() {
+      listening = false;
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,81 @@
+import { deriveCredential } from '@trawl/contracts';
+import { pino } from 'pino';
+import {
+  createSmtpFilter,
+  type SmtpFilterService,
+  SmtpSettings,
+  type SmtpSettingsInput,
+} from '../../src/index.ts';
+import { freePort, smtpClient } from '../../src/testing/index.ts';
+
+export const PLATFORM_KEY = 'smtp-filter-test-platform-key-0123456789abcdef';
+export const RETRIEVER = 'smtp';
+export const silent = pino({ level: 'silent' });
+
+/** The filter in this process, its HTTP side listening on `httpPort`, SMTP on `smtpPort`. */
+export async function startFilter(
+  settings: Omit<SmtpSettingsInput, 'mail_orchestrator_url'> & { mailPort: number },
+  ports: { smtpPort: number; httpPort: number },
+  name = RETRIEVER,
+): Promise<SmtpFilterService> {
+  const { mailPort, ...rest } = settings;
+  const s = SmtpSettings.parse({
+    ...rest,
+    mail_orchestrator_url: `http://127.0.0.1:${mailPort}`,
+    listen_host: '127.0.0.1',
+  });
+  const f = createSmtpFilter(s, {
+    logger: silent,
+    credential: deriveCredential(PLATFORM_KEY, { kind: 'retriever', id: name }),
+    smtpPort: ports.smtpPort,
+  });
+  await f.app.listen({ host: '127.0.0.1', port: ports.httpPort });
+  await f.start();
+  return f;
+}
+
+export async function ports(n: number): Promise<number[]> {
+  const out: number[] = [];
+  while (out.length < n) {
+    const p = await freePort();
+    if (!out.includes(p)) out.push(p);
+  }
+  return out;
+}
+
+export const HAM = (n: string | number) =>
+  [
+    'From: Alice Martin <alice@colleagues.example>',
+    'To: bob@example.org',
+    `Subject: Minutes of the planning meeting ${n}`,
+    `Message-ID: <ham-${n}@colleagues.example>`,
+    'Date: Mon, 2 Nov 2026 09:00:00 +0000',
+    'Content-Type: text/plain; charset=utf-8',
+    '',
+    'Hi Bob,',
+    '',
+    `attached are the notes from meeting ${n}. Next one is on Thursday at 10.`,
+    '',
+    'Alice',
+    '',
+  ].join('\r\n');
+
+export const PHISH = (n: string | number) =>
+  [
+    'From: "PayPal Security" <security@paypa1-verify.example>',
+    'To: bob@example.org',
+    'Subject: Your account has been locked - verify within 24 hours',
+    `Message-ID: <phish-${n}@paypa1-verify.example>`,
+    'Date: Mon, 2 Nov 2026 10:00:00 +0000',
+    'Content-Type: text/plain; charset=utf-8',
+    '',
+    'Dear customer, unauthorized access was detected on your account. Verify your password now at',
+    'http://paypa1-verify.example/login or your account will be suspended within 24 hours.',
+    'Confirm your credit card details and social security number immediately.',
+    '',
+  ].join('\r\n');
+
+/** An SMTP client of Postfix's public port. */
+export function client(port: number, pool = false) {
+  return smtpClient(port, pool ? 8 : 0);
+}

@@ -1,0 +1,169 @@
+import { join } from 'node:path';
+import { configSourceFrom, createEmbeddedInvoker } from '@trawl/all-in-one';
+import { buildOrchestrator, type Orchestrator } from '@trawl/analyzer-orchestrator';
+import { builtinPlugins } from '@trawl/analyzers';
+import {
+  buildApp,
+  createConfigState,
+  defaultGatewayOptions,
+  loadSnapshot,
+} from '@trawl/api-gateway';
+import { diffFiles, findRepoRoot } from '@trawl/config';
+import type { Job } from '@trawl/contracts';
+import { buildMailOrchestrator, type MailOrchestrator } from '@trawl/mail-orchestrator';
+import { testBroker, testRedis, testSchema } from '@trawl/platform/testing';
+import type { CompiledWorkflow } from '@trawl/workflow-engine';
+import type { FastifyInstance } from 'fastify';
+import { PLATFORM_KEY, silent } from './harness.ts';
+
+export const SECRET = 'smtp-filter-test-secret-0123456789abcdef0123';
+
+export interface TrawlStack {
+  /** Starts the services (again, after stop()): gateway, analyzer orchestrator, mail orchestrator. */
+  start(): Promise<void>;
+  /** Stops them, as `docker compose stop` would: the servers (PostgreSQL, Redis, RabbitMQ) stay. */
+  stop(): Promise<void>;
+  /** Every job in the store. */
+  jobs(): Promise<Job[]>;
+  job(id: string): Promise<Job | null>;
+  close(): Promise<void>;
+}
+
+/**
+ * Trawl in scale-out shape on the real test servers (PostgreSQL schema, Redis prefix, RabbitMQ
+ * names of its own), its services in this process: the gateway, one analyzer orchestrator with the
+ * built-in analyzers and the shipped configuration, and the mail orchestrator on `mailPort` with
+ * each filter registered as a retriever (name → port of its HTTP side).
+ */
+export async function startTrawlStack(o: {
+  mailPort: number;
+  filters: Record<string, number>;
+}): Promise<TrawlStack> {
+  const closers: (() => Promise<unknown>)[] = [];
+  const closeAll = async () => {
+    for (const c of closers.reverse()) await c().catch(() => undefined);
+    closers.length = 0;
+  };
+  try {
+    const db = await testSchema({ max: 12 });
+    closers.push(() => db.drop());
+    const redis = testRedis();
+    closers.push(() => redis.cleanup());
+    const tb = await testBroker();
+    closers.push(() => tb.cleanup());
+    const { broker, topology } = tb;
+    const store = db.store;
+    const cache = redis.cache;
+    const root = findRepoRoot();
+    const files = {
+      configFile: join(root, 'config', 'defaults', 'service.yaml'),
+      workflowsFile: join(root, 'config', 'defaults', 'workflows.yaml'),
+    };
+    const builtins = builtinPlugins({ senders: store.senders });
+    const loadOpts = {
+      knownAnalyzers: Object.values(builtins)
+        .filter((p) => p.kind === 'analyzer')
+        .map((p) => p.id),
+      knownProviders: Object.values(builtins)
+        .filter((p) => p.kind === 'context_provider')
+        .map((p) => p.id),
+    };
+    const initial = loadSnapshot(files, loadOpts);
+    const invoker = createEmbeddedInvoker({
+      builtins,
+      service: () => initial.files.service,
+      internalApiKey: PLATFORM_KEY,
+    });
+    closers.push(() => invoker.close());
+    const configState = createConfigState<CompiledWorkflow>({
+      initial,
+      load: () => loadSnapshot(files, loadOpts),
+      diff: diffFiles,
+      store,
+      broker,
+      topology,
+    });
+    await configState.recordCurrent(null);
+
+    let running:
+      | { orchestrator: Orchestrator; gateway: FastifyInstance; mail: MailOrchestrator }
+      | undefined;
+    const stop = async () => {
+      const r = running;
+      running = undefined;
+      if (!r) return;
+      await r.mail.stop(2000);
+      await r.mail.app.close();
+      await r.gateway.close();
+      await r.orchestrator.stop(2000);
+    };
+    closers.push(stop);
+
+    const start = async () => {
+      const orchestrator = buildOrchestrator({
+        broker,
+        store,
+        cache,
+        invoker,
+        config: configSourceFrom(() => configState.current().files),
+        topology,
+        logger: silent,
+        options: { prefetch: 16, reaperIntervalMs: 0 },
+      });
+      await orchestrator.start();
+      const gateway = await buildApp({
+        config: defaultGatewayOptions({ secretKey: SECRET, internalApiKey: PLATFORM_KEY }),
+        store,
+        broker,
+        cache,
+        topology,
+        configState,
+        invoker,
+        logger: silent,
+        version: '0.0.0-test',
+      });
+      await gateway.listen({ host: '127.0.0.1', port: 0 });
+      const gatewayUrl = `http://127.0.0.1:${(gateway.server.address() as { port: number }).port}`;
+      const mail = buildMailOrchestrator({
+        retrievers: Object.fromEntries(
+          Object.entries(o.filters).map(([name, port]) => [
+            name,
+            { url: `http://127.0.0.1:${port}`, priority: 0, enabled: true },
+          ]),
+        ),
+        gateway: { baseUrl: gatewayUrl },
+        internalApiKey: PLATFORM_KEY,
+        broker,
+        topology,
+        cache,
+        logger: silent,
+        // The filters push; polling their (always empty) fetch is not what is tested here.
+        options: { pollIntervalMs: 60_000, verdictPrefetch: 32 },
+      });
+      await mail.start();
+      await mail.app.listen({ host: '127.0.0.1', port: o.mailPort });
+      running = { orchestrator, gateway, mail };
+    };
+    await start();
+
+    return {
+      start,
+      stop,
+      async jobs() {
+        const out: Job[] = [];
+        let cursor: string | undefined;
+        for (;;) {
+          const page = await store.jobs.list({ limit: 200, ...(cursor ? { cursor } : {}) });
+          out.push(...page.items);
+          if (!page.next_cursor) return out;
+          cursor = page.next_cursor;
+        }
+      },
+      job: (id) => store.jobs.get(id),
+      close: closeAll,
+    };
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+}
