@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import { parseWith } from '@trawl/contracts';
 import type { Role } from '@trawl/platform';
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { hashRefreshToken, newRefreshToken } from '../auth/tokens.ts';
 import type { GatewayContext } from '../context.ts';
@@ -31,6 +31,37 @@ export interface TokenAnswer {
   token_type: 'bearer';
   expires_in: number;
   refresh_token: string;
+}
+
+/**
+ * The refresh token also travels in this cookie (HttpOnly, Secure, SameSite=Strict, Path=/auth): the
+ * web console keeps only the access token, in memory, and refreshes through the cookie. A client that
+ * sends `X-Trawl-Refresh: cookie` gets the refresh token in the cookie only (not in the JSON), and
+ * refreshes with the cookie by sending that header again (a header a cross-site form cannot send).
+ */
+export const REFRESH_COOKIE = 'trawl_refresh';
+const COOKIE_MODE_HEADER = 'x-trawl-refresh';
+const COOKIE_VALUE = /^[A-Za-z0-9_-]{1,512}$/;
+
+function refreshCookie(token: string, maxAgeSeconds: number): string {
+  return `${REFRESH_COOKIE}=${token}; Max-Age=${maxAgeSeconds}; Path=/auth; HttpOnly; Secure; SameSite=Strict`;
+}
+
+/** The refresh token of the request's cookie, if it carries a well-formed one. */
+function cookieToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.cookie;
+  if (typeof header !== 'string') return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq === -1 || part.slice(0, eq).trim() !== REFRESH_COOKIE) continue;
+    const v = part.slice(eq + 1).trim();
+    return COOKIE_VALUE.test(v) ? v : undefined;
+  }
+  return undefined;
+}
+
+function wantsCookie(request: FastifyRequest): boolean {
+  return request.headers[COOKIE_MODE_HEADER] === 'cookie';
 }
 
 export function authRoutes(ctx: GatewayContext): FastifyPluginAsync {
@@ -167,16 +198,49 @@ export function authRoutes(ctx: GatewayContext): FastifyPluginAsync {
     // Public: anyone may try to sign in. The body limit of public routes applies (route-access.ts).
     const pub = { config: { access: 'public' } } as const;
 
+    const refreshTtlSeconds = Math.floor(refreshTtlMs / 1000);
+    /** Sets the cookie; in cookie mode the JSON answer leaves the refresh token out. */
+    function answer(request: FastifyRequest, reply: FastifyReply, a: TokenAnswer) {
+      reply.header('set-cookie', refreshCookie(a.refresh_token, refreshTtlSeconds));
+      if (!wantsCookie(request)) return a;
+      const { refresh_token: _kept, ...rest } = a;
+      return rest;
+    }
+    /** The body's refresh token, else (cookie mode only) the cookie's. */
+    function refreshBody(request: FastifyRequest): unknown {
+      const body = (request.body ?? {}) as Record<string, unknown>;
+      if (body.refresh_token !== undefined || !wantsCookie(request)) return body;
+      const fromCookie = cookieToken(request);
+      return fromCookie ? { ...body, refresh_token: fromCookie } : body;
+    }
+
     app.post('/auth/token', pub, async (request, reply) => {
       const body = (request.body ?? {}) as Record<string, unknown>;
       reply.headers(noStore);
-      if (body.grant_type === 'refresh_token') return refreshGrant(request, body);
-      return passwordGrant(request, body);
+      if (body.grant_type === 'refresh_token')
+        return answer(request, reply, await refreshGrant(request, refreshBody(request)));
+      return answer(request, reply, await passwordGrant(request, body));
     });
 
     app.post('/auth/refresh', pub, async (request, reply) => {
       reply.headers(noStore);
-      return refreshGrant(request, request.body ?? {});
+      return answer(request, reply, await refreshGrant(request, refreshBody(request)));
+    });
+
+    // Sign out: the refresh token (body or cookie) is used up, and the cookie cleared.
+    app.post('/auth/logout', pub, async (request, reply) => {
+      reply.headers(noStore);
+      const body = (request.body ?? {}) as Record<string, unknown>;
+      const token =
+        typeof body.refresh_token === 'string' ? body.refresh_token : cookieToken(request);
+      if (token && token.length <= 512) {
+        const row = await ctx.store.refreshTokens
+          .consume(hashRefreshToken(token), ctx.now())
+          .catch(() => null);
+        if (row) await audited(request, row.username, 'auth.logout');
+      }
+      reply.header('set-cookie', refreshCookie('', 0));
+      return reply.code(204).send();
     });
 
     app.get(

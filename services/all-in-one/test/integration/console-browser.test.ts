@@ -1,0 +1,386 @@
+/**
+ * The web console in a real browser (Debian's chromium driven by playwright-core) against an
+ * embedded Trawl started here on 127.0.0.1 (PGlite, in-process broker and cache): sign in, submit
+ * a phishing message and watch its verdict arrive live, its evidence and its message (a remote
+ * image in it is never fetched), feedback, users and the audit log, roles, and axe-core on every
+ * page. Screenshots of each page go to docs/console/.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { findRepoRoot, loadConfig } from '@trawl/config';
+import { pino } from 'pino';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Embedded, startEmbedded } from '../../src/index.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium && process.env.CI === 'true') {
+  throw new Error(`chromium not found at ${CHROMIUM}: CI must install Debian's chromium package`);
+}
+
+const ROOT = findRepoRoot();
+const SHOTS = join(ROOT, 'docs', 'console');
+const ADMIN = { user: 'admin', password: 'console test passphrase 42' };
+const AXE = readFileSync(
+  join(ROOT, 'services', 'all-in-one', 'node_modules', 'axe-core', 'axe.min.js'),
+  'utf8',
+);
+
+/** A local server counting every request: the "remote" image of the message points at it. */
+let pixelHits = 0;
+let pixel: Server;
+let pixelUrl = '';
+
+function phishingEml(imageUrl: string): string {
+  return [
+    'Received: from mail.paypa1-secure.example (mail.paypa1-secure.example [203.0.113.7])',
+    '\tby mx.example.org with ESMTP id 1A2B3C; Fri, 27 Nov 2026 08:59:58 +0000',
+    'From: "PayPal Security" <security@paypa1-secure.example>',
+    'Reply-To: billing-desk@freemail-reply.example',
+    'To: alice@example.org',
+    'Subject: Urgent: your account has been suspended',
+    'Date: Fri, 27 Nov 2026 09:00:00 +0000',
+    'Message-ID: <console-test-1@paypa1-secure.example>',
+    'MIME-Version: 1.0',
+    'Content-Type: multipart/alternative; boundary="b1"',
+    '',
+    '--b1',
+    'Content-Type: text/plain; charset=utf-8',
+    '',
+    'Dear customer, your account has been suspended. Verify your password within 24 hours',
+    'or your account will be closed: http://paypa1-secure.example/login/verify',
+    '',
+    '--b1',
+    'Content-Type: text/html; charset=utf-8',
+    '',
+    '<html><body><p>Dear customer,</p>',
+    '<p>Your account has been <b>suspended</b>. Verify your password within 24 hours or it will be closed.</p>',
+    '<p><a href="http://paypa1-secure.example/login/verify">https://www.paypal.com/signin</a></p>',
+    `<img src="${imageUrl}" alt="logo" width="1" height="1">`,
+    '</body></html>',
+    '',
+    '--b1--',
+    '',
+  ].join('\r\n');
+}
+
+let work: string;
+let trawl: Embedded;
+let browser: Browser;
+let base: string;
+
+async function axeCheck(page: Page, name: string): Promise<void> {
+  await page.evaluate(AXE);
+  const violations = (await page.evaluate(`
+    axe.run(document, { resultTypes: ['violations'] }).then((r) =>
+      r.violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => v.id + ': ' + v.help + ' (' + v.nodes.map((n) => n.target.join(' ')).join(', ') + ')'))
+  `)) as string[];
+  expect(violations, `axe on ${name}`).toEqual([]);
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+async function signIn(ctx: BrowserContext, user: string, password: string): Promise<Page> {
+  const page = await ctx.newPage();
+  await page.goto(`${base}/`);
+  await page.waitForURL(/\/signin/);
+  await page.getByLabel('Username').fill(user);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  return page;
+}
+
+/** Whether an endpoint other work adds is there yet (404 unauthenticated: not registered). */
+async function endpointExists(method: string, path: string): Promise<boolean> {
+  const res = await fetch(`${base}${path}`, { method });
+  return res.status !== 404;
+}
+
+describe.skipIf(!haveChromium)('the web console in a real browser', { timeout: 300_000 }, () => {
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    pixel = createServer((_req, res) => {
+      pixelHits++;
+      res.writeHead(200, { 'content-type': 'image/gif' }).end();
+    });
+    await new Promise<void>((r) => pixel.listen(0, '127.0.0.1', r));
+    pixelUrl = `http://127.0.0.1:${(pixel.address() as AddressInfo).port}/logo.gif`;
+    work = mkdtempSync(join(tmpdir(), 'trawl-console-'));
+    const cfg = loadConfig({
+      env: {
+        APP_ENV: 'dev',
+        TRAWL_DATA_DIR: work,
+        TRAWL_ADMIN_USER: ADMIN.user,
+        TRAWL_ADMIN_PASSWORD: ADMIN.password,
+        TRAWL_ANALYSIS_WORKERS: '0',
+      },
+      envFile: false,
+      rootDir: ROOT,
+      needs: { postgres: false, rabbitmq: false, redis: false, secretKey: true },
+    });
+    trawl = await startEmbedded(cfg, { port: 0, logger: pino({ level: 'silent' }) });
+    base = trawl.url;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+  }, 300_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await trawl?.close();
+    await new Promise<void>((r) => (pixel ? pixel.close(() => r()) : r()));
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('serves the console at / and its client routes with a strict CSP; the API keeps its 404s', async () => {
+    for (const path of ['/', '/jobs/123', '/users']) {
+      const res = await fetch(`${base}${path}`);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get('content-type')).toContain('text/html');
+      const csp = res.headers.get('content-security-policy') ?? '';
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).not.toContain('unsafe-inline');
+    }
+    const api404 = await fetch(`${base}/api/v1/no-such-thing`);
+    expect(api404.status).toBe(404);
+    expect(api404.headers.get('content-type')).toContain('application/problem+json');
+    // the event stream is authenticated like every API route
+    expect((await fetch(`${base}/api/v1/events`)).status).toBe(401);
+  });
+
+  it('keeps the refresh token in an HttpOnly cookie for the console, in the JSON for the CLI', async () => {
+    const form = new URLSearchParams({
+      grant_type: 'password',
+      username: ADMIN.user,
+      password: ADMIN.password,
+    });
+    const cli = await fetch(`${base}/auth/token`, { method: 'POST', body: form });
+    expect(((await cli.json()) as { refresh_token?: string }).refresh_token).toBeTruthy();
+    const web = await fetch(`${base}/auth/token`, {
+      method: 'POST',
+      body: form,
+      headers: { 'x-trawl-refresh': 'cookie' },
+    });
+    const body = (await web.json()) as { access_token?: string; refresh_token?: string };
+    expect(body.access_token).toBeTruthy();
+    expect(body.refresh_token).toBeUndefined();
+    const cookie = web.headers.get('set-cookie') ?? '';
+    expect(cookie).toMatch(/^trawl_refresh=[A-Za-z0-9_-]+;/);
+    for (const attr of ['HttpOnly', 'Secure', 'SameSite=Strict', 'Path=/auth'])
+      expect(cookie).toContain(attr);
+    const pair = cookie.split(';')[0]!;
+    // the cookie refreshes only with the header a cross-site form cannot send
+    const without = await fetch(`${base}/auth/refresh`, {
+      method: 'POST',
+      headers: { cookie: pair, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(without.status).not.toBe(200);
+    const refreshed = await fetch(`${base}/auth/refresh`, {
+      method: 'POST',
+      headers: { cookie: pair, 'x-trawl-refresh': 'cookie', 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(refreshed.status).toBe(200);
+  });
+
+  it('an analyst day: sign in, submit, watch the verdict arrive, evidence, message, feedback', async () => {
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const errors: string[] = [];
+    try {
+      const signin = await ctx.newPage();
+      await signin.goto(`${base}/jobs`);
+      await signin.waitForURL(/\/signin\?next=%2Fjobs/);
+      await axeCheck(signin, 'sign in');
+      await shot(signin, 'sign-in');
+      await signin.close();
+
+      const page = await signIn(ctx, ADMIN.user, ADMIN.password);
+      page.on('pageerror', (e) => errors.push(String(e)));
+      // the session survives a reload: the access token is in memory, the refresh in the cookie
+      await page.reload();
+      await page.getByRole('heading', { name: 'Overview' }).waitFor();
+
+      // Jobs, open before the submission: the new job must appear and finish there by itself.
+      await page.getByRole('link', { name: 'Jobs', exact: true }).click();
+      await page.getByRole('heading', { name: 'Jobs' }).waitFor();
+      await expect.poll(() => page.getByText('No job matches.').count()).toBe(1);
+
+      const submit = await ctx.newPage();
+      submit.on('pageerror', (e) => errors.push(String(e)));
+      await submit.goto(`${base}/submit`);
+      await submit.getByRole('heading', { name: 'Submit messages' }).waitFor();
+      await submit.locator('#files').setInputFiles({
+        name: 'suspended.eml',
+        mimeType: 'message/rfc822',
+        buffer: Buffer.from(phishingEml(pixelUrl)),
+      });
+      const item = submit.locator('.submissions li').first();
+      await item.getByText('phishing', { exact: true }).waitFor({ timeout: 60_000 });
+      await axeCheck(submit, 'submit');
+      await shot(submit, 'submit');
+
+      // The jobs page, never reloaded by hand, shows the finished job.
+      const row = page.locator('table.jobs tbody tr').first();
+      await row.getByText('phishing', { exact: true }).waitFor({ timeout: 30_000 });
+      await expect.poll(() => page.locator('table.jobs tbody tr').count()).toBe(1);
+      // filters live in the URL
+      await page.getByLabel('Verdict').selectOption('false');
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.waitForURL(/is_phishing=false/);
+      await page.getByText('No job matches.').waitFor();
+      await page.goBack();
+      await row.getByText('phishing', { exact: true }).waitFor();
+      await axeCheck(page, 'jobs');
+      await shot(page, 'jobs');
+
+      // The job and its evidence.
+      await row.getByRole('link').first().click();
+      await page
+        .getByRole('heading', { name: /Urgent: your account has been suspended/ })
+        .waitFor();
+      await page.getByRole('heading', { name: 'Stages' }).waitFor();
+      await page.getByRole('heading', { name: /URLs \(\d+\)/ }).waitFor();
+      expect(await page.getByText('paypa1-secure.example/login/verify').count()).toBeGreaterThan(0);
+      expect(await page.getByText('security@paypa1-secure.example').count()).toBeGreaterThan(0);
+      const jobUrl = page.url();
+
+      // Feedback (when this server has it).
+      if (
+        await endpointExists(
+          'POST',
+          `${new URL(jobUrl).pathname.replace('/jobs/', '/api/v1/analyze/')}/feedback`,
+        )
+      ) {
+        await page.getByLabel('Note (optional)').fill('reported by alice too');
+        await page.getByRole('button', { name: 'It is phishing' }).click();
+        await page.getByText(/Marked phishing by admin/).waitFor();
+      } else {
+        await page.getByRole('button', { name: 'It is phishing' }).click();
+        await page.getByText('Feedback is not available on this server.').waitFor();
+      }
+      await axeCheck(page, 'job');
+      await shot(page, 'job');
+
+      // The message: the HTML in a frame with no privilege; the remote image is never fetched.
+      const pixelWorks = await fetch(pixelUrl);
+      expect(pixelWorks.status).toBe(200);
+      pixelHits = 0;
+      await page.getByRole('link', { name: 'View the message' }).click();
+      await page.getByRole('heading', { name: 'Message' }).waitFor();
+      const jobPath = new URL(jobUrl).pathname.replace('/jobs/', '/api/v1/analyze/');
+      if (await endpointExists('GET', `${jobPath}/message`)) {
+        const frame = page.locator('iframe.mail-frame');
+        await frame.waitFor();
+        expect(await frame.getAttribute('sandbox')).toBe('');
+        await expect
+          .poll(() => page.frameLocator('iframe.mail-frame').getByText('Dear customer').count())
+          .toBeGreaterThan(0);
+      } else {
+        await page.getByText('The message view is not available on this server.').waitFor();
+      }
+      await page.waitForTimeout(500);
+      expect(pixelHits).toBe(0);
+      await axeCheck(page, 'message');
+      await shot(page, 'message');
+
+      // Overview, workflows, a workflow, configuration.
+      await page.getByRole('link', { name: 'Overview' }).click();
+      await page.getByRole('heading', { name: 'Overview' }).waitFor();
+      await page.getByText(/phishing: 1/).waitFor();
+      await axeCheck(page, 'overview');
+      await shot(page, 'overview');
+      await page.getByRole('link', { name: 'Workflows' }).click();
+      await page.getByRole('link', { name: 'Default' }).click();
+      await page.getByRole('heading', { name: 'Workflow: Default' }).waitFor();
+      await page.getByRole('button', { name: 'Validate' }).click();
+      await page.getByText('The workflow is valid.').waitFor();
+      await axeCheck(page, 'workflow');
+      await shot(page, 'workflow');
+      await page.getByRole('link', { name: 'Configuration' }).click();
+      await page.getByRole('button', { name: 'Reload the configuration' }).click();
+      await page.getByText('nothing (same content)').waitFor();
+      await page
+        .getByRole('table', { name: 'Versions run, newest first' })
+        .getByText('running')
+        .waitFor();
+      await axeCheck(page, 'config');
+      await shot(page, 'config');
+      expect(errors).toEqual([]);
+    } finally {
+      await ctx.close();
+    }
+  });
+
+  it('an admin creates a user and sees it in the audit log; a viewer cannot see admin pages', async () => {
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      const page = await signIn(ctx, ADMIN.user, ADMIN.password);
+      await page.getByRole('link', { name: 'Users' }).click();
+      await page.getByLabel('Username').fill('vera');
+      await page.getByLabel('Password').fill('reads every verdict daily');
+      await page.getByLabel('Role').selectOption('viewer');
+      await page.getByRole('button', { name: 'Create' }).click();
+      await page.getByText('User vera created.').waitFor();
+      await page.getByRole('cell', { name: 'vera', exact: true }).waitFor();
+      await axeCheck(page, 'users');
+      await shot(page, 'users');
+
+      await page.getByRole('link', { name: 'Audit log' }).click();
+      const created = page.locator('table.audit tbody tr', { hasText: 'vera' }).first();
+      await created.waitFor();
+      expect(await created.textContent()).toContain('admin');
+      await axeCheck(page, 'audit');
+      await shot(page, 'audit');
+
+      await page.getByRole('link', { name: 'Webhooks' }).click();
+      await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
+      await axeCheck(page, 'webhooks');
+      await shot(page, 'webhooks');
+
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.waitForURL(/\/signin/);
+      // signed out for good: the cookie's refresh token was used up
+      await page.goto(`${base}/jobs`);
+      await page.waitForURL(/\/signin/);
+    } finally {
+      await ctx.close();
+    }
+
+    const viewerCtx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      const page = await signIn(viewerCtx, 'vera', 'reads every verdict daily');
+      const nav = page.getByRole('navigation', { name: 'Main' });
+      await nav.getByRole('link', { name: 'Jobs' }).waitFor();
+      for (const name of ['Users', 'Audit log', 'Webhooks', 'Submit'])
+        expect(await nav.getByRole('link', { name }).count(), name).toBe(0);
+      for (const path of ['/users', '/audit', '/webhooks']) {
+        await page.goto(`${base}${path}`);
+        await page.getByRole('heading', { name: 'Not allowed' }).waitFor();
+      }
+      await axeCheck(page, 'not allowed');
+    } finally {
+      await viewerCtx.close();
+    }
+  });
+});

@@ -1,0 +1,194 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api } from '../api.ts';
+import { Loading, Page, Problem, Threat, time, useLoad, Verdict } from '../components/ui.tsx';
+import { onJobEvent } from '../events.ts';
+import { Link, navigate, useLocation } from '../router.tsx';
+import type { Job, JobList } from '../types.ts';
+
+/** The search filters of GET /api/v1/analyze, as they appear in the page's URL. */
+const TEXT_FILTERS: { name: string; label: string; hint: string }[] = [
+  { name: 'sender', label: 'Sender', hint: 'address or domain' },
+  { name: 'recipient', label: 'Recipient', hint: 'address or domain' },
+  { name: 'subject', label: 'Subject words', hint: 'every word must appear' },
+  { name: 'url_domain', label: 'URL domain', hint: 'host or registrable domain' },
+  { name: 'sha256', label: 'Attachment SHA-256', hint: '64 hex digits' },
+  { name: 'indicator', label: 'Indicator type', hint: 'e.g. url_shortener' },
+  { name: 'workflow', label: 'Workflow', hint: 'workflow id' },
+  { name: 'submitter', label: 'Submitted by', hint: 'username' },
+  { name: 'since', label: 'Since', hint: '2026-11-01 or a timestamp' },
+  { name: 'until', label: 'Until', hint: '2026-11-02 or a timestamp' },
+];
+const CHOICES: { name: string; label: string; options: string[] }[] = [
+  { name: 'status', label: 'Status', options: ['queued', 'processing', 'completed', 'failed'] },
+  { name: 'is_phishing', label: 'Verdict', options: ['true', 'false'] },
+  {
+    name: 'threat_level',
+    label: 'Threat level',
+    options: ['none', 'low', 'medium', 'high', 'critical'],
+  },
+  { name: 'action', label: 'Action', options: ['allow', 'flag', 'review', 'quarantine'] },
+];
+const KNOWN = new Set([
+  ...TEXT_FILTERS.map((f) => f.name),
+  ...CHOICES.map((c) => c.name),
+  'cursor',
+]);
+
+function choiceLabel(name: string, v: string): string {
+  if (name === 'is_phishing') return v === 'true' ? 'phishing' : 'legitimate';
+  return v;
+}
+
+export function JobsPage() {
+  const loc = useLocation();
+  const params = new URLSearchParams();
+  for (const [k, v] of loc.query) if (KNOWN.has(k) && v) params.set(k, v);
+  const qs = params.toString();
+  const list = useLoad(() => api<JobList>(`/api/v1/analyze?${qs}`), [qs]);
+  const [live, setLive] = useState<string>('');
+  const timer = useRef<number | undefined>(undefined);
+
+  const latest = useRef(list);
+  latest.current = list;
+  const paged = params.has('cursor');
+  useEffect(
+    () =>
+      onJobEvent((e) => {
+        const l = latest.current;
+        if (e.type !== 'connected') {
+          setLive(`${e.type.replace('job.', 'Job ')}: ${e.job_id.slice(0, 8)}`);
+          const cur = l.data;
+          const row = cur?.items.find((j) => j.job_id === e.job_id);
+          if (cur && row && e.type !== 'job.created') {
+            const next: Job = {
+              ...row,
+              status: e.type === 'job.completed' ? 'completed' : 'failed',
+              completed_at: e.at,
+              ...(e.result
+                ? { result: { ...row.result, ...e.result, summary: '', indicators: [] } }
+                : {}),
+            };
+            l.set({ ...cur, items: cur.items.map((j) => (j.job_id === e.job_id ? next : j)) });
+          }
+        }
+        // The first page again, shortly (several events of a burst make one request).
+        if (!paged) {
+          window.clearTimeout(timer.current);
+          timer.current = window.setTimeout(() => latest.current.reload(), 300);
+        }
+      }),
+    [paged],
+  );
+
+  function apply(form: HTMLFormElement) {
+    const f = new FormData(form);
+    const next = new URLSearchParams();
+    for (const [k, v] of f) if (typeof v === 'string' && v.trim()) next.set(k, v.trim());
+    navigate(`/jobs${next.size ? `?${next}` : ''}`);
+  }
+
+  return (
+    <Page title="Jobs">
+      <form
+        class="filters card"
+        aria-label="Search jobs"
+        onSubmit={(e) => {
+          e.preventDefault();
+          apply(e.currentTarget as HTMLFormElement);
+        }}
+      >
+        {CHOICES.map((c) => (
+          <div class="field" key={c.name}>
+            <label for={`q-${c.name}`}>{c.label}</label>
+            <select id={`q-${c.name}`} name={c.name} value={params.get(c.name) ?? ''} key={qs}>
+              <option value="">any</option>
+              {c.options.map((o) => (
+                <option key={o} value={o}>
+                  {choiceLabel(c.name, o)}
+                </option>
+              ))}
+            </select>
+          </div>
+        ))}
+        {TEXT_FILTERS.map((f) => (
+          <div class="field" key={`${f.name}-${qs}`}>
+            <label for={`q-${f.name}`}>{f.label}</label>
+            <input
+              id={`q-${f.name}`}
+              name={f.name}
+              defaultValue={params.get(f.name) ?? ''}
+              placeholder={f.hint}
+            />
+          </div>
+        ))}
+        <div class="field actions">
+          <button type="submit">Search</button>
+          <button type="button" class="secondary" onClick={() => navigate('/jobs')}>
+            Clear
+          </button>
+        </div>
+      </form>
+      <p class="muted live" role="status" aria-live="polite">
+        Live updates on. {live}
+      </p>
+      {list.error ? <Problem error={list.error} /> : null}
+      {list.data ? <JobTable jobs={list.data.items} /> : list.loading ? <Loading /> : null}
+      {list.data?.next_cursor ? (
+        <p>
+          <Link
+            href={`/jobs?${(() => {
+              const n = new URLSearchParams(params);
+              n.set('cursor', list.data.next_cursor!);
+              return n.toString();
+            })()}`}
+          >
+            Older jobs
+          </Link>
+        </p>
+      ) : null}
+    </Page>
+  );
+}
+
+export function JobTable(props: { jobs: Job[] }) {
+  if (props.jobs.length === 0) return <p>No job matches.</p>;
+  return (
+    <table class="jobs">
+      <caption class="sr-only">Jobs, newest first</caption>
+      <thead>
+        <tr>
+          <th scope="col">Created</th>
+          <th scope="col">Subject</th>
+          <th scope="col">From</th>
+          <th scope="col">Verdict</th>
+          <th scope="col">Threat</th>
+          <th scope="col">Action</th>
+          <th scope="col">Workflow</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.jobs.map((j) => (
+          <tr key={j.job_id} data-job={j.job_id}>
+            <td>
+              <Link href={`/jobs/${j.job_id}`}>{time(j.created_at)}</Link>
+            </td>
+            <td>
+              {j.result?.evidence?.message.subject ?? (
+                <span class="muted">{j.job_id.slice(0, 8)}</span>
+              )}
+            </td>
+            <td>{j.result?.evidence?.message.from.address ?? '—'}</td>
+            <td>
+              <Verdict phishing={j.result?.is_phishing} status={j.status} />
+            </td>
+            <td>
+              <Threat level={j.result?.threat_level} />
+            </td>
+            <td>{j.result?.recommended_action ?? '—'}</td>
+            <td>{j.workflow}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,111 @@
+/** The shapes the console reads (the API's own, as documented in docs/api.md; only what it uses). */
+export interface Indicator {
+  type: string;
+  value: string;
+  confidence: number;
+  evidence?: { kind: string; index?: number; name?: string };
+}
+export interface Evidence {
+  message: {
+    subject: string;
+    from: { address: string; display_name?: string };
+    reply_to: string[];
+    return_path?: string;
+    to: string[];
+    cc: string[];
+    bcc: string[];
+    date: string;
+    message_id?: string;
+  };
+  received: {
+    sending_ip?: string;
+    hops: { from?: string; by?: string; ip?: string; date?: string }[];
+  };
+  auth: {
+    spf: string;
+    dkim: string;
+    dmarc: string;
+    arc: string;
+    dmarc_from?: string;
+    dkim_pass_domains: string[];
+    authserv_id: string;
+    verified: boolean;
+  };
+  urls: {
+    url: string;
+    decoded: string;
+    host: string;
+    registrable_domain?: string;
+    text?: string;
+    found_in: string;
+    element: string;
+    hidden?: boolean;
+  }[];
+  attachments: {
+    filename: string;
+    declared_type: string;
+    sniffed_type?: string;
+    size?: number;
+    sha256?: string;
+    type_mismatch?: boolean;
+    findings?: string[];
+  }[];
+}
+export interface Result {
+  is_phishing: boolean;
+  threat_level: string;
+  confidence: number;
+  summary: string;
+  recommended_action: string;
+  indicators: Indicator[];
+  evidence?: Evidence;
+}
+export interface CallTrace {
+  id: string;
+  status: string;
+  attempts: number;
+  duration_ms: number;
+  error?: string;
+  cached?: boolean;
+}
+export interface StageTrace {
+  name: string;
+  status: string;
+  started_at_ms?: number;
+  duration_ms: number;
+  error?: string;
+  condition?: string;
+  providers: CallTrace[];
+  analyzers: CallTrace[];
+  result?: Result & { probability: number };
+}
+export interface Trace {
+  workflow_id: string;
+  config_version?: string;
+  duration_ms: number;
+  final_stage?: string;
+  stages: StageTrace[];
+}
+export interface Job {
+  job_id: string;
+  email_id: string;
+  status: 'queued' | 'processing' | 'completed' | 'failed';
+  workflow: string;
+  created_at: string;
+  started_at?: string | null;
+  completed_at?: string | null;
+  result?: Result;
+  error?: { code: string; message: string; stage?: string; analyzer?: string };
+  trace?: Trace;
+  feedback?: {
+    verdict: 'phishing' | 'legitimate';
+    note?: string | null;
+    by: string;
+    at: string;
+  } | null;
+  campaign?: { id: string; size: number; recipients: string[]; reporters?: string[] } | null;
+}
+export interface JobList {
+  items: Job[];
+  next_cursor: string | null;
+}
