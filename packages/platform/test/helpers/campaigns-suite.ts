@@ -1,0 +1,222 @@
+import type { AnalysisResult, Evidence } from '@trawl/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createStore, MINHASH_SIZE, signatureSimilarity } from '../../src/index.ts';
+import type { Store } from '../../src/store/repositories.ts';
+import type { SqlClient } from '../../src/store/types.ts';
+import { newJob, sampleResult, sampleTrace } from '../../src/testing/index.ts';
+
+export interface CampaignTarget {
+  sql: SqlClient;
+  cleanup(): Promise<void>;
+}
+
+function evidenceFor(subject: string, to: string[]): Evidence {
+  return {
+    message: {
+      subject,
+      from: { address: 'attacker@lure.example' },
+      reply_to: [],
+      to,
+      cc: [],
+      bcc: [],
+      date: '2026-11-03T10:00:00.000Z',
+    },
+    received: { hops: [] },
+    auth: {
+      spf: 'none_seen',
+      dkim: 'none_seen',
+      dmarc: 'none_seen',
+      arc: 'none_seen',
+      dkim_pass_domains: [],
+      authserv_id: '',
+      via_arc: false,
+      verified: false,
+    },
+    urls: [],
+    attachments: [],
+  };
+}
+
+/**
+ * Campaign store (issue 16, migration 008), in the style of the store conformance suite:
+ * PostgreSQL and PGlite must both pass it.
+ */
+export function campaignsSuite(name: string, makeTarget: () => Promise<CampaignTarget>): void {
+  describe(`campaign store: ${name}`, () => {
+    let target: CampaignTarget;
+    let store: Store;
+    beforeAll(async () => {
+      target = await makeTarget();
+      store = createStore(target.sql);
+    }, 180_000);
+    afterAll(async () => {
+      await target?.cleanup();
+    });
+
+    /** A completed phishing job whose evidence names its subject and recipients. */
+    async function finished(subject: string, to: string[], reporter?: string): Promise<string> {
+      const j = newJob();
+      await store.jobs.create(j);
+      const result: AnalysisResult = { ...sampleResult(0.9), evidence: evidenceFor(subject, to) };
+      await store.jobs.finish({
+        job_id: j.job_id,
+        outcome: { status: 'completed', result, trace: sampleTrace },
+      });
+      if (reporter) {
+        await target.sql.query(
+          `UPDATE jobs SET origin = jsonb_build_object('report', jsonb_build_object('reporter', $2::text)) WHERE job_id = $1`,
+          [j.job_id, reporter],
+        );
+      }
+      return j.job_id;
+    }
+
+    it('a job with a lure nobody else has is in no campaign', async () => {
+      const a = await finished('alone', ['x@corp.example']);
+      expect(
+        await store.campaigns.assign({ job_id: a, keys: ['dom:only-one.example'] }),
+      ).toBeNull();
+      expect(await store.campaigns.forJob(a)).toBeNull();
+    });
+
+    it('groups jobs that share a domain, counts recipients and reporters once each', async () => {
+      const a = await finished('Invoice overdue', ['alice@corp.example', 'bob@corp.example']);
+      const b = await finished('Invoice overdue!', ['Bob@corp.example'], 'Carol@corp.example');
+      const c = await finished('Pay now', ['dave@corp.example'], 'carol@corp.example');
+      const other = await finished('Other', ['erin@corp.example']);
+      expect(
+        await store.campaigns.assign({ job_id: a, keys: ['dom:pay-lure.example'] }),
+      ).toBeNull();
+      const ab = await store.campaigns.assign({
+        job_id: b,
+        keys: ['dom:pay-lure.example', 'sha:aa'],
+      });
+      expect(ab?.created).toBe(true);
+      expect(ab?.joined.sort()).toEqual([a, b].sort());
+      expect(ab?.campaign).toMatchObject({ size: 2, recipients: 2, reporters: 1 });
+      const abc = await store.campaigns.assign({ job_id: c, keys: ['sha:aa'] });
+      expect(abc?.created).toBe(false);
+      expect(abc?.campaign).toMatchObject({ id: ab?.campaign.id, size: 3, recipients: 3 });
+      expect(abc?.campaign.reporters).toBe(1);
+      expect(
+        await store.campaigns.assign({ job_id: other, keys: ['dom:elsewhere.example'] }),
+      ).toBeNull();
+
+      const detail = await store.campaigns.get(ab?.campaign.id as string, { limit: 10 });
+      expect(detail).toMatchObject({
+        size: 3,
+        recipients: 3,
+        reporters: 1,
+        subject: 'Invoice overdue',
+        lures: ['attachment', 'domain'],
+      });
+      expect(detail?.members.map((m) => m.job_id).sort()).toEqual([a, b, c].sort());
+      const mb = detail?.members.find((m) => m.job_id === b);
+      expect(mb).toMatchObject({
+        recipients: ['bob@corp.example'],
+        reporter: 'Carol@corp.example',
+        is_phishing: true,
+        threat_level: 'high',
+        status: 'completed',
+        matched: 'domain:pay-lure.example',
+      });
+      // the job search finds the campaign's jobs by `campaign`
+      const page = await store.jobs.list({
+        limit: 10,
+        filters: { terms: [`camp:${ab?.campaign.id}`] },
+      });
+      expect(page.items.map((j) => j.job_id).sort()).toEqual([a, b, c].sort());
+      expect(await store.campaigns.forJob(other)).toBeNull();
+    });
+
+    it('a text band matches only when the whole signatures are alike', async () => {
+      const values = (f: (i: number) => number) =>
+        Array.from({ length: MINHASH_SIZE }, (_, i) => f(i).toString(16).padStart(8, '0')).join('');
+      const base = values((i) => 1000 + i);
+      // 28 of 32 values equal (one band differs)
+      const near = values((i) => (i < 4 ? 5000 + i : 1000 + i));
+      // the first band equal, the rest different: a chance match
+      const far = values((i) => (i < 4 ? 1000 + i : 9000 + i));
+      expect(signatureSimilarity(base, near)).toBe(28 / 32);
+      expect(signatureSimilarity(base, far)).toBe(4 / 32);
+      const a = await finished('Text A', ['t1@corp.example']);
+      const b = await finished('Text B', ['t2@corp.example']);
+      const c = await finished('Text C', ['t3@corp.example']);
+      const keys = (sig: string) =>
+        Array.from({ length: 8 }, (_, i) => `txt${i}:${sig.slice(i * 32, i * 32 + 32)}`);
+      expect(
+        await store.campaigns.assign({ job_id: a, keys: keys(base), signature: base }),
+      ).toBeNull();
+      expect(
+        await store.campaigns.assign({ job_id: c, keys: keys(far), signature: far }),
+      ).toBeNull();
+      const ab = await store.campaigns.assign({ job_id: b, keys: keys(near), signature: near });
+      expect(ab?.joined.sort()).toEqual([a, b].sort());
+      expect(await store.campaigns.forJob(c)).toBeNull();
+    });
+
+    it('a job linking two campaigns merges them into the older one', async () => {
+      const a = await finished('M1', ['m1@corp.example']);
+      const b = await finished('M2', ['m2@corp.example']);
+      const c = await finished('M3', ['m3@corp.example']);
+      const d = await finished('M4', ['m4@corp.example']);
+      const e = await finished('M5', ['m5@corp.example']);
+      await store.campaigns.assign({ job_id: a, keys: ['dom:merge-one.example'] });
+      const first = await store.campaigns.assign({ job_id: b, keys: ['dom:merge-one.example'] });
+      await store.campaigns.assign({ job_id: c, keys: ['dom:merge-two.example'] });
+      const second = await store.campaigns.assign({ job_id: d, keys: ['dom:merge-two.example'] });
+      expect(first?.campaign.id).not.toBe(second?.campaign.id);
+      const both = await store.campaigns.assign({
+        job_id: e,
+        keys: ['dom:merge-one.example', 'dom:merge-two.example'],
+      });
+      expect(both?.campaign).toMatchObject({ id: first?.campaign.id, size: 5, recipients: 5 });
+      expect(both?.merged).toEqual([second?.campaign.id]);
+      expect(await store.campaigns.get(second?.campaign.id as string, { limit: 5 })).toBeNull();
+      expect((await store.campaigns.forJob(c))?.id).toBe(first?.campaign.id);
+      const page = await store.jobs.list({
+        limit: 10,
+        filters: { terms: [`camp:${first?.campaign.id}`] },
+      });
+      expect(page.items).toHaveLength(5);
+      const none = await store.jobs.list({
+        limit: 10,
+        filters: { terms: [`camp:${second?.campaign.id}`] },
+      });
+      expect(none.items).toHaveLength(0);
+    });
+
+    it('a job deleted by retention leaves its campaign; matching only its keys starts none', async () => {
+      const a = await finished('Gone 1', ['g1@corp.example']);
+      const b = await finished('Gone 2', ['g2@corp.example']);
+      const c = await finished('Gone 3', ['g3@corp.example']);
+      await store.campaigns.assign({ job_id: a, keys: ['dom:gone.example'] });
+      const ab = await store.campaigns.assign({ job_id: b, keys: ['dom:gone.example'] });
+      expect(ab?.campaign.size).toBe(2);
+      await target.sql.query('DELETE FROM jobs WHERE job_id = ANY($1::uuid[])', [[a, b]]);
+      const detail = await store.campaigns.get(ab?.campaign.id as string, { limit: 10 });
+      expect(detail?.members).toEqual([]);
+      const x = await finished('Orphan', ['o1@corp.example']);
+      expect(
+        await store.campaigns.assign({ job_id: x, keys: ['dom:gone-too.example'] }),
+      ).toBeNull();
+      await target.sql.query('DELETE FROM jobs WHERE job_id = $1', [x]);
+      expect(
+        await store.campaigns.assign({ job_id: c, keys: ['dom:gone-too.example'] }),
+      ).toBeNull();
+      expect(await store.campaigns.forJob(c)).toBeNull();
+    });
+
+    it('lists campaigns newest activity first, a page at a time', async () => {
+      const p1 = await store.campaigns.list({ limit: 1 });
+      expect(p1.items).toHaveLength(1);
+      expect(p1.next_cursor).not.toBeNull();
+      const p2 = await store.campaigns.list({ limit: 10, cursor: p1.next_cursor as string });
+      const all = [...p1.items, ...p2.items];
+      expect(all.length).toBeGreaterThanOrEqual(2);
+      const seen = all.map((c) => c.last_seen);
+      expect([...seen].sort().reverse()).toEqual(seen);
+      expect(new Set(all.map((c) => c.id)).size).toBe(all.length);
+    });
+  });
+}
