@@ -12,6 +12,8 @@ export interface CliIo {
   readStdin(): Promise<Buffer>;
   /** Reads a file as bytes (never parsed by the CLI). */
   readFile(path: string): Promise<Buffer>;
+  /** The entries of a folder; null when `path` is not a folder (trawl analyze takes folders). */
+  listDir?(path: string): Promise<{ name: string; dir: boolean }[] | null>;
   cwd: string;
   fetch?: typeof fetch;
   /** Starts a child process and answers its exit code (for `trawl eval`). */

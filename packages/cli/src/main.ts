@@ -1,6 +1,6 @@
 /** Entry point of the `trawl` command: wires the real process into run(). */
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { run } from './run.ts';
 
 async function readStdin(): Promise<Buffer> {
@@ -15,6 +15,17 @@ const code = await run(process.argv.slice(2), {
   stderr: process.stderr,
   readStdin,
   readFile: (p) => readFile(p),
+  listDir: async (p) => {
+    try {
+      if (!(await stat(p)).isDirectory()) return null;
+    } catch {
+      return null;
+    }
+    return (await readdir(p, { withFileTypes: true })).map((e) => ({
+      name: e.name,
+      dir: e.isDirectory(),
+    }));
+  },
   // `pnpm trawl` runs in the repository root: INIT_CWD is where the user typed the command.
   cwd: process.env.INIT_CWD ?? process.cwd(),
   spawn: (cmd, args, o) =>

@@ -28,6 +28,10 @@ export interface JobView {
   result?: Result;
   error?: { code: string; message: string; stage?: string; analyzer?: string };
   trace?: { duration_ms: number; stages: StageView[] };
+  /** The campaign the job is in (issue 16). */
+  campaign?: { id: string; size: number; recipients: number; reporters: number };
+  /** A reported message: who reported it (reported-mail triage, issue 16). */
+  report?: { reporter: string; reported_at: string; wrapper_subject: string; found: string };
 }
 
 function color(on: boolean, code: string, s: string): string {
@@ -46,6 +50,11 @@ export function formatJob(
   lines.push(`job       ${job.job_id}`);
   lines.push(`status    ${job.status}${job.workflow ? `   (workflow ${job.workflow})` : ''}`);
   if (job.created_at) lines.push(`submitted ${job.created_at}`);
+  if (job.report) {
+    const how =
+      job.report.found === 'none' ? 'no original found inside' : `original: ${job.report.found}`;
+    lines.push(`reported  by ${job.report.reporter} at ${job.report.reported_at} (${how})`);
+  }
   if (job.result) {
     const r = job.result;
     const verdict = r.is_phishing ? color(c, '1;31', 'PHISHING') : color(c, '1;32', 'not phishing');
@@ -67,6 +76,12 @@ export function formatJob(
       if (r.indicators.length > top.length)
         lines.push(`  … ${r.indicators.length - top.length} more (--json for all)`);
     }
+  }
+  if (job.campaign) {
+    const k = job.campaign;
+    lines.push(
+      `campaign    ${k.id}: ${k.size} message(s), ${k.recipients} recipient(s), ${k.reporters} reporter(s) (trawl campaigns ${k.id})`,
+    );
   }
   if (o.evidence && job.result?.evidence) lines.push('', ...formatEvidence(job.result.evidence));
   if (job.error) {

@@ -2,13 +2,21 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { analyze, analyzeMany } from './commands/analyze.ts';
 import { audit } from './commands/audit.ts';
 import { backup } from './commands/backup.ts';
+import { campaigns } from './commands/campaigns.ts';
 import { configReload, configShow } from './commands/config.ts';
 import { credentialsCommand } from './commands/credentials.ts';
 import { evalCommand, symbolsCommand } from './commands/eval.ts';
+import { feedbackCommand } from './commands/feedback.ts';
 import { JOB_FILTER_FLAGS, job, jobs } from './commands/jobs.ts';
 import { learnCommand } from './commands/learn.ts';
 import { login } from './commands/login.ts';
 import { usersAdd, usersList, usersSetDisabled } from './commands/users.ts';
+import {
+  webhooksAdd,
+  webhooksDeliveries,
+  webhooksList,
+  webhooksRemove,
+} from './commands/webhooks.ts';
 import { workflowsDryRun, workflowsList, workflowsValidate } from './commands/workflows.ts';
 import { makeCtx } from './context.ts';
 import { CliError, usageError } from './errors.ts';
@@ -20,9 +28,12 @@ export const USAGE = `trawl: command line of the Trawl phishing-analysis platfor
 usage: trawl <command> [options]
 
   login [--user NAME] [--password-stdin]       get a token (kept in $XDG_CONFIG_HOME/trawl)
-  analyze <file.eml…|-> [--workflow ID] [--wait] [--timeout S]
-                                               submit messages; --wait shows the verdict(s)
-                                               (several files: a summary table)
+  analyze <file|folder|mbox…|-> [--workflow ID] [--wait] [--timeout S] [--report]
+                                               submit messages (.eml, Outlook .msg, mbox,
+                                               folders); --wait shows the verdict(s) (several
+                                               messages: a progress bar and a summary table);
+                                               --report: each is a user's report, its
+                                               forwarded original is analysed
   jobs [--status S] [filters] [--limit N] [--cursor C]
                                                list / search jobs, newest first; filters:
                                                --phishing|--clean --threat L --action A
@@ -30,13 +41,26 @@ usage: trawl <command> [options]
                                                --subject WORDS --url-domain D --sha256 H
                                                --indicator TYPE --workflow ID --submitter U
                                                --since T --until T --email-id ID
+                                               --campaign ID --reporter ADDR
+                                               --feedback phishing|legitimate|none|disagrees
   job <id>                                     one job with its verdict and stage trace
+  feedback <job_id> phishing|legitimate [--note TEXT]
+                                               your verdict on a completed job (analyst); it
+                                               trains the classifier; a second one replaces it
   workflows list                               the configured workflows
   workflows validate <file.yaml>               check workflows against the server
   workflows dry-run <id> <file.eml>            run a workflow now, store nothing
   config show | reload                         configuration version / reload the files (admin)
   users add <name> --role R [--role R] [--password-stdin] | list      (admin)
   users disable <name> | enable <name>         stop / allow an account's logins and tokens (admin)
+  campaigns [<id>] [--limit N] [--cursor C]    campaigns (messages sharing a lure), newest
+                                               activity first; one: its members, recipients,
+                                               verdicts
+  webhooks list | rm <id>                      webhook endpoints (admin)
+  webhooks add <url> --event E [--event E…] [--description D]
+                                               register one; its signing secret is shown once
+  webhooks deliveries <id> [--limit N] [--cursor C]
+                                               its delivery log: every attempt, newest first
   audit [--limit N] [--action A] [--actor U] [--cursor C]
                                                the audit log, newest first (admin)
   audit --verify                               check the audit log's hash chain (exit 1: broken)
@@ -108,6 +132,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
           workflow: { type: 'string' },
           wait: { type: 'boolean' },
           timeout: { type: 'string' },
+          report: { type: 'boolean' },
         });
         if (values.help) return help(io);
         if (positionals.length === 0)
@@ -123,6 +148,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
             workflow: values.workflow,
             wait,
             timeoutSeconds,
+            report: !!values.report,
           });
         }
         return await analyze(ctx, {
@@ -130,6 +156,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
           workflow: values.workflow,
           wait: !!values.wait,
           timeoutSeconds,
+          report: !!values.report,
         });
       }
       case 'jobs': {
@@ -218,11 +245,70 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
         }
         throw usageError('users: use add <name> --role R, list, disable <name> or enable <name>');
       }
+      case 'feedback': {
+        const { values, positionals } = parse(rest, { note: { type: 'string' } });
+        if (values.help) return help(io);
+        want(positionals, 2, 'the job id and the verdict (phishing or legitimate)');
+        return await feedbackCommand(makeCtx(io, { json: !!values.json, url: values.url }), {
+          jobId: positionals[0] as string,
+          verdict: positionals[1] as string,
+          note: values.note,
+        });
+      }
+      case 'webhooks': {
+        const { values, positionals } = parse(rest, {
+          event: { type: 'string', multiple: true },
+          description: { type: 'string' },
+          limit: { type: 'string' },
+          cursor: { type: 'string' },
+        });
+        if (values.help) return help(io);
+        const ctx = makeCtx(io, { json: !!values.json, url: values.url });
+        const [sub, ...args] = positionals;
+        if (sub === 'list') {
+          want(args, 0, '');
+          return await webhooksList(ctx);
+        }
+        if (sub === 'add') {
+          want(args, 1, 'the URL');
+          return await webhooksAdd(ctx, {
+            url: args[0] as string,
+            events: (values.event ?? []).flatMap((e) => e.split(',')).filter(Boolean),
+            description: values.description,
+          });
+        }
+        if (sub === 'rm') {
+          want(args, 1, 'the webhook id');
+          return await webhooksRemove(ctx, args[0] as string);
+        }
+        if (sub === 'deliveries') {
+          want(args, 1, 'the webhook id');
+          return await webhooksDeliveries(ctx, {
+            id: args[0] as string,
+            limit: values.limit,
+            cursor: values.cursor,
+          });
+        }
+        throw usageError('webhooks: use list, add <url> --event E, rm <id> or deliveries <id>');
+      }
       case 'backup': {
         const { values, positionals } = parse(rest, {});
         if (values.help) return help(io);
         want(positionals, 0, '');
         return await backup(makeCtx(io, { json: !!values.json, url: values.url }));
+      }
+      case 'campaigns': {
+        const { values, positionals } = parse(rest, {
+          limit: { type: 'string' },
+          cursor: { type: 'string' },
+        });
+        if (values.help) return help(io);
+        if (positionals.length > 1) throw usageError(`unexpected argument ${positionals[1]}`);
+        return await campaigns(makeCtx(io, { json: !!values.json, url: values.url }), {
+          id: positionals[0],
+          limit: values.limit,
+          cursor: values.cursor,
+        });
       }
       case 'audit': {
         const { values, positionals } = parse(rest, {

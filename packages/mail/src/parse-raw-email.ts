@@ -1,5 +1,6 @@
 import {
   DEFAULT_EMAIL_LIMITS,
+  EMAIL_FIELD_LIMITS,
   type Email,
   type EmailLimits,
   emailParser,
@@ -152,10 +153,15 @@ function collect(
     const over = size > limits.maxAttachmentBytes;
     if (over) out.oversizedAttachments++;
     out.attachments.push({
-      filename: stripControls(att.filename ?? '').slice(0, 1024),
+      filename: stripControls(att.filename ?? '').slice(0, EMAIL_FIELD_LIMITS.filenameChars),
       // a part whose Content-Type names no type at all (mailparser gave `false` and failed later)
-      content_type: stripControls(att.contentType || 'application/octet-stream').slice(0, 255),
-      ...(att.contentId ? { content_id: stripControls(att.contentId).slice(0, 998) } : {}),
+      content_type: stripControls(att.contentType || 'application/octet-stream').slice(
+        0,
+        EMAIL_FIELD_LIMITS.contentTypeChars,
+      ),
+      ...(att.contentId
+        ? { content_id: stripControls(att.contentId).slice(0, EMAIL_FIELD_LIMITS.lineChars) }
+        : {}),
       size,
       sha256: sha256Hex(att.content),
       ...(over ? {} : { content: att.content.toString('base64') }),
@@ -356,19 +362,17 @@ export async function parseRawEmail(
       recipients = [bcc[0] as string];
       notes.push('recipients taken from Bcc');
     }
-    if (recipients.length === 0 && byName.has('to')) {
-      // To is present but names nobody (`undisclosed-recipients:;`, `Recipients <>`, a template
-      // placeholder): the mailbox got it as a blind copy. Keep that fact visible with a placeholder.
+    if (recipients.length === 0) {
+      // No header names anybody (`undisclosed-recipients:;`, no To at all, a template placeholder):
+      // the mailbox got it as a blind copy, which is how much phishing arrives. It is analysed, with
+      // a placeholder that keeps that fact visible (issue 16: a Bcc copy is never refused).
       recipients = [UNDISCLOSED_RECIPIENT];
-      notes.push(`recipients: To names no address, placeholder ${UNDISCLOSED_RECIPIENT} used`);
+      notes.push(
+        byName.has('to')
+          ? `recipients: To names no address, placeholder ${UNDISCLOSED_RECIPIENT} used`
+          : `recipients: no header names a recipient, placeholder ${UNDISCLOSED_RECIPIENT} used`,
+      );
     }
-  }
-  if (recipients.length === 0) {
-    problems.push({
-      path: '/headers/recipients',
-      message:
-        'no valid recipient in To, Delivered-To, X-Original-To, Envelope-To, Received, Cc or Bcc',
-    });
   }
   // bound to+cc+bcc instead of refusing the message
   const budget = { left: limits.maxRecipients };

@@ -91,6 +91,8 @@ export interface SubmitOrigin {
   messageId: string;
   /** The mailbox(es) the retriever got it in (RetrievedMessage.envelope.to), already validated. */
   envelopeTo?: readonly string[] | undefined;
+  /** The retriever is a reporting mailbox: submitted with `report=true` (issue 16). */
+  report?: boolean | undefined;
 }
 
 /** The slice of the gateway's HTTP API the mail orchestrator uses. */
@@ -135,7 +137,10 @@ export function createGatewayClient(o: GatewayClientOptions): GatewayClient {
 
   return {
     async submitRaw(raw, origin, signal) {
-      const q = o.workflowId ? `?workflow_id=${encodeURIComponent(o.workflowId)}` : '';
+      const params = new URLSearchParams();
+      if (o.workflowId) params.set('workflow_id', o.workflowId);
+      if (origin.report) params.set('report', 'true');
+      const q = params.size > 0 ? `?${params}` : '';
       let credential: string;
       try {
         credential = derive({ kind: 'retriever', id: origin.retriever });

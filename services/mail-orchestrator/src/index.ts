@@ -5,7 +5,6 @@ export {
   type MailOrchestratorOptions,
   SERVICE_NAME,
 } from './app.ts';
-export { type BackoffOptions, BackoffState, backoffDelay } from './backoff.ts';
 export {
   GatewayAuthError,
   GatewayMisconfiguredError,

@@ -7,12 +7,14 @@ import {
   createServiceLogger,
   declareTopology,
   packageVersion,
+  type RunningService,
+  runService,
 } from '@trawl/platform';
 import { buildMailOrchestrator } from './app.ts';
 
 const version = (): string => packageVersion(new URL('../package.json', import.meta.url));
 
-async function main(): Promise<void> {
+async function main(): Promise<RunningService> {
   // A bad TRAWL_MAIL_RETRIEVERS stops start-up here, naming the variable and the problem.
   const cfg = loadConfigOrExit({
     needs: { postgres: false, rabbitmq: true, redis: true, secretKey: false },
@@ -52,28 +54,16 @@ async function main(): Promise<void> {
   await orchestrator.app.listen({ host: '0.0.0.0', port: cfg.mailOrchestratorPort });
   logger.info({ port: cfg.mailOrchestratorPort }, 'listening');
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    try {
+  return {
+    logger,
+    hardExitMs: cfg.orchestrator.shutdownGraceMs + 15_000,
+    async stop() {
       await orchestrator.app.close();
       await orchestrator.stop(cfg.orchestrator.shutdownGraceMs);
       await broker.close();
       await cache.close();
-    } catch (err) {
-      logger.error({ err: String(err) }, 'error while shutting down');
-    }
-    process.exit(0);
+    },
   };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(
-    `mail-orchestrator failed to start: ${err instanceof Error ? err.message : String(err)}\n`,
-  );
-  process.exit(1);
-});
+void runService('mail-orchestrator', main);

@@ -1,5 +1,5 @@
 import type { Job, JobError, RetrievedMessage } from '@trawl/contracts';
-import { emailId, parseRawEmail } from '@trawl/mail';
+import { emailId, extractReportedMail, parseRawEmail } from '@trawl/mail';
 import type { Logger } from 'pino';
 import type { DedupStore } from './dedup-store.ts';
 import { GatewayMisconfiguredError, GatewayUnavailableError, MAIL_ERRORS } from './errors.ts';
@@ -47,6 +47,8 @@ export interface ProcessorDeps {
    * broker confirmed it); the verdict relay delivers it to the retriever. Rejects when it cannot.
    */
   fileUnanalyzed: (retriever: string, id: string, ref: string, error: JobError) => Promise<void>;
+  /** True for a reporting mailbox (TRAWL_MAIL_RETRIEVERS `report: true`, issue 16). */
+  isReport?: (retriever: string) => boolean;
   /** True once the orchestrator was stopped without grace: write nothing more. */
   killed: () => boolean;
 }
@@ -94,7 +96,12 @@ export function createMessageProcessor(d: ProcessorDeps) {
     try {
       outcome = await d.gateway.submitRaw(
         raw,
-        { retriever, messageId: msg.id, envelopeTo: msg.envelope?.to },
+        {
+          retriever,
+          messageId: msg.id,
+          envelopeTo: msg.envelope?.to,
+          report: d.isReport?.(retriever) ?? false,
+        },
         signal,
       );
     } catch (err) {
@@ -171,7 +178,9 @@ export function createMessageProcessor(d: ProcessorDeps) {
       try {
         // As the gateway parses it (the envelope recipient too), so that the ids agree.
         const to = msg.envelope?.to;
-        eid = emailId(await parseRawEmail(raw, to ? { envelope: { to } } : {}));
+        const parsed = await parseRawEmail(raw, to ? { envelope: { to } } : {});
+        // a report's job holds the original found inside it (issue 16), as the gateway chose it
+        eid = emailId(d.isReport?.(retriever) ? (await extractReportedMail(parsed)).email : parsed);
       } catch {
         eid = undefined; // the gateway cannot have made a job of it either
       }

@@ -1,5 +1,5 @@
+import type { BackoffPolicy, BackoffState } from '@trawl/contracts';
 import type { Logger } from 'pino';
-import type { BackoffOptions, BackoffState } from './backoff.ts';
 import { ACKED_OUTCOMES, type MessageProcessor, type Outcome } from './message-processor.ts';
 import type { MailMetrics } from './metrics.ts';
 import type { RetrieverClient } from './retriever-client.ts';
@@ -17,7 +17,7 @@ export interface PollerOptions {
   batchSize: number;
   /** Messages of one batch submitted at once. */
   concurrency: number;
-  backoff: BackoffOptions;
+  backoff: BackoffPolicy;
 }
 
 export interface PassReport {

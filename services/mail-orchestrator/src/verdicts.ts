@@ -2,6 +2,8 @@ import {
   type AnalysisEvent,
   AnalysisEvent as AnalysisEventSchema,
   type AnalysisResult,
+  type BackoffPolicy,
+  backoffDelay,
   type Job,
   type JobError,
   MailUnanalyzedEvent,
@@ -10,7 +12,6 @@ import {
 } from '@trawl/contracts';
 import type { Broker, Consumer, Delivery } from '@trawl/platform';
 import type { Logger } from 'pino';
-import { type BackoffOptions, backoffDelay } from './backoff.ts';
 import type { DedupStore, JobOrigin } from './dedup-store.ts';
 import { RetrieverError } from './errors.ts';
 import type { MailMetrics } from './metrics.ts';
@@ -19,7 +20,7 @@ import type { RetrieverClient } from './retriever-client.ts';
 export interface VerdictOptions {
   /** Callback attempts per delivery of an event. */
   attempts: number;
-  backoff: BackoffOptions;
+  backoff: BackoffPolicy;
   /** Deliveries of one event after which it is logged and dropped. */
   maxDeliveries: number;
   prefetch: number;

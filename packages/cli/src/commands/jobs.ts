@@ -20,6 +20,9 @@ const FILTER_PARAMS = {
   since: 'since',
   until: 'until',
   'email-id': 'email_id',
+  campaign: 'campaign',
+  reporter: 'reporter',
+  feedback: 'feedback',
 } as const;
 export const JOB_FILTER_FLAGS = Object.keys(FILTER_PARAMS) as (keyof typeof FILTER_PARAMS)[];
 

@@ -1,16 +1,15 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sharedCorpus } from '../../../../test/support/require-component.ts';
 import { parseRawEmail } from '../../src/index.ts';
 import { legacyParseRawEmail } from '../reference/legacy-parse-raw-email.ts';
 
 // Every corpus message gives the same Email (or the same error) through src/mime as through the
 // mailparser-based reference (test/reference), with the options bench:mail and the e2e bench use.
 
-const here = dirname(fileURLToPath(import.meta.url));
-const corpus = resolve(here, '../../../../../shared/corpus');
-const present = existsSync(join(corpus, 'phishing')) && existsSync(join(corpus, 'ham'));
+const corpus = sharedCorpus() ?? '';
+const present = corpus !== '';
 
 async function outcome(run: () => Promise<unknown>): Promise<string> {
   try {

@@ -1,13 +1,12 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { TrawlError } from '@trawl/contracts';
 import { describe, expect, it } from 'vitest';
+import { sharedCorpus } from '../../../../test/support/require-component.ts';
 import { extractUrls, parseRawEmail, sniffAttachment } from '../../src/index.ts';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const corpus = resolve(here, '../../../../../shared/corpus');
-const present = existsSync(join(corpus, 'phishing')) && existsSync(join(corpus, 'ham'));
+const corpus = sharedCorpus() ?? '';
+const present = corpus !== '';
 
 describe.skipIf(!present)('corpus: every message parses without crashing', () => {
   it('parses all of ../shared/corpus', async () => {
