@@ -249,8 +249,10 @@ export function createPluginClient(opts: PluginClientOptions = {}): PluginClient
       }
       if (res.statusCode < 200 || res.statusCode >= 300) {
         const snippet = text ? oneLine(text) : '';
+        // 504: the plugin stopped the call at its own deadline (the analyzers service's worker
+        // pool does): a timeout, as when this client's timer fires first
         throw new PluginCallError(
-          'status',
+          res.statusCode === 504 ? 'timeout' : 'status',
           kind,
           id,
           `${label} answered ${res.statusCode}${snippet ? `: ${snippet}` : ''}`,

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { AnalyzerAnswer, Email } from '@trawl/contracts';
+import { type AnalyzerAnswer, backoffDelay, type Email } from '@trawl/contracts';
 import { type CallOptions, PluginCallError } from '@trawl/plugin-client';
 import { offlineAnalyzers } from '../registry.ts';
 import { bundleAnalysisWorker } from './bundle.ts';
@@ -288,7 +288,7 @@ export async function createAnalysisPool(opts: AnalysisPoolOptions): Promise<Ana
       else {
         // a worker that cannot start: try again later, not in a loop (calls wait, bounded by their
         // own deadlines)
-        const delay = Math.min(30_000, 250 * 2 ** Math.min(startFailures, 7));
+        const delay = backoffDelay(startFailures + 1, { initialMs: 250, maxMs: 30_000 });
         setTimeout(() => {
           if (!closed && workers.length < size) workers.push(spawn());
           flushOrphans();
