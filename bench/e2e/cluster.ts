@@ -19,7 +19,7 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
 export type ServiceKind = 'gateway' | 'analyzers' | 'orchestrator' | 'embedded';
 
-export interface ServiceProcess {
+interface ServiceProcess {
   name: string;
   kind: ServiceKind;
   child: ChildProcess;
@@ -69,7 +69,7 @@ function killAll(): void {
 }
 process.once('exit', killAll);
 
-export async function freePort(): Promise<number> {
+async function freePort(): Promise<number> {
   return new Promise((res, rej) => {
     const s = createServer();
     s.once('error', rej);
@@ -81,11 +81,7 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function waitHttp(
-  url: string,
-  timeoutMs: number,
-  child?: ChildProcess,
-): Promise<void> {
+async function waitHttp(url: string, timeoutMs: number, child?: ChildProcess): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     if (child && (child.exitCode !== null || child.signalCode !== null))

@@ -1,7 +1,7 @@
 import { Agent, request } from 'node:http';
 import type { CorpusMessage } from './corpus.ts';
 
-export interface Submission {
+interface Submission {
   jobId: string;
   sentAt: number;
 }

@@ -6,13 +6,22 @@
  * for every verdict on trawl.results, and prints msgs/s, submit-to-verdict latency, CPU seconds per
  * message and peak RSS per service. Every phase is bounded in time.
  *
+ * Only completed jobs count as throughput (a failed job is work not done). The baseline, measured in
+ * the same run on the same messages before the clusters start, is the analysis alone: the same
+ * parse and default workflow in-process over one worker thread per core (`pnpm eval`'s runner), with
+ * no gateway, broker, store or cache; the headline prints Trawl's msgs/s beside it.
+ *
  * Options: --rate=100 (offered msgs/s) --concurrency=64 (closed loop) --limit=N (first N of each
  * half of the corpus) --configs=scale-out-1,scale-out-2,embedded --profile (node --cpu-prof into
- * bench/e2e/profiles) --log-level=info
+ * bench/e2e/profiles) --log-level=info --baseline=false (skip the baseline)
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { corpusDir } from '@trawl/config';
+import { loadEvalConfig } from '../../services/analyzers/src/eval/load-config.ts';
+import { runEval } from '../../services/analyzers/src/eval/run-eval.ts';
+import { builtinAnalyzers } from '../../services/analyzers/src/registry.ts';
 import {
   pidsNamed,
   since,
@@ -122,8 +131,12 @@ async function phase(
   for (const [id, sub] of s.accepted) {
     const v = w.verdicts.get(id);
     if (!v) continue;
-    if (v.event === 'analysis.completed') completed += 1;
-    else failed += 1;
+    if (v.event !== 'analysis.completed') {
+      failed += 1;
+      continue;
+    }
+    // only completed jobs are throughput and latency
+    completed += 1;
     lat.push(v.at - sub.sentAt);
     if (v.at > last) last = v.at;
   }
@@ -134,7 +147,6 @@ async function phase(
     cpu[k] = (cpu1[k] ?? 0) - (cpu0[k] ?? 0);
     total += cpu[k] as number;
   }
-  const done = completed + failed;
   return {
     config,
     phase: name,
@@ -142,12 +154,12 @@ async function phase(
     rejected: s.rejected,
     completed,
     failed,
-    missing: s.accepted.size - done,
-    msgsPerSec: done / ((last - s.startedAt) / 1000),
+    missing: s.accepted.size - completed - failed,
+    msgsPerSec: completed / ((last - s.startedAt) / 1000),
     p50: percentile(lat, 50),
     p95: percentile(lat, 95),
     p99: percentile(lat, 99),
-    cpuPerMsgMs: done > 0 ? (total / done) * 1000 : Number.NaN,
+    cpuPerMsgMs: completed > 0 ? (total / completed) * 1000 : Number.NaN,
     cpu,
     elsewhere,
     machineBusy,
@@ -157,10 +169,9 @@ async function phase(
 /** Messages per second the measured CPU cost allows when the machine is not shared. */
 function capacity(r: PhaseResult): number {
   const cores = availableParallelism();
-  const done = r.completed + r.failed;
   let byCore = Number.POSITIVE_INFINITY;
   for (const v of Object.values(r.cpu)) {
-    if (v > 0) byCore = Math.min(byCore, done / v);
+    if (v > 0) byCore = Math.min(byCore, r.completed / v);
   }
   return Math.min((cores * 1000) / r.cpuPerMsgMs, byCore);
 }
@@ -233,6 +244,35 @@ async function runConfig(config: string, msgs: CorpusMessage[]): Promise<PhaseRe
   }
 }
 
+/**
+ * The baseline: the same messages parsed and analysed by the default workflow in-process, one
+ * worker thread per core, without the platform around them (what every configuration is compared to).
+ */
+async function analysisAlone(): Promise<{
+  msgsPerSec: number;
+  messages: number;
+  cpuPerMsgMs: number;
+}> {
+  const dir = corpusDir();
+  if (!dir) throw new Error('the corpus is absent');
+  const defaults = join(ROOT, 'config', 'defaults');
+  const cfg = loadEvalConfig(ROOT, {
+    service: join(defaults, 'service.yaml'),
+    workflows: join(defaults, 'workflows.yaml'),
+  });
+  const r = await runEval({
+    dir,
+    workflowId: cfg.service.workflow.default_workflow_id,
+    workflows: cfg.workflows,
+    service: cfg.service,
+    registry: builtinAnalyzers,
+    concurrency: 4,
+    workers: availableParallelism(),
+    ...(LIMIT !== undefined ? { limit: LIMIT } : {}),
+  });
+  return { msgsPerSec: r.msgs_per_s, messages: r.messages, cpuPerMsgMs: r.cpu_ms_per_msg };
+}
+
 async function main(): Promise<void> {
   const corpus = loadCorpus(LIMIT);
   if (!corpus) {
@@ -250,6 +290,12 @@ async function main(): Promise<void> {
   process.stdout.write(
     `bench:e2e ${new Date().toISOString()} ${msgs.length} messages (${(bytes / 1e6).toFixed(1)} MB), offered rate ${RATE} msgs/s, closed loop ${CONCURRENCY} in flight, log level ${LOG_LEVEL}\n`,
   );
+  const baseline = args.get('baseline') === 'false' ? undefined : await analysisAlone();
+  if (baseline) {
+    process.stdout.write(
+      `baseline, analysis alone (parse + default workflow in-process, ${availableParallelism()} threads, no gateway/broker/store): msgs/s=${f(baseline.msgsPerSec, 1)} over ${baseline.messages} messages, ${f(baseline.cpuPerMsgMs, 2)} CPU ms/msg\n`,
+    );
+  }
   const results: PhaseResult[] = [];
   for (const config of CONFIGS) results.push(...(await runConfig(config, msgs)));
   const def = CONFIGS[0] as string;
@@ -258,8 +304,14 @@ async function main(): Promise<void> {
   process.stdout.write(
     `default configuration: ${def}; msgs/s as fast as accepted, latency at the offered ${RATE} msgs/s\n`,
   );
+  for (const r of results.filter((x) => x.phase === 'as fast as accepted')) {
+    const ratio = baseline ? `${f((r.msgsPerSec / baseline.msgsPerSec) * 100, 1)}% of` : 'no';
+    process.stdout.write(
+      `  ${r.config.padEnd(12)} ${f(r.msgsPerSec, 1)} completed msgs/s, ${ratio} the baseline (${f(baseline?.msgsPerSec ?? Number.NaN, 1)} msgs/s, same run)\n`,
+    );
+  }
   process.stdout.write(
-    `msgs/s=${f(max?.msgsPerSec ?? Number.NaN, 1)} p50_ms=${f(fixed?.p50 ?? Number.NaN)} p99_ms=${f(fixed?.p99 ?? Number.NaN)}\n`,
+    `msgs/s=${f(max?.msgsPerSec ?? Number.NaN, 1)} baseline_msgs/s=${f(baseline?.msgsPerSec ?? Number.NaN, 1)} p50_ms=${f(fixed?.p50 ?? Number.NaN)} p99_ms=${f(fixed?.p99 ?? Number.NaN)}\n`,
   );
 }
 

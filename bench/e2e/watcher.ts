@@ -1,7 +1,7 @@
 import { type AnalysisEvent, topology } from '@trawl/contracts';
 import { createRabbitBroker } from '@trawl/platform';
 
-export interface Verdict {
+interface Verdict {
   at: number;
   event: AnalysisEvent['event'];
   /** Terminal events seen for the job (more than 1: the event was delivered again). */

@@ -17,7 +17,7 @@ import { type ResultWatcher, watchResults } from '../../bench/e2e/watcher.ts';
 
 export const run = promisify(execFile);
 
-export interface FaultAnalyzers {
+interface FaultAnalyzers {
   base: string;
   calls(): Promise<{ flaky: number; hang: number; probe: number }>;
   stop(): void;
@@ -148,7 +148,7 @@ ${chaosWorkflows()}`;
 
 let serial = 0;
 /** Small synthetic messages with unique subjects (no corpus needed). */
-export function syntheticMessages(n: number, tag: string): CorpusMessage[] {
+function syntheticMessages(n: number, tag: string): CorpusMessage[] {
   const out: CorpusMessage[] = [];
   for (let i = 0; i < n; i++) {
     serial += 1;

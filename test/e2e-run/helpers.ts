@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { corpusDir } from '@trawl/config';
 
 /** The repository this test runs in. */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -30,19 +31,9 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** The shared corpus (<repo>/../shared/corpus), or null when absent. */
-export function corpus(root = ROOT): string | null {
-  const dir = resolve(root, '..', 'shared', 'corpus');
-  try {
-    return statSync(dir).isDirectory() ? dir : null;
-  } catch {
-    return null;
-  }
-}
-
 /** The first phishing .eml of the corpus (read by the server's parser only; never opened here). */
 export function corpusPhishing(root = ROOT): string | null {
-  const c = corpus(root);
+  const c = corpusDir(root);
   if (!c) return null;
   for (const sub of ['phishing', '.']) {
     const d = join(c, sub);

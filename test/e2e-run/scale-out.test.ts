@@ -199,5 +199,10 @@ describe.skipIf(missing.length > 0)('scale-out mode: gateway, two orchestrators,
     const done = after.map((n, i) => n - (before[i] ?? 0));
     process.stdout.write(`[e2e scale-out] jobs per orchestrator: ${done.join(' + ')}\n`);
     expect(done.reduce((a, b) => a + b, 0)).toBe(jobs.length);
+    // Competing consumers: each orchestrator took a share (eight separate submissions, delivered
+    // round-robin by the broker), not one of them every job.
+    expect(done).toHaveLength(2);
+    for (const [i, n] of done.entries())
+      expect(n, `orchestrator ${i + 1} did no job`).toBeGreaterThan(0);
   }, 240_000);
 });

@@ -126,6 +126,8 @@ export interface AppConfig {
   mailOrchestratorPort: number;
   /** Where the IMAP retriever serves the retriever protocol (TRAWL_RETRIEVER_IMAP_HOST / _PORT). */
   retrieverImap: { host: string; port: number };
+  /** Where the SMTP content filter serves the retriever protocol (TRAWL_RETRIEVER_SMTP_HOST / _PORT). */
+  retrieverSmtp: { host: string; port: number };
   /** Absolute; embedded mode keeps PGlite data here. */
   dataDir: string;
   mailRetrievers: MailRetrievers;
@@ -151,6 +153,51 @@ export interface AppConfig {
     retentionDays: number;
     /** Failed logins of one source are written as one row per window of this length. */
     failureWindowSeconds: number;
+  };
+  /**
+   * Retention purge, run by the analyzer orchestrator's reaper (one replica at a time); each in
+   * days, 0: kept for ever.
+   */
+  retention: {
+    /** A finished job's message body is replaced by a stub (verdict and evidence stay). */
+    mailDays: number;
+    /** Finished jobs (with their search terms) are deleted. */
+    jobDays: number;
+    /** Sender history rows not seen for this long are deleted. */
+    senderHistoryDays: number;
+    /** Refresh tokens expired for this long are deleted. */
+    refreshTokenDays: number;
+  };
+  /**
+   * Webhook delivery (issue 17, docs/feedback-and-webhooks.md): the dispatcher loop every gateway
+   * and embedded mode run.
+   */
+  webhooks: {
+    /** Run the dispatcher in this process (TRAWL_WEBHOOK_DISPATCHER, default true). */
+    dispatcher: boolean;
+    pollIntervalMs: number;
+    batchSize: number;
+    timeoutMs: number;
+    /** Full-jitter exponential backoff: retry n waits up to min(max, base·2^(n−1)). */
+    backoffBaseMs: number;
+    backoffMaxMs: number;
+    /** A delivery still failing this long after its event is given up (24 h). */
+    maxAgeMs: number;
+    /** An endpoint failing this long without a success is disabled (24 h). */
+    disableAfterMs: number;
+  };
+  /**
+   * Reporter notifications (issue 17, docs/feedback-and-webhooks.md): the analyzer orchestrator
+   * answers each reporter of a reported message by email once its verdict is known. Off without
+   * TRAWL_SMTP_URL.
+   */
+  notify: {
+    /** smtp:// or smtps:// URL of the relay (credentials in it are a secret). */
+    smtpUrl?: string | undefined;
+    /** From address of the notifications (TRAWL_NOTIFY_FROM). */
+    from?: string | undefined;
+    /** The template file (absolute). */
+    templateFile: string;
   };
   orchestrator: {
     prefetch: number;

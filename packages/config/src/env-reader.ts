@@ -132,7 +132,7 @@ export class EnvReader {
   }
 }
 
-export function parseUrl(s: string): URL | undefined {
+function parseUrl(s: string): URL | undefined {
   try {
     return new URL(s);
   } catch {

@@ -211,6 +211,10 @@ function readAll(
       host: r.str('TRAWL_RETRIEVER_IMAP_HOST', D.TRAWL_RETRIEVER_IMAP_HOST),
       port: r.port('TRAWL_RETRIEVER_IMAP_PORT', D.TRAWL_RETRIEVER_IMAP_PORT),
     },
+    retrieverSmtp: {
+      host: r.str('TRAWL_RETRIEVER_SMTP_HOST', D.TRAWL_RETRIEVER_SMTP_HOST),
+      port: r.port('TRAWL_RETRIEVER_SMTP_PORT', D.TRAWL_RETRIEVER_SMTP_PORT),
+    },
     dataDir: path('TRAWL_DATA_DIR', D.TRAWL_DATA_DIR),
     mailRetrievers,
     configFile: path('TRAWL_CONFIG_FILE', D.TRAWL_CONFIG_FILE),
@@ -242,6 +246,46 @@ function readAll(
         D.TRAWL_AUDIT_FAILURE_WINDOW_SECONDS,
         { min: 1, max: 3600 },
       ),
+    },
+    retention: {
+      mailDays: r.int('TRAWL_MAIL_RETENTION_DAYS', D.TRAWL_MAIL_RETENTION_DAYS, { min: 0 }),
+      jobDays: r.int('TRAWL_JOB_RETENTION_DAYS', D.TRAWL_JOB_RETENTION_DAYS, { min: 0 }),
+      senderHistoryDays: r.int(
+        'TRAWL_SENDER_HISTORY_RETENTION_DAYS',
+        D.TRAWL_SENDER_HISTORY_RETENTION_DAYS,
+        { min: 0 },
+      ),
+      refreshTokenDays: r.int(
+        'TRAWL_REFRESH_TOKEN_RETENTION_DAYS',
+        D.TRAWL_REFRESH_TOKEN_RETENTION_DAYS,
+        { min: 0 },
+      ),
+    },
+    webhooks: {
+      dispatcher: r.bool('TRAWL_WEBHOOK_DISPATCHER', D.TRAWL_WEBHOOK_DISPATCHER),
+      pollIntervalMs: r.int('TRAWL_WEBHOOK_POLL_INTERVAL_MS', D.TRAWL_WEBHOOK_POLL_INTERVAL_MS, {
+        min: 10,
+      }),
+      batchSize: r.int('TRAWL_WEBHOOK_BATCH_SIZE', D.TRAWL_WEBHOOK_BATCH_SIZE, {
+        min: 1,
+        max: 1000,
+      }),
+      timeoutMs: r.int('TRAWL_WEBHOOK_TIMEOUT_MS', D.TRAWL_WEBHOOK_TIMEOUT_MS, { min: 100 }),
+      backoffBaseMs: r.int('TRAWL_WEBHOOK_BACKOFF_BASE_MS', D.TRAWL_WEBHOOK_BACKOFF_BASE_MS, {
+        min: 1,
+      }),
+      backoffMaxMs: r.int('TRAWL_WEBHOOK_BACKOFF_MAX_MS', D.TRAWL_WEBHOOK_BACKOFF_MAX_MS, {
+        min: 1,
+      }),
+      maxAgeMs: r.int('TRAWL_WEBHOOK_MAX_AGE_MS', D.TRAWL_WEBHOOK_MAX_AGE_MS, { min: 1000 }),
+      disableAfterMs: r.int('TRAWL_WEBHOOK_DISABLE_AFTER_MS', D.TRAWL_WEBHOOK_DISABLE_AFTER_MS, {
+        min: 1000,
+      }),
+    },
+    notify: {
+      smtpUrl: r.url('TRAWL_SMTP_URL', ['smtp', 'smtps'], 'an smtp:// or smtps:// URL')?.href,
+      from: notifyFrom(r, r.has('TRAWL_SMTP_URL')),
+      templateFile: path('TRAWL_NOTIFY_TEMPLATE_FILE', D.TRAWL_NOTIFY_TEMPLATE_FILE),
     },
     orchestrator: {
       prefetch: r.int('TRAWL_ORCHESTRATOR_PREFETCH', D.TRAWL_ORCHESTRATOR_PREFETCH, {
@@ -548,4 +592,24 @@ function readSecretFiles(
     }
   }
   return problems;
+}
+
+/** TRAWL_NOTIFY_FROM: a plain address (`trawl@example.org`) or `Name <address>`. */
+function notifyFrom(r: EnvReader, required: boolean): string | undefined {
+  const v = r.str('TRAWL_NOTIFY_FROM')?.trim();
+  if (v === undefined || v === '') {
+    if (required) r.problem('TRAWL_NOTIFY_FROM', 'is required with TRAWL_SMTP_URL');
+    return undefined;
+  }
+  const lt = v.lastIndexOf('<');
+  const address = lt >= 0 && v.endsWith('>') ? v.slice(lt + 1, -1) : v;
+  const at = address.indexOf('@');
+  if (at < 1 || at === address.length - 1 || /[\s<>,;"]/.test(address) || /[\r\n]/.test(v)) {
+    r.problem(
+      'TRAWL_NOTIFY_FROM',
+      `must be an address or Name <address>${r.show('TRAWL_NOTIFY_FROM', v)}`,
+    );
+    return undefined;
+  }
+  return v;
 }

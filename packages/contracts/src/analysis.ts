@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Email } from './email.ts';
 import { Evidence, EvidenceRef } from './evidence.ts';
-import { fastRecord, isObjectLike, SLOW } from './fast-path.ts';
+import { coversKeys, fastRecord, isObjectLike, memberSchema, SLOW } from './fast-path.ts';
 
 export const Probability = z.number().min(0).max(1);
 
@@ -59,11 +59,19 @@ export const KNOWN_INDICATOR_TYPES = [
 
 const INDICATOR_TYPE_PATTERN = /^[a-z0-9_.-]+$/;
 
+/** The lengths of an analysis answer, defined once for the schemas and their fast paths. */
+export const ANSWER_LIMITS = {
+  indicatorTypeChars: 64,
+  indicatorValueChars: 2000,
+  indicators: 1000,
+  summaryChars: 10_000,
+} as const;
+
 export const Indicator = z.object({
-  type: z.string().min(1).max(64).regex(INDICATOR_TYPE_PATTERN, {
+  type: z.string().min(1).max(ANSWER_LIMITS.indicatorTypeChars).regex(INDICATOR_TYPE_PATTERN, {
     message: 'must be a lower-case label such as domain_spoofing',
   }),
-  value: z.string().max(2000),
+  value: z.string().max(ANSWER_LIMITS.indicatorValueChars),
   confidence: Probability,
   /** The evidence item the indicator is about (set by the platform when the result is stored). */
   evidence: EvidenceRef.optional(),
@@ -74,9 +82,9 @@ export const AnalysisResult = z.object({
   is_phishing: z.boolean(),
   threat_level: ThreatLevel,
   confidence: Probability,
-  summary: z.string().max(10_000),
+  summary: z.string().max(ANSWER_LIMITS.summaryChars),
   recommended_action: RecommendedAction,
-  indicators: z.array(Indicator).max(1000),
+  indicators: z.array(Indicator).max(ANSWER_LIMITS.indicators),
   /** What the message says and carries (issue 16); added by the platform to a job's result. */
   evidence: Evidence.optional(),
 });
@@ -84,13 +92,55 @@ export type AnalysisResult = z.infer<typeof AnalysisResult>;
 
 /** What a plugin answers on POST /internal/analyze: summary and action may be left to the platform. */
 export const AnalyzerAnswer = AnalysisResult.extend({
-  summary: z.string().max(10_000).default(''),
+  summary: z.string().max(ANSWER_LIMITS.summaryChars).default(''),
   recommended_action: RecommendedAction.optional(),
   threat_level: ThreatLevel.optional(),
   analyzer_details: z.record(z.string(), z.unknown()).optional(),
 });
 export type AnalyzerAnswer = z.output<typeof AnalyzerAnswer>;
 export type AnalyzerAnswerInput = z.input<typeof AnalyzerAnswer>;
+
+/**
+ * The keys the fast paths below read and copy (or leave to zod when present), per object. A fast
+ * path is used only while they equal its schema's keys (`coversKeys`): a key added to a schema
+ * switches it off, and the contracts' tests fail, until the fast path handles that key.
+ */
+export const ANALYSIS_FAST_KEYS = {
+  indicator: ['type', 'value', 'confidence', 'evidence'],
+  analyzerAnswer: [
+    'is_phishing',
+    'threat_level',
+    'confidence',
+    'summary',
+    'recommended_action',
+    'indicators',
+    'evidence',
+    'analyzer_details',
+  ],
+  analyzerResult: [
+    'analyzer_id',
+    'status',
+    'is_phishing',
+    'confidence',
+    'threat_level',
+    'summary',
+    'indicators',
+    'analyzer_details',
+    'attempts',
+    'duration_ms',
+    'cached',
+  ],
+  stageContext: ['providers', 'analyzers'],
+} as const;
+
+/** True when the fast path of safeParseAnalyzerAnswer handles every key of its schemas. */
+export function analyzerAnswerFastPathCovers(schema: unknown = AnalyzerAnswer): boolean {
+  return (
+    coversKeys(schema, ANALYSIS_FAST_KEYS.analyzerAnswer) &&
+    coversKeys(memberSchema(schema, 'indicators'), ANALYSIS_FAST_KEYS.indicator)
+  );
+}
+const ANSWER_FAST = analyzerAnswerFastPathCovers();
 
 const THREAT_LEVEL_SET: ReadonlySet<unknown> = new Set(THREAT_LEVELS);
 const RECOMMENDED_ACTION_SET: ReadonlySet<unknown> = new Set(RECOMMENDED_ACTIONS);
@@ -111,7 +161,7 @@ function optionalMember<T>(
 }
 
 function fastIndicators(v: unknown): Indicator[] | typeof SLOW {
-  if (!Array.isArray(v) || v.length > 1000) return SLOW;
+  if (!Array.isArray(v) || v.length > ANSWER_LIMITS.indicators) return SLOW;
   const out: Indicator[] = [];
   for (let i = 0; i < v.length; i++) {
     const it: unknown = v[i];
@@ -122,10 +172,10 @@ function fastIndicators(v: unknown): Indicator[] | typeof SLOW {
     if (
       typeof type !== 'string' ||
       type.length < 1 ||
-      type.length > 64 ||
+      type.length > ANSWER_LIMITS.indicatorTypeChars ||
       !INDICATOR_TYPE_PATTERN.test(type) ||
       typeof value !== 'string' ||
-      value.length > 2000 ||
+      value.length > ANSWER_LIMITS.indicatorValueChars ||
       !isProbability(confidence) ||
       !('type' in it && 'value' in it && 'confidence' in it) ||
       'evidence' in it
@@ -143,7 +193,7 @@ function fastIndicators(v: unknown): Indicator[] | typeof SLOW {
  * SLOW for anything else, valid or not.
  */
 function fastAnalyzerAnswer(v: unknown): AnalyzerAnswer | typeof SLOW {
-  if (!isObjectLike(v)) return SLOW;
+  if (!ANSWER_FAST || !isObjectLike(v)) return SLOW;
   const isPhishing = v.is_phishing;
   const confidence = v.confidence;
   if (typeof isPhishing !== 'boolean' || !isProbability(confidence)) return SLOW;
@@ -154,7 +204,7 @@ function fastAnalyzerAnswer(v: unknown): AnalyzerAnswer | typeof SLOW {
   if (threat === SLOW || action === SLOW) return SLOW;
   let summary = v.summary;
   if (summary === undefined) summary = '';
-  else if (typeof summary !== 'string' || summary.length > 10_000) return SLOW;
+  else if (typeof summary !== 'string' || summary.length > ANSWER_LIMITS.summaryChars) return SLOW;
   const indicators = fastIndicators(v.indicators);
   if (indicators === SLOW) return SLOW;
   const rawDetails = v.analyzer_details;
@@ -223,6 +273,17 @@ export const StageContext = z.object({
 export type StageContext = z.infer<typeof StageContext>;
 export const AnalysisContext = z.record(z.string(), StageContext);
 
+/** True when the fast path of safeParseStageContext handles every key of its schemas. */
+export function stageContextFastPathCovers(schema: unknown = StageContext): boolean {
+  const result = memberSchema(schema, 'analyzers') as { valueType?: unknown } | undefined;
+  return (
+    coversKeys(schema, ANALYSIS_FAST_KEYS.stageContext) &&
+    coversKeys(result?.valueType, ANALYSIS_FAST_KEYS.analyzerResult) &&
+    coversKeys(memberSchema(result?.valueType, 'indicators'), ANALYSIS_FAST_KEYS.indicator)
+  );
+}
+const STAGE_CONTEXT_FAST = stageContextFastPathCovers();
+
 const ANALYZER_STATUS_SET: ReadonlySet<unknown> = new Set(ANALYZER_STATUSES);
 
 /** An optional boolean or string key: absent is fine, a key holding undefined is left to zod. */
@@ -276,7 +337,7 @@ function fastAnalyzerResult(v: unknown): AnalyzerResult | typeof SLOW {
 }
 
 function fastStageContext(v: unknown): StageContext | typeof SLOW {
-  if (!isObjectLike(v)) return SLOW;
+  if (!STAGE_CONTEXT_FAST || !isObjectLike(v)) return SLOW;
   const providers = fastRecord(v.providers);
   const analyzers = fastRecord(v.analyzers);
   if (providers === SLOW || analyzers === SLOW) return SLOW;

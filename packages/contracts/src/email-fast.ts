@@ -5,12 +5,13 @@ import {
   base64DecodedLength,
   createEmailSchema,
   DEFAULT_EMAIL_LIMITS,
+  EMAIL_FIELD_LIMITS,
   type Email,
   EmailAddress,
   type EmailLimits,
   IsoTimestamp,
 } from './email.ts';
-import { fastRecord, isPlainData, SLOW } from './fast-path.ts';
+import { coversKeys, fastRecord, isPlainData, memberSchema, SLOW } from './fast-path.ts';
 import { ISO_639_1 } from './iso639.ts';
 
 /**
@@ -123,10 +124,15 @@ function fastHeaders(
 function fastAttachment(v: unknown, limits: EmailLimits): Attachment | typeof SLOW {
   if (!isPlainData(v)) return SLOW;
   const filename = v.filename;
-  if (typeof filename !== 'string' || filename.length > 1024) return SLOW;
+  if (typeof filename !== 'string' || filename.length > EMAIL_FIELD_LIMITS.filenameChars)
+    return SLOW;
   let contentType = v.content_type;
   if (contentType === undefined) contentType = 'application/octet-stream';
-  else if (typeof contentType !== 'string' || contentType.length > 255) return SLOW;
+  else if (
+    typeof contentType !== 'string' ||
+    contentType.length > EMAIL_FIELD_LIMITS.contentTypeChars
+  )
+    return SLOW;
   const out = { filename, content_type: contentType } as Attachment;
   const size = optional(v, 'size');
   if (size !== ABSENT) {
@@ -146,7 +152,7 @@ function fastAttachment(v: unknown, limits: EmailLimits): Attachment | typeof SL
     out.content = content as string | undefined;
   }
   for (const [key, max] of [
-    ['content_id', 998],
+    ['content_id', EMAIL_FIELD_LIMITS.lineChars],
     ['sha256', 64],
   ] as const) {
     const s = optionalString(v, key, max);
@@ -201,7 +207,7 @@ function fastEmail(v: unknown, limits: EmailLimits): Email | typeof SLOW {
       return SLOW;
     out.language = language as string | undefined;
   }
-  const source = optionalString(v, 'source', 255);
+  const source = optionalString(v, 'source', EMAIL_FIELD_LIMITS.sourceChars);
   if (source === SLOW) return SLOW;
   if (source !== ABSENT) out.source = source as string | undefined;
   const ctx = v.analysis_context;
@@ -215,6 +221,33 @@ function fastEmail(v: unknown, limits: EmailLimits): Email | typeof SLOW {
   return out;
 }
 
+/**
+ * The keys the fast path reads and copies (or leaves to zod), per object of the Email. It is used
+ * only where `emailFastPathCovers` finds them equal to the schema's keys.
+ */
+export const EMAIL_FAST_KEYS = {
+  email: [
+    'headers',
+    'body_text',
+    'body_html',
+    'attachments',
+    'language',
+    'source',
+    'analysis_context',
+  ],
+  headers: ['subject', 'sender', 'recipients', 'cc', 'bcc', 'date', 'raw_headers'],
+  attachment: ['filename', 'content_type', 'size', 'content', 'content_id', 'sha256'],
+} as const;
+
+/** True when the fast path handles every key of the Email schema `schema` (and no other). */
+export function emailFastPathCovers(schema: unknown): boolean {
+  return (
+    coversKeys(schema, EMAIL_FAST_KEYS.email) &&
+    coversKeys(memberSchema(schema, 'headers'), EMAIL_FAST_KEYS.headers) &&
+    coversKeys(memberSchema(schema, 'attachments'), EMAIL_FAST_KEYS.attachment)
+  );
+}
+
 const parsers = new WeakMap<EmailLimits, EmailParser>();
 
 /** The Email parser for `limits`, built once per limits object. */
@@ -222,8 +255,9 @@ export function emailParser(limits: EmailLimits = DEFAULT_EMAIL_LIMITS): EmailPa
   let p = parsers.get(limits);
   if (p === undefined) {
     const schema = createEmailSchema(limits);
-    // without zod's own patterns to check against, every input goes to zod
-    const fast = ADDRESS_RE && TIMESTAMP_RE;
+    // without zod's own patterns to check against, or with keys it does not know, every input
+    // goes to zod
+    const fast = ADDRESS_RE && TIMESTAMP_RE && emailFastPathCovers(schema);
     p = {
       schema,
       safeParse(value) {

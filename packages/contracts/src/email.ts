@@ -10,10 +10,22 @@ export interface EmailLimits {
   maxAttachmentBytes: number;
 }
 
+/**
+ * The fixed lengths of an Email's fields, defined once for the schema, its fast path
+ * (email-fast.ts) and the MIME parser, which cuts what it reads to them. 998 is RFC 5322's longest
+ * line (a header value on one line).
+ */
+export const EMAIL_FIELD_LIMITS = {
+  lineChars: 998,
+  filenameChars: 1024,
+  contentTypeChars: 255,
+  sourceChars: 255,
+} as const;
+
 export const DEFAULT_EMAIL_LIMITS: EmailLimits = {
   maxAttachments: 100,
   maxRecipients: 1000,
-  maxSubjectChars: 998,
+  maxSubjectChars: EMAIL_FIELD_LIMITS.lineChars,
   maxAttachmentBytes: 25 * 1024 * 1024,
 };
 
@@ -68,8 +80,11 @@ export const LanguageCode = z.string().refine((v) => ISO_639_1.has(v.toLowerCase
 export function createAttachmentSchema(limits: EmailLimits = DEFAULT_EMAIL_LIMITS) {
   return z
     .object({
-      filename: z.string().max(1024),
-      content_type: z.string().max(255).default('application/octet-stream'),
+      filename: z.string().max(EMAIL_FIELD_LIMITS.filenameChars),
+      content_type: z
+        .string()
+        .max(EMAIL_FIELD_LIMITS.contentTypeChars)
+        .default('application/octet-stream'),
       /** Decoded size in bytes; computed from `content` when absent. */
       size: z.number().int().nonnegative().optional(),
       /** Base64 of the attachment's bytes. May be absent when only metadata is sent. */
@@ -86,7 +101,7 @@ export function createAttachmentSchema(limits: EmailLimits = DEFAULT_EMAIL_LIMIT
           },
         )
         .optional(),
-      content_id: z.string().max(998).optional(),
+      content_id: z.string().max(EMAIL_FIELD_LIMITS.lineChars).optional(),
       /** Hex sha256 of the decoded content; filled by the platform when it has the bytes. */
       sha256: z
         .string()
@@ -136,7 +151,7 @@ export function createEmailSchema(limits: EmailLimits = DEFAULT_EMAIL_LIMITS) {
         })
         .optional(),
       language: LanguageCode.optional(),
-      source: z.string().max(255).optional(),
+      source: z.string().max(EMAIL_FIELD_LIMITS.sourceChars).optional(),
       analysis_context: AnalysisContextInput.default({}),
     })
     .refine(

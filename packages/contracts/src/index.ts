@@ -1,5 +1,7 @@
 export * from './analysis.ts';
+export * from './backoff.ts';
 export * from './broker.ts';
+export * from './campaign.ts';
 export * from './char-codes.ts';
 export * from './credentials.ts';
 export * from './edit-distance.ts';
@@ -11,6 +13,8 @@ export * from './iso639.ts';
 export * from './job.ts';
 export * from './job-search.ts';
 export * from './problems.ts';
+export * from './report.ts';
 export * from './retrievers.ts';
 export * from './service-config.ts';
+export * from './webhooks.ts';
 export * from './workflow.ts';

@@ -26,6 +26,15 @@ export const TERM_KINDS = {
   /** Written by the store from the row (jobs.workflow_id, jobs.submitted_by). */
   workflow: 'wf',
   submitter: 'by',
+  /** Written by the campaign store when a job joins a campaign (issue 16); value: the campaign id. */
+  campaign: 'camp',
+  /** Written by the store from `jobs.origin.report.reporter` (reported-mail triage, issue 16). */
+  reporter: 'reporter',
+  /**
+   * Written by the store with analyst feedback (issue 17): `fb:phishing` / `fb:legitimate`, and
+   * `fb:disagrees` when the feedback differs from the job's verdict.
+   */
+  feedback: 'fb',
 } as const;
 export type TermKind = (typeof TERM_KINDS)[keyof typeof TERM_KINDS];
 
@@ -194,7 +203,25 @@ export const JobSearchQuery = z
       .optional(),
     workflow: Label.optional(),
     submitter: Label.optional(),
+    /** Who reported it (reported-mail triage): the reporter's address. */
+    reporter: z
+      .string()
+      .max(TERM_MAX_CHARS)
+      .transform((v, ctx) => {
+        const s = v.trim().toLowerCase();
+        const at = s.lastIndexOf('@');
+        if (at > 0 && at < s.length - 1 && !/\s/.test(s)) return s;
+        ctx.addIssue({ code: 'custom', message: 'must be an email address' });
+        return z.NEVER;
+      })
+      .optional(),
     email_id: Label.optional(),
+    /** Analyst feedback: given as phishing / legitimate, none given, or differing from the verdict. */
+    feedback: z.enum(['phishing', 'legitimate', 'none', 'disagrees']).optional(),
+    campaign: z
+      .uuid({ message: 'must be a campaign id (a UUID)' })
+      .transform((v) => v.toLowerCase())
+      .optional(),
     since: Instant.optional(),
     until: Instant.optional(),
     limit: z.coerce.number().int().min(1).max(200).default(50),
@@ -216,6 +243,8 @@ export interface JobSearchFilters {
   until?: string;
   /** `kind:value` terms (see searchTermsOf), all required. */
   terms?: string[];
+  /** Only jobs without analyst feedback (issue 17). */
+  no_feedback?: boolean;
 }
 
 /** The store's filters of a parsed query. */
@@ -223,6 +252,7 @@ export function searchFiltersOf(q: JobSearchQuery): JobSearchFilters {
   const terms: string[] = [];
   // Most selective first: the store walks the first term's index.
   if (q.sha256) terms.push(term(TERM_KINDS.sha256, q.sha256));
+  if (q.campaign) terms.push(term(TERM_KINDS.campaign, q.campaign));
   if (q.url_domain) terms.push(term(TERM_KINDS.urlDomain, q.url_domain));
   if (q.sender) {
     terms.push(
@@ -243,9 +273,12 @@ export function searchFiltersOf(q: JobSearchQuery): JobSearchFilters {
   if (q.threat_level) terms.push(term(TERM_KINDS.threat, q.threat_level));
   if (q.action) terms.push(term(TERM_KINDS.action, q.action));
   if (q.submitter) terms.push(term(TERM_KINDS.submitter, q.submitter));
+  if (q.reporter) terms.push(term(TERM_KINDS.reporter, q.reporter));
   if (q.is_phishing) terms.push(term(TERM_KINDS.verdict, q.is_phishing));
   if (q.workflow) terms.push(term(TERM_KINDS.workflow, q.workflow));
+  if (q.feedback && q.feedback !== 'none') terms.push(term(TERM_KINDS.feedback, q.feedback));
   const f: JobSearchFilters = {};
+  if (q.feedback === 'none') f.no_feedback = true;
   if (terms.length) f.terms = terms;
   if (q.status) f.status = q.status;
   if (q.email_id) f.email_id = q.email_id;

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { AnalysisResult, AnalyzerStatus, StageAggregate } from './analysis.ts';
 import { Email } from './email.ts';
+import { JobReport } from './report.ts';
+import { JobFeedback } from './webhooks.ts';
 
 export const JOB_STATUSES = ['queued', 'processing', 'completed', 'failed'] as const;
 export const JobStatus = z.enum(JOB_STATUSES);
@@ -50,6 +52,18 @@ export const Trace = z.object({
 });
 export type Trace = z.infer<typeof Trace>;
 
+/** What a job shows of its campaign (GET /api/v1/analyze/{job_id}; campaigns, issue 16). */
+export const JobCampaign = z.object({
+  id: z.uuid(),
+  /** Messages (jobs) in the campaign, this one included. */
+  size: z.number().int().nonnegative(),
+  /** Distinct recipient addresses (To, Cc, Bcc) over its messages. */
+  recipients: z.number().int().nonnegative(),
+  /** Distinct people who reported one of its messages (reporting mailbox). */
+  reporters: z.number().int().nonnegative(),
+});
+export type JobCampaign = z.infer<typeof JobCampaign>;
+
 export const Job = z.object({
   job_id: z.uuid(),
   email_id: z.string(),
@@ -61,6 +75,15 @@ export const Job = z.object({
   result: AnalysisResult.optional(),
   error: JobError.optional(),
   trace: Trace.optional(),
+  /**
+   * A reported message (reported-mail triage, issue 16): who reported it, when, the report's subject
+   * and where the original was found (`jobs.origin.report`). The job's Email is the original.
+   */
+  report: JobReport.optional(),
+  /** The campaign the job belongs to (issue 16), when it is in one. */
+  campaign: JobCampaign.optional(),
+  /** Analyst feedback on the verdict (issue 17): on a single job's read, null when none. */
+  feedback: JobFeedback.nullable().optional(),
 });
 export type Job = z.infer<typeof Job>;
 
@@ -68,6 +91,12 @@ export type Job = z.infer<typeof Job>;
 export const SubmitRequest = z.object({
   email: Email,
   workflow_id: z.string().min(1).max(128).optional(),
+  /**
+   * The email is a user's report to a reporting mailbox (issue 16): the original it wraps (an
+   * attached message/rfc822, .eml or Outlook .msg, or an inline forward) is analysed, and the
+   * report is recorded apart (`jobs.origin.report`). Absent: false.
+   */
+  report: z.boolean().optional(),
 });
 export type SubmitRequest = z.output<typeof SubmitRequest>;
 

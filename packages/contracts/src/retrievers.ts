@@ -6,6 +6,11 @@ export const RetrieverEntry = z.object({
   url: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }),
   priority: z.number().int().default(0),
   enabled: z.boolean().default(true),
+  /**
+   * A reporting mailbox (issue 16): each message is a user's report wrapping the message they
+   * report; the original inside it is analysed and the sender of the wrapper recorded as reporter.
+   */
+  report: z.boolean().optional(),
 });
 export type RetrieverEntry = z.output<typeof RetrieverEntry>;
 
@@ -62,7 +67,7 @@ export type AckRequest = z.infer<typeof AckRequest>;
  * What kind of verdict a retriever is given:
  *  - analyzed:   Trawl analysed the message; `result` is its verdict;
  *  - unanalyzed: Trawl could not analyse it (the gateway refused the message: unparseable, too
- *                large, no recipient, a parse that timed out; or its analysis failed). `result` is a
+ *                large, no sender, a parse that timed out; or its analysis failed). `result` is a
  *                `review` result that says so and `error` says why; for a refused message `job_id`
  *                is `unanalyzed:<sha256 of the raw message>` (there is no job). Never file such a
  *                message as clean: hold it for a person.

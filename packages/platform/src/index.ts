@@ -23,15 +23,36 @@ export type * from './cache/types.ts';
 export { PLATFORM_ERRORS } from './errors.ts';
 export { type PlatformLogger, silentLogger } from './logger.ts';
 export {
+  DEFAULT_HARD_EXIT_MS,
+  type RunningService,
+  runService,
+  type ServiceProcess,
+} from './service-lifecycle.ts';
+export {
   createServiceLogger,
   packageVersion,
   REDACT_PATHS,
   serviceChild,
   serviceLoggerOptions,
 } from './service-logger.ts';
+export type * from './store/campaign-repository.ts';
+export {
+  MIN_TEXT_SIMILARITY,
+  MINHASH_BAND_ROWS,
+  MINHASH_SIZE,
+  signatureSimilarity,
+} from './store/campaign-repository.ts';
 export type * from './store/classifier-repository.ts';
 export { createClassifierRepository } from './store/classifier-repository.ts';
 export { createStore } from './store/create-store.ts';
+export type * from './store/feedback-repository.ts';
+export {
+  createFeedbackRepository,
+  FEEDBACK_SOURCES,
+  FEEDBACK_VERDICTS,
+  publicFeedback,
+} from './store/feedback-repository.ts';
+export type * from './store/message-repository.ts';
 export {
   loadMigrations,
   MIGRATION_LOCK_KEY,
@@ -44,4 +65,27 @@ export { createPgliteClient, restorePgliteDataDir } from './store/pglite-client.
 export { createMigratedPglite } from './store/pglite-template.ts';
 export type * from './store/repositories.ts';
 export { ROLES } from './store/repositories.ts';
+export {
+  createRetentionRepository,
+  type RetentionRepository,
+} from './store/retention-repository.ts';
 export type * from './store/types.ts';
+export type * from './store/webhook-repository.ts';
+export { createWebhookRepository } from './store/webhook-repository.ts';
+export {
+  backoffDelayMs,
+  createWebhookDispatcher,
+  DEFAULT_WEBHOOK_SETTINGS,
+  emitWebhookEvent,
+  type WebhookDispatcher,
+  type WebhookDispatcherDeps,
+  type WebhookSettings,
+  webhookEventId,
+  webhookPayload,
+} from './webhooks/dispatcher.ts';
+export {
+  generateWebhookSecret,
+  signWebhook,
+  verifyWebhook,
+  WEBHOOK_SECRET_PREFIX,
+} from './webhooks/signature.ts';

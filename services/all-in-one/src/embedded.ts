@@ -1,8 +1,19 @@
 import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { buildOrchestrator, type Orchestrator } from '@trawl/analyzer-orchestrator';
-import { builtinPlugins, createAnalysisPool, createEmbeddedInvoker } from '@trawl/analyzers';
+import {
+  buildOrchestrator,
+  createRetention,
+  type Orchestrator,
+  reportNotifierFromConfig,
+} from '@trawl/analyzer-orchestrator';
+import {
+  builtinPlugins,
+  createAnalysisPool,
+  createEmbeddedInvoker,
+  learnFeedback,
+  learnPendingFeedback,
+} from '@trawl/analyzers';
 import {
   bootstrapAdmin,
   buildApp,
@@ -24,7 +35,9 @@ import {
   createRabbitBroker,
   createRedisCache,
   createRedisClient,
+  createRetentionRepository,
   createStore,
+  createWebhookDispatcher,
   declareTopology,
   migrate,
   type SqlClient,
@@ -213,6 +226,13 @@ export async function startEmbedded(cfg: AppConfig, opts: EmbeddedOptions = {}):
         serviceVersion: version,
         instanceId: 'embedded',
       },
+      retention: createRetention({
+        repo: createRetentionRepository(sql),
+        sql,
+        cache,
+        policy: cfg.retention,
+        logger,
+      }),
     });
     let requeued = 0;
     if (broker.kind === 'memory') {
@@ -228,6 +248,12 @@ export async function startEmbedded(cfg: AppConfig, opts: EmbeddedOptions = {}):
     metricsRegistries.push(orchestrator.registry);
     await orchestrator.start();
     closers.push(() => orchestrator.stop(cfg.orchestrator.shutdownGraceMs));
+    // Reporter notifications (issue 17): on when TRAWL_SMTP_URL is set.
+    const notifier = reportNotifierFromConfig(cfg.notify, { broker, topology: topo, sql, logger });
+    if (notifier) {
+      await notifier.start();
+      closers.push(() => notifier.stop());
+    }
 
     // Gateway.
     const app = await buildApp({
@@ -242,8 +268,30 @@ export async function startEmbedded(cfg: AppConfig, opts: EmbeddedOptions = {}):
       version,
       metricsRegistries,
       ...(sql.dumpDataDir ? { backup: () => writeBackup(sql, join(cfg.dataDir, 'backups')) } : {}),
+      learnFeedback: (jobId) => learnFeedback(sql, jobId),
     });
     closers.push(() => app.close());
+    // Webhook deliveries (issue 17): the outbox in the same database, claimed by this process.
+    const { dispatcher: runDispatcher, ...webhookSettings } = cfg.webhooks;
+    if (runDispatcher) {
+      const dispatcher = createWebhookDispatcher({
+        webhooks: store.webhooks,
+        audit: store.audit,
+        settings: webhookSettings,
+        logger: logger.child({ component: 'webhooks' }),
+        userAgent: `Trawl-Webhooks/${version}`,
+      });
+      dispatcher.start();
+      closers.push(() => dispatcher.stop());
+    }
+    // Feedback stored but not learnt (learning failed at the time) is learnt here, once a minute.
+    const feedbackCatchUp = setInterval(() => {
+      learnPendingFeedback(sql).catch((err: unknown) =>
+        logger.warn({ err }, 'feedback catch-up failed'),
+      );
+    }, 60_000);
+    feedbackCatchUp.unref();
+    closers.push(async () => clearInterval(feedbackCatchUp));
     const port = opts.port ?? cfg.gateway.port;
     // 127.0.0.1 unless TRAWL_HOST says otherwise: a laptop's Trawl is not served to its network.
     const host = opts.host ?? cfg.gateway.embeddedHost;

@@ -28,11 +28,13 @@ import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { z } from 'zod';
 import { createAnalyzerCache } from './analyzer-cache.ts';
+import { recordCampaign } from './campaigns.ts';
 import type { ConfigSource } from './config-snapshot.ts';
 import { createEngineDeps } from './engine-deps.ts';
 import { ORCHESTRATOR_ERROR_CODES } from './errors.ts';
 import { attachEvidence } from './evidence.ts';
 import { createMetrics, type OrchestratorMetrics } from './metrics.ts';
+import type { Retention } from './retention.ts';
 
 export const SERVICE_NAME = 'analyzer-orchestrator';
 
@@ -66,7 +68,7 @@ export interface OrchestratorOptions {
 
 export interface OrchestratorDeps {
   broker: Broker;
-  store: Pick<Store, 'jobs'> & Partial<Pick<Store, 'senders'>>;
+  store: Pick<Store, 'jobs'> & Partial<Pick<Store, 'senders' | 'campaigns' | 'sql'>>;
   /** Job status cache (`job:<id>`) and analyzer result cache. Optional. */
   cache?: Cache | undefined;
   /** Calls analyzers and providers: the HTTP plugin client or an in-process invoker. */
@@ -79,6 +81,8 @@ export interface OrchestratorDeps {
   /** Wall clock (deadlines, reaper, event timestamps). */
   clock?: () => Date;
   options?: OrchestratorOptions;
+  /** The retention purge (retention.ts), started by the reaper's ticks; none: nothing purged. */
+  retention?: Pick<Retention, 'tick' | 'stop'> | undefined;
 }
 
 export interface Orchestrator {
@@ -530,6 +534,16 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
       await d.nack({ requeue: true }).catch(() => undefined);
       return;
     }
+    // Campaigns (issue 16): a suspicious job joins the campaign whose lure it shares (best effort).
+    if (store.campaigns && outcome.status === 'completed') {
+      await recordCampaign(
+        { campaigns: store.campaigns, sql: store.sql },
+        msg.job_id,
+        email,
+        outcome.result,
+        jlog,
+      );
+    }
     await d.ack();
   }
 
@@ -710,6 +724,7 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
       if (reaperIntervalMs > 0) {
         reaper = setInterval(() => {
           reapOnce().catch((e) => log.error({ err: errText(e) }, 'reaper failed'));
+          deps.retention?.tick();
         }, reaperIntervalMs);
         reaper.unref();
       }
@@ -719,6 +734,7 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
       if (stopping) return;
       stopping = true;
       if (reaper) clearInterval(reaper);
+      const retentionStopped = deps.retention?.stop();
       // Not awaited first: an adapter's cancel() may wait for the handlers in flight.
       const cancels = Promise.allSettled(consumers.map((c) => c.cancel()));
       consumers.length = 0;
@@ -739,6 +755,7 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
         await all();
       }
       await cancels;
+      await retentionStopped;
       stopAc.abort();
       log.info({}, 'orchestrator stopped');
     },

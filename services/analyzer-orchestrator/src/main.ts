@@ -23,6 +23,7 @@ import {
   createRabbitBroker,
   createRedisCache,
   createRedisClient,
+  createRetentionRepository,
   createServiceLogger,
   createStore,
   declareTopology,
@@ -34,6 +35,8 @@ import { pino } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { buildOrchestrator } from './app.ts';
 import { type ConfigSnapshot, createConfigSource, snapshotFromFiles } from './config-snapshot.ts';
+import { reportNotifierFromConfig } from './report-notifier.ts';
+import { createRetention } from './retention.ts';
 
 async function main(): Promise<void> {
   const cfg = loadConfigOrExit({ needs: { postgres: true, rabbitmq: true, redis: true } });
@@ -144,8 +147,18 @@ async function main(): Promise<void> {
       jobGraceMs: cfg.orchestrator.jobGraceMs,
       queuedMaxMs: cfg.orchestrator.queuedMaxMs,
     },
+    retention: createRetention({
+      repo: createRetentionRepository(sql),
+      sql,
+      cache,
+      policy: cfg.retention,
+      logger,
+    }),
   });
   await orch.start();
+  // Reporter notifications (issue 17): on when TRAWL_SMTP_URL is set.
+  const notifier = reportNotifierFromConfig(cfg.notify, { broker, topology: t, sql, logger });
+  await notifier?.start();
   await orch.app.listen({ host: '0.0.0.0', port });
   logger.info(
     {
@@ -164,6 +177,7 @@ async function main(): Promise<void> {
     const hard = setTimeout(() => process.exit(1), cfg.orchestrator.shutdownGraceMs + 15_000);
     hard.unref();
     try {
+      await notifier?.stop();
       await orch.stop(cfg.orchestrator.shutdownGraceMs);
       await orch.app.close();
       await broker.close();

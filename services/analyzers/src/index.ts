@@ -1,4 +1,9 @@
 export { pluginTargets } from '@trawl/plugin-client';
+export {
+  type FeedbackLearning,
+  learnFeedback,
+  learnPendingFeedback,
+} from './classifier/feedback-learning.ts';
 export { createEmbeddedInvoker, type EmbeddedInvoker } from './local-invoker.ts';
 export { type AnalyzersAppDeps, buildAnalyzersApp, builtinPlugins } from './server.ts';
 export { type AuthResults, readAuthResults } from './shared/auth-results.ts';

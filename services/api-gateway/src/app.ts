@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { consoleDistDir } from '@trawl/console';
 import { emailParser } from '@trawl/contracts';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import pino from 'pino';
@@ -19,10 +20,18 @@ import { analyzeRoutes } from './routes/analyze.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { authRoutes } from './routes/auth.ts';
 import { backupRoutes } from './routes/backup.ts';
+import { campaignRoutes } from './routes/campaigns.ts';
 import { configRoutes } from './routes/config.ts';
+import { configVersionRoutes } from './routes/config-versions.ts';
+import { consoleRoutes } from './routes/console.ts';
 import { docsRoutes } from './routes/docs.ts';
+import { eventRoutes } from './routes/events.ts';
+import { feedbackRoutes } from './routes/feedback.ts';
 import { healthRoutes } from './routes/health.ts';
+import { messageRoutes } from './routes/message.ts';
+import { systemStatsRoutes } from './routes/system-stats.ts';
 import { userRoutes } from './routes/users.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
 import { workflowRoutes } from './routes/workflows.ts';
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -111,10 +120,21 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   await app.register(docsRoutes(ctx));
   await app.register(authRoutes(ctx));
   await app.register(analyzeRoutes(ctx), { prefix: '/api/v1' });
+  await app.register(messageRoutes(ctx), { prefix: '/api/v1' });
+  await app.register(campaignRoutes(ctx), { prefix: '/api/v1' });
   await app.register(configRoutes(ctx), { prefix: '/api/v1' });
   await app.register(workflowRoutes(ctx), { prefix: '/api/v1' });
   await app.register(userRoutes(ctx), { prefix: '/api/v1' });
   await app.register(auditRoutes(ctx), { prefix: '/api/v1' });
+  await app.register(feedbackRoutes(ctx), { prefix: '/api/v1' });
+  await app.register(webhookRoutes(ctx), { prefix: '/api/v1' });
   if (deps.backup) await app.register(backupRoutes(ctx, deps.backup), { prefix: '/api/v1' });
+  await app.register(eventRoutes(ctx), { prefix: '/api/v1' });
+  await app.register(systemStatsRoutes(ctx), { prefix: '/api/v1' });
+  await app.register(configVersionRoutes(ctx), { prefix: '/api/v1' });
+  // The web console at / (its client routes too); null: not served (deps.consoleDir).
+  await app.register(
+    consoleRoutes(deps.consoleDir === undefined ? consoleDistDir() : deps.consoleDir),
+  );
   return app;
 }

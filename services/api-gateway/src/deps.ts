@@ -46,4 +46,11 @@ export interface GatewayDeps {
   metricsRegistries?: readonly Registry[];
   /** An online database backup (embedded mode, PGlite): enables POST /api/v1/system/backup. */
   backup?: () => Promise<BackupResult>;
+  /**
+   * Trains the classifier from a job's analyst feedback (learnFeedback of @trawl/analyzers, issue
+   * 17); without it, feedback is stored and not learnt.
+   */
+  learnFeedback?: (jobId: string) => Promise<{ outcome: string }>;
+  /** The built web console's folder (default: @trawl/console's dist); null serves no console. */
+  consoleDir?: string | null;
 }

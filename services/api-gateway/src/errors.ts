@@ -22,6 +22,8 @@ export const GATEWAY_ERRORS = {
   brokerUnavailable: 'TRAWL_ERR_BROKER_UNAVAILABLE',
   databaseUnavailable: 'TRAWL_ERR_DATABASE_UNAVAILABLE',
   reloadFailed: 'TRAWL_ERR_CONFIG_RELOAD_FAILED',
+  jobNotCompleted: 'TRAWL_ERR_FEEDBACK_JOB_NOT_COMPLETED',
+  messagePurged: 'TRAWL_ERR_MESSAGE_PURGED',
 } as const;
 
 export type GatewayErrorCode = (typeof GATEWAY_ERRORS)[keyof typeof GATEWAY_ERRORS];

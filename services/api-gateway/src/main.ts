@@ -1,3 +1,4 @@
+import { learnFeedback, learnPendingFeedback } from '@trawl/analyzers';
 import { ConfigError, diffFiles, exitWithProblems, loadConfigOrExit } from '@trawl/config';
 import { topology } from '@trawl/contracts';
 import {
@@ -6,9 +7,12 @@ import {
   createRedisCache,
   createRedisClient,
   createStore,
+  createWebhookDispatcher,
   declareTopology,
   migrate,
   packageVersion,
+  type RunningService,
+  runService,
 } from '@trawl/platform';
 import { createPluginClient, pluginTargets } from '@trawl/plugin-client';
 import type { CompiledWorkflow } from '@trawl/workflow-engine';
@@ -22,7 +26,7 @@ import { gatewayOptionsFrom } from './options.ts';
 
 const version = (): string => packageVersion(new URL('../package.json', import.meta.url));
 
-async function main(): Promise<void> {
+async function main(): Promise<RunningService> {
   const cfg = loadConfigOrExit({
     needs: { postgres: true, rabbitmq: true, redis: true, secretKey: true },
   });
@@ -87,34 +91,41 @@ async function main(): Promise<void> {
     invoker,
     logger,
     version: serviceVersion,
+    learnFeedback: (jobId) => learnFeedback(sql, jobId),
+  });
+  // Webhook deliveries (issue 17): every gateway claims due ones (FOR UPDATE SKIP LOCKED).
+  const { dispatcher: runDispatcher, ...webhookSettings } = cfg.webhooks;
+  const dispatcher = createWebhookDispatcher({
+    webhooks: store.webhooks,
+    audit: store.audit,
+    settings: webhookSettings,
+    logger: logger.child({ component: 'webhooks' }),
+    userAgent: `Trawl-Webhooks/${serviceVersion}`,
   });
   const follower = await followConfigReloads({ broker, topology: topo, configState, logger });
   await app.listen({ host: cfg.gateway.host, port: cfg.gateway.port });
+  if (runDispatcher) dispatcher.start();
+  // Feedback stored but not learnt (learning failed at the time) is learnt here, once a minute.
+  const feedbackCatchUp = setInterval(() => {
+    learnPendingFeedback(sql).catch((err: unknown) =>
+      logger.warn({ err }, 'feedback catch-up failed'),
+    );
+  }, 60_000);
+  feedbackCatchUp.unref();
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    try {
+  return {
+    logger,
+    async stop() {
+      clearInterval(feedbackCatchUp);
       await app.close();
+      await dispatcher.stop();
       await follower.cancel();
       await invoker.close();
       await broker.close();
       await cache.close();
       await sql.close();
-    } catch (err) {
-      logger.error({ err }, 'error while shutting down');
-    }
-    process.exit(0);
+    },
   };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(
-    `api-gateway failed to start: ${err instanceof Error ? err.message : String(err)}\n`,
-  );
-  process.exit(1);
-});
+void runService('api-gateway', main);

@@ -1,15 +1,23 @@
 import {
   AnalysisResult,
   AnalyzerConfigView,
+  CampaignDetail,
+  CampaignList,
   ConfigView,
+  CreateWebhook,
   Email,
+  FeedbackAnswer,
+  FeedbackRequest,
   Job,
   JobList,
+  MessageView,
   ProblemDetails,
   ReloadResponse,
   SubmitRequest,
   SubmitResponse,
   Trace,
+  UpdateWebhook,
+  Webhook,
   Workflow,
 } from '@trawl/contracts';
 import { z } from 'zod';
@@ -139,6 +147,15 @@ export function openApiDocument(version: string): Record<string, unknown> {
         TokenResponse: schema(TokenResponse),
         Health: schema(Health),
         User: schema(UserView),
+        MessageView: schema(MessageView),
+        CampaignList: schema(CampaignList),
+        CampaignDetail: schema(CampaignDetail),
+        FeedbackRequest: schema(FeedbackRequest),
+        FeedbackAnswer: schema(FeedbackAnswer),
+        CreateWebhook: schema(CreateWebhook),
+        UpdateWebhook: schema(UpdateWebhook),
+        Webhook: schema(Webhook),
+        NewWebhook: schema(Webhook.extend({ secret: z.string() })),
       },
     },
     security: [{ bearer: [] }, { internalKey: [] }],
@@ -191,6 +208,14 @@ export function openApiDocument(version: string): Record<string, unknown> {
           },
         },
       },
+      '/auth/logout': {
+        post: {
+          summary:
+            'Sign out: use up the refresh token (body or trawl_refresh cookie), clear the cookie',
+          security: [],
+          responses: { '204': { description: 'signed out' } },
+        },
+      },
       '/auth/me': {
         get: op('The caller', 'any role, internal key', {
           '200': { description: 'username and roles' },
@@ -225,6 +250,12 @@ export function openApiDocument(version: string): Record<string, unknown> {
                 schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
               },
               { name: 'cursor', in: 'query', schema: { type: 'string' } },
+              {
+                name: 'reporter',
+                in: 'query',
+                description: 'jobs of messages this address reported (reported-mail triage)',
+                schema: { type: 'string', format: 'email' },
+              },
             ],
           },
         ),
@@ -235,10 +266,23 @@ export function openApiDocument(version: string): Record<string, unknown> {
           'analyst, admin, internal key',
           { '200': { description: 'queued', ...json('SubmitResponse') } },
           {
-            parameters: [{ name: 'workflow_id', in: 'query', schema: { type: 'string' } }],
+            parameters: [
+              { name: 'workflow_id', in: 'query', schema: { type: 'string' } },
+              {
+                name: 'report',
+                in: 'query',
+                description:
+                  'true: the message is a report to a reporting mailbox; the original inside it is analysed and the reporter recorded apart (docs/mail-ingestion.md, "Reported mail")',
+                schema: { type: 'string', enum: ['true', 'false', '1', '0'] },
+              },
+            ],
             requestBody: {
               required: true,
-              content: { 'message/rfc822': { schema: { type: 'string', format: 'binary' } } },
+              content: {
+                'message/rfc822': { schema: { type: 'string', format: 'binary' } },
+                // an Outlook .msg: read as the message it holds; a malformed one is a 422
+                'application/vnd.ms-outlook': { schema: { type: 'string', format: 'binary' } },
+              },
             },
           },
           {
@@ -255,6 +299,80 @@ export function openApiDocument(version: string): Record<string, unknown> {
           { '200': { description: 'the job', ...json('Job') } },
           { parameters: [pathParam('job_id')] },
           { '404': problem('unknown job') },
+        ),
+      },
+      '/api/v1/analyze/{job_id}/message': {
+        get: op(
+          'The message of a job: headers, text, inert HTML, attachments (issue 16)',
+          'viewer, analyst, admin, internal key',
+          { '200': { description: 'the message', ...json('MessageView') } },
+          {
+            parameters: [pathParam('job_id')],
+            description:
+              "Allowed: viewer, analyst, admin, internal key. `html` is sanitized (no scripts, event handlers or remote loads; links as data-trawl-href); render it only in a sandboxed iframe with CSP `default-src 'none'; style-src 'unsafe-inline'; img-src data:`.",
+          },
+          {
+            '404': problem('unknown job'),
+            '410': problem(
+              'the body was removed by the retention purge (TRAWL_ERR_MESSAGE_PURGED)',
+            ),
+          },
+        ),
+      },
+      '/api/v1/analyze/{job_id}/message/raw': {
+        get: op(
+          'The message of a job as message/rfc822, rebuilt from what is stored',
+          'analyst, admin',
+          {
+            '200': {
+              description: 'the message',
+              content: { 'message/rfc822': { schema: { type: 'string', format: 'binary' } } },
+            },
+          },
+          { parameters: [pathParam('job_id')] },
+          {
+            '404': problem('unknown job'),
+            '410': problem(
+              'the body was removed by the retention purge (TRAWL_ERR_MESSAGE_PURGED)',
+            ),
+          },
+        ),
+      },
+      '/api/v1/campaigns': {
+        get: op(
+          'Campaigns (messages that share their lure), newest activity first',
+          'viewer, analyst, admin, internal key',
+          { '200': { description: 'a page', ...json('CampaignList') } },
+          {
+            parameters: [
+              {
+                name: 'limit',
+                in: 'query',
+                schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+              },
+              { name: 'cursor', in: 'query', schema: { type: 'string' } },
+            ],
+          },
+          { '400': problem('unknown or malformed query parameter') },
+        ),
+      },
+      '/api/v1/campaigns/{id}': {
+        get: op(
+          'One campaign and a page of its members (recipients, verdicts), newest first',
+          'viewer, analyst, admin, internal key',
+          { '200': { description: 'the campaign', ...json('CampaignDetail') } },
+          {
+            parameters: [
+              pathParam('id'),
+              {
+                name: 'limit',
+                in: 'query',
+                schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+              },
+              { name: 'cursor', in: 'query', schema: { type: 'string' } },
+            ],
+          },
+          { '400': problem('malformed query parameter'), '404': problem('unknown campaign') },
         ),
       },
       '/api/v1/config': {
@@ -311,6 +429,25 @@ export function openApiDocument(version: string): Record<string, unknown> {
           { '404': problem('unknown workflow'), '422': problem('invalid Email') },
         ),
       },
+      '/api/v1/system/stats': {
+        get: op('Jobs by hour and outcome (24 h), failing analyzers, queue depth', 'any role', {
+          '200': { description: 'statistics for the console overview' },
+        }),
+      },
+      '/api/v1/config/versions': {
+        get: op('Configuration versions run, newest first (50)', 'admin', {
+          '200': { description: 'versions' },
+        }),
+      },
+      '/api/v1/events': {
+        get: op(
+          'Server-Sent Events: job.created, job.completed, job.failed (bearer header; read with fetch)',
+          'any role',
+          { '200': { description: 'text/event-stream' } },
+          {},
+          { '503': problem('broker unavailable') },
+        ),
+      },
       '/api/v1/system/health': {
         get: op(
           'Dependencies and plugins',
@@ -318,6 +455,67 @@ export function openApiDocument(version: string): Record<string, unknown> {
           { '200': { description: 'all ok' } },
           {},
           { '503': { description: 'degraded' } },
+        ),
+      },
+      '/api/v1/analyze/{job_id}/feedback': {
+        post: op(
+          "An analyst's verdict on a completed job (replaces an earlier one; trains the classifier)",
+          'analyst, admin',
+          { '200': { description: 'stored', ...json('FeedbackAnswer') } },
+          {
+            parameters: [pathParam('job_id')],
+            requestBody: { required: true, ...json('FeedbackRequest') },
+          },
+          {
+            '404': problem('unknown job'),
+            '409': problem('the job is not completed'),
+            '422': problem('invalid feedback'),
+          },
+        ),
+      },
+      '/api/v1/webhooks': {
+        get: op('Webhook endpoints (no secrets)', 'admin', { '200': { description: 'endpoints' } }),
+        post: op(
+          'Register a webhook endpoint; the answer carries its signing secret, shown only here',
+          'admin',
+          { '201': { description: 'created', ...json('NewWebhook') } },
+          { requestBody: { required: true, ...json('CreateWebhook') } },
+          { '422': problem('invalid URL (http/https only) or event') },
+        ),
+      },
+      '/api/v1/webhooks/{id}': {
+        get: op(
+          'One webhook endpoint',
+          'admin',
+          { '200': { description: 'endpoint', ...json('Webhook') } },
+          { parameters: [pathParam('id')] },
+          { '404': problem('unknown webhook') },
+        ),
+        patch: op(
+          'Change URL, events, description or enabled (re-enabling clears the failure state)',
+          'admin',
+          { '200': { description: 'endpoint', ...json('Webhook') } },
+          {
+            parameters: [pathParam('id')],
+            requestBody: { required: true, ...json('UpdateWebhook') },
+          },
+          { '404': problem('unknown webhook'), '422': problem('invalid change') },
+        ),
+        delete: op(
+          'Remove a webhook endpoint and its pending deliveries',
+          'admin',
+          { '204': { description: 'removed' } },
+          { parameters: [pathParam('id')] },
+          { '404': problem('unknown webhook') },
+        ),
+      },
+      '/api/v1/webhooks/{id}/deliveries': {
+        get: op(
+          'Delivery log: every attempt, newest first (?limit=&cursor=)',
+          'admin',
+          { '200': { description: 'a page of attempts' } },
+          { parameters: [pathParam('id')] },
+          { '404': problem('unknown webhook') },
         ),
       },
       '/api/v1/users': {

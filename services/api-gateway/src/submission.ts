@@ -4,11 +4,13 @@ import { isPlainObject } from './plain-object.ts';
 
 const WORKFLOW_MAX = 128;
 
-/** The body of `POST /api/v1/analyze`: `{email, workflow_id?}`. */
+/** The body of `POST /api/v1/analyze`: `{email, workflow_id?, report?}`. */
 export function submissionSchema(emailSchema: EmailParser['schema']) {
   return z.object({
     email: emailSchema,
     workflow_id: z.string().min(1).max(WORKFLOW_MAX).optional(),
+    /** A report to a reporting mailbox: the original inside `email` is analysed (issue 16). */
+    report: z.boolean().optional(),
   });
 }
 
@@ -26,8 +28,8 @@ export function submissionParser(parser: EmailParser) {
       if (isPlainObject(body)) {
         const w = body.workflow_id;
         if (
-          w === undefined ||
-          (typeof w === 'string' && w.length >= 1 && w.length <= WORKFLOW_MAX)
+          body.report === undefined &&
+          (w === undefined || (typeof w === 'string' && w.length >= 1 && w.length <= WORKFLOW_MAX))
         ) {
           const e = parser.safeParse(body.email);
           if (e.success) {

@@ -1,3 +1,4 @@
+import { backoffDelay } from '@trawl/contracts';
 import { ImapFlow } from 'imapflow';
 import type { Logger } from 'pino';
 import { ImapDisconnectedError } from './errors.ts';
@@ -150,9 +151,10 @@ export class ImapSession {
   private scheduleReconnect(): void {
     if (this.closed || this.timer) return;
     this.failures += 1;
-    const initial = this.o.reconnectInitialMs ?? 500;
-    const max = this.o.reconnectMaxMs ?? 30_000;
-    const delay = Math.min(max, initial * 2 ** Math.min(this.failures - 1, 20));
+    const delay = backoffDelay(this.failures, {
+      initialMs: this.o.reconnectInitialMs ?? 500,
+      maxMs: this.o.reconnectMaxMs ?? 30_000,
+    });
     this.timer = setTimeout(() => {
       this.timer = undefined;
       if (this.closed) return;

@@ -1,11 +1,16 @@
 import { ConfigError, exitWithProblems, loadConfigOrExit } from '@trawl/config';
-import { createServiceLogger, packageVersion } from '@trawl/platform';
+import {
+  createServiceLogger,
+  packageVersion,
+  type RunningService,
+  runService,
+} from '@trawl/platform';
 import { createImapRetriever } from './create-retriever.ts';
 import { imapSettingsFromEnv } from './settings.ts';
 
 const version = (): string => packageVersion(new URL('../package.json', import.meta.url));
 
-async function main(): Promise<void> {
+async function main(): Promise<RunningService> {
   const cfg = loadConfigOrExit({
     needs: { postgres: false, rabbitmq: false, redis: false, secretKey: false },
   });
@@ -48,23 +53,7 @@ async function main(): Promise<void> {
   await service.app.listen({ host, port });
   logger.info({ port, imap: `${settings.value.host}:${settings.value.port}` }, 'listening');
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    await service
-      .stop()
-      .catch((err: unknown) => logger.error({ err: String(err) }, 'shutdown error'));
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  return { logger, stop: () => service.stop() };
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(
-    `retriever-imap failed to start: ${err instanceof Error ? err.message : String(err)}\n`,
-  );
-  process.exit(1);
-});
+void runService('retriever-imap', main);

@@ -127,9 +127,14 @@ describe('trawl analyze with several files (was refused)', () => {
     const code = await run(['analyze', 'a.eml', 'b.eml', '--wait'], h.io);
     expect(code).toBe(EXIT.phishing);
     const lines = h.out.join('').trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^FILE +JOB +STATUS +VERDICT +CONF +THREAT +ACTION$/);
-    expect(lines[1]).toMatch(/^a\.eml .*completed +not phishing +90% +none +deliver$/);
-    expect(lines[2]).toMatch(/^b\.eml .*completed +PHISHING +90% +high +quarantine$/);
+    // file, subject, verdict, phishing probability, action (issue 16), then the job to look at
+    expect(lines[0]).toMatch(/^FILE +SUBJECT +VERDICT +PROB +ACTION +JOB$/);
+    expect(lines[1]).toMatch(
+      /^a\.eml +not phishing +10% +deliver +00000000-0000-4000-8000-000000000001$/,
+    );
+    expect(lines[2]).toMatch(
+      /^b\.eml +PHISHING +90% +quarantine +00000000-0000-4000-8000-000000000002$/,
+    );
     expect(lines[3]).toBe('2 message(s): 1 phishing, 1 not phishing, 0 without a verdict');
   });
 

@@ -5,7 +5,7 @@
 import { decodeQuotedPrintable } from './quoted-printable.ts';
 
 /** libbase64 1.3's `decode`: Buffer.from stops at the first `=`, so padded segments go one by one. */
-export function decodeBase64Segments(str: string): Buffer {
+function decodeBase64Segments(str: string): Buffer {
   const padPos = str.indexOf('=');
   if (padPos >= 0 && /[a-zA-Z0-9+/\-_]/.test(str.substr(padPos))) {
     const parts: Buffer[] = [];

@@ -28,7 +28,7 @@ import {
 export type { HeaderLine } from './splitter.ts';
 
 /** One attachment as mailparser reports it, with its decoded content. */
-export interface MimeAttachment {
+interface MimeAttachment {
   filename: string | undefined;
   contentType: string | false;
   contentId: string | undefined;

@@ -15,7 +15,7 @@ import { trimEndOf } from '../trim-end.ts';
 import { libmime, type StructuredHeader } from './libs.ts';
 
 /** What mailparser's ChunkedPassthrough hands the splitter at a time. */
-export const SPLIT_CHUNK_BYTES = 64 * 1024;
+const SPLIT_CHUNK_BYTES = 64 * 1024;
 const MAX_PENDING_LINE_SIZE = 64 * 1024;
 const MAX_PENDING_LINE_CHUNKS = 1024;
 const BOUNDARY_LINE_OVERHEAD = 2 + 2 + 2 + 2;
@@ -46,7 +46,7 @@ const isFolding = (chr: string): boolean => chr === ' ' || chr === '\t';
 const normalizeKey = (key: string): string => key.toLowerCase().trim();
 
 /** mailsplit Headers#_parseHeaders: the logical header lines of a block (binary strings). */
-export function parseHeaderBlock(block: Buffer): HeaderLine[] {
+function parseHeaderBlock(block: Buffer): HeaderLine[] {
   // mailsplit's `.replace(/[\r\n]+$/, '')`, without its quadratic retries on a run of line breaks
   const rawLines = trimEndOf(block.toString('binary'), '\r\n').split(/\r?\n/);
   let i = 1;
@@ -198,7 +198,7 @@ export interface SplitSink {
   checkpoint(): void;
 }
 
-export class SplitterError extends Error {
+class SplitterError extends Error {
   readonly code = 'EMAXLEN';
 }
 

@@ -1,3 +1,4 @@
+import { backoffDelay } from '@trawl/contracts';
 import amqp, {
   type Channel,
   type ChannelModel,
@@ -237,19 +238,23 @@ export function createRabbitBroker(opts: RabbitBrokerOptions): RabbitBroker {
     rec.tag = reply.consumerTag;
   }
 
-  function scheduleAttach(rec: ConsumerRecord, delay = reconnect.initialMs): void {
+  /** Re-attaches a consumer after `failures` failed attempts (0: the first try). */
+  function scheduleAttach(rec: ConsumerRecord, failures = 0): void {
     if (rec.retryTimer) return;
-    rec.retryTimer = setTimeout(() => {
-      rec.retryTimer = null;
-      if (rec.cancelled || !conn || rec.channel) return;
-      attach(rec).catch((err) => {
-        log.warn(
-          { queue: rec.queue, err: errorInfo(err) },
-          'broker consumer could not re-attach; retrying',
-        );
-        scheduleAttach(rec, Math.min(reconnect.maxMs, delay * 2));
-      });
-    }, delay);
+    rec.retryTimer = setTimeout(
+      () => {
+        rec.retryTimer = null;
+        if (rec.cancelled || !conn || rec.channel) return;
+        attach(rec).catch((err) => {
+          log.warn(
+            { queue: rec.queue, err: errorInfo(err) },
+            'broker consumer could not re-attach; retrying',
+          );
+          scheduleAttach(rec, failures + 1);
+        });
+      },
+      backoffDelay(failures + 1, reconnect),
+    );
     rec.retryTimer.unref();
   }
 
@@ -386,9 +391,8 @@ export function createRabbitBroker(opts: RabbitBrokerOptions): RabbitBroker {
 
   function scheduleReconnect(): void {
     if (closing || reconnectTimer || connecting) return;
-    const base = Math.min(reconnect.maxMs, reconnect.initialMs * 2 ** attempt);
-    const delay = base / 2 + Math.random() * (base / 2);
     attempt++;
+    const delay = backoffDelay(attempt, { ...reconnect, jitter: 0.5 });
     reconnectTimer = setTimeout(() => {
       reconnectTimer = null;
       connecting = connectOnce()

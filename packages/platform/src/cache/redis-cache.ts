@@ -1,3 +1,4 @@
+import { backoffDelay } from '@trawl/contracts';
 import { Redis } from 'ioredis';
 import { cacheUnavailable } from '../errors.ts';
 import { errorInfo, type PlatformLogger } from '../logger.ts';
@@ -15,6 +16,8 @@ return {c, t}
 
 /** How long a cache command may wait for Redis's answer before it fails (`commandTimeoutMs`). */
 const REDIS_COMMAND_TIMEOUT_MS = 1000;
+/** Reconnect delays: 200 ms after the first failed attempt, doubling, at most 3 s. */
+const REDIS_RECONNECT = { initialMs: 200, maxMs: 3000 };
 
 /**
  * A Redis client configured to fail fast while Redis is down (callers fall back or answer 503).
@@ -50,7 +53,7 @@ export function createRedisClient(
       commandTimeout: timeoutMs,
       socketTimeout: timeoutMs,
       connectTimeout: 5000,
-      retryStrategy: (times) => Math.min(100 * 2 ** Math.min(times, 5), 3000),
+      retryStrategy: (times) => backoffDelay(times + 1, REDIS_RECONNECT),
       ...(opts.connectionName === undefined ? {} : { connectionName: opts.connectionName }),
       ...(opts.autoPipelining === true ? { enableAutoPipelining: true } : {}),
     }),

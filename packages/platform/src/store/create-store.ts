@@ -1,13 +1,17 @@
 import { createAuditRepository } from './audit-repository.ts';
+import { createCampaignRepository } from './campaign-repository.ts';
 import { createClassifierRepository } from './classifier-repository.ts';
 import { createConfigVersionRepository } from './config-version-repository.ts';
+import { createFeedbackRepository } from './feedback-repository.ts';
 import type { JobInsertBatchOptions } from './job-insert-batch.ts';
 import { createJobRepository } from './job-repository.ts';
+import { createMessageRepository } from './message-repository.ts';
 import { createRefreshTokenRepository } from './refresh-token-repository.ts';
 import type { Store } from './repositories.ts';
 import { createSenderHistoryRepository } from './sender-history-repository.ts';
 import type { SqlClient } from './types.ts';
 import { createUserRepository } from './user-repository.ts';
+import { createWebhookRepository } from './webhook-repository.ts';
 
 export interface StoreOptions {
   /** Group commit of job inserts (ADR 005); defaults: 64 rows, 8 MiB of Email text. */
@@ -28,5 +32,9 @@ export function createStore(sql: SqlClient, opts: StoreOptions = {}): Store {
     configVersions: createConfigVersionRepository(sql),
     senders: createSenderHistoryRepository(sql),
     classifier: createClassifierRepository(sql),
+    messages: createMessageRepository(sql),
+    campaigns: createCampaignRepository(sql),
+    feedback: createFeedbackRepository(sql),
+    webhooks: createWebhookRepository(sql),
   };
 }

@@ -26,7 +26,7 @@ const COLUMNS = [
 
 /**
  * Indexes the search terms of the jobs the statement changed (job search, issue 16): the terms the
- * caller computed (`kind:value`) and the row's workflow and submitter.
+ * caller computed (`kind:value`) and the row's workflow, submitter and reporter (origin.report).
  */
 const INDEX_TERMS = `, indexed AS (
       INSERT INTO job_terms (kind, value, created_at, job_id)
@@ -35,9 +35,43 @@ const INDEX_TERMS = `, indexed AS (
         SELECT jsonb_array_elements_text(COALESCE(d.terms, '[]'::jsonb)) AS t
         UNION ALL SELECT 'wf:' || left(d.workflow_id, 200)
         UNION ALL SELECT 'by:' || left(d.submitted_by, 200) WHERE d.submitted_by IS NOT NULL
+        UNION ALL SELECT 'reporter:' || left(lower(d.origin->'report'->>'reporter'), 200)
+          WHERE d.origin->'report'->>'reporter' IS NOT NULL
       ) x
       WHERE strpos(x.t, ':') > 1
       ON CONFLICT DO NOTHING
+    )`;
+
+/**
+ * Webhook events of the jobs the statement changed (issue 17): `job.completed` or `job.failed`,
+ * and `verdict.phishing` for a phishing verdict, each stored with one delivery per enabled endpoint
+ * subscribed to it, in the same statement as the job's result: a finished job's events cannot be
+ * lost (no window between the result and the outbox). With no subscribed endpoint, nothing is
+ * written (one lookup of a small table per row).
+ */
+const WEBHOOK_EVENTS = `, hook_events AS (
+      INSERT INTO webhook_events (id, type, payload)
+      SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), x.type,
+        jsonb_build_object('type', x.type,
+          'timestamp', to_char(d.completed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+          'data', jsonb_strip_nulls(jsonb_build_object(
+            'job_id', d.job_id, 'email_id', d.email_id, 'workflow', d.workflow_id,
+            'status', d.status, 'submitted_by', d.submitted_by,
+            'created_at', to_char(d.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+            'completed_at', to_char(d.completed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+            'result', CASE WHEN d.status = 'completed' THEN d.result - 'evidence' END,
+            'error', CASE WHEN d.status = 'failed' THEN d.error END)))
+      FROM done d, LATERAL (
+        SELECT 'job.' || d.status AS type
+        UNION ALL SELECT 'verdict.phishing'
+          WHERE d.status = 'completed' AND (d.result ->> 'is_phishing') = 'true'
+      ) x
+      WHERE EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.enabled AND x.type = ANY (e.events))
+      RETURNING id, type
+    ), hook_deliveries AS (
+      INSERT INTO webhook_deliveries (event_id, endpoint_id)
+      SELECT h.id, e.id FROM hook_events h
+      JOIN webhook_endpoints e ON e.enabled AND h.type = ANY (e.events)
     )`;
 
 /**
@@ -46,7 +80,8 @@ const INDEX_TERMS = `, indexed AS (
  * of its jobs the statement holds, in address order so that concurrent statements lock rows in one
  * order).
  */
-function buildFinishSql(n: number, senders: boolean): string {
+/** `webhooks: false` leaves the webhook events out (only bench/webhooks measures it so). */
+export function buildFinishSql(n: number, senders: boolean, webhooks = true): string {
   const record = senders
     ? `, recorded AS (${senderUpsertSql(`SELECT address, min(domain), min(seen_at), max(seen_at), count(*), sum(phishing)
          FROM done WHERE address IS NOT NULL GROUP BY address ORDER BY address`)})`
@@ -64,14 +99,16 @@ function buildFinishSql(n: number, senders: boolean): string {
       FROM v WHERE j.job_id = v.job_id AND j.status IN ('queued', 'processing')
       RETURNING j.job_id, j.email_id, j.workflow_id, j.created_at, j.started_at, j.completed_at,
         CASE WHEN v.trace IS NULL THEN j.trace END AS kept_trace,
-        v.address, v.domain, v.seen_at, v.phishing, v.terms, j.submitted_by
-    )${INDEX_TERMS}${record}
-    SELECT job_id, email_id, workflow_id, created_at, started_at, completed_at, kept_trace FROM done`;
+        v.address, v.domain, v.seen_at, v.phishing, v.terms, j.submitted_by, j.origin, j.status,
+        j.result, j.error
+    )${INDEX_TERMS}${webhooks ? WEBHOOK_EVENTS : ''}${record}
+    SELECT job_id, email_id, workflow_id, created_at, started_at, completed_at, kept_trace,
+      origin->'report' AS report FROM done`;
 }
 const withSendersSql = memoByRows((n) => buildFinishSql(n, true));
 const jobsOnlySql = memoByRows((n) => buildFinishSql(n, false));
 
-function pushParams(params: unknown[], f: JobFinish, withSender: boolean): void {
+export function pushParams(params: unknown[], f: JobFinish, withSender: boolean): void {
   const o = f.outcome;
   const sender = withSender && f.sender ? f.sender : undefined;
   const k = sender ? senderKey(sender.address) : undefined;
@@ -97,6 +134,8 @@ interface Row {
   started_at: unknown;
   completed_at: unknown;
   kept_trace: unknown;
+  /** `jobs.origin.report` (reported mail, issue 16), or null. */
+  report: unknown;
 }
 
 /** The stored job, as `jobs.get` would read it back: the row's columns and what was written. */
@@ -115,6 +154,7 @@ function jobOf(f: JobFinish, r: Row): Job {
   else job.error = o.error;
   if (o.trace !== undefined) job.trace = o.trace;
   else if (r.kept_trace !== null && r.kept_trace !== undefined) job.trace = json(r.kept_trace);
+  if (r.report !== null && r.report !== undefined) job.report = json(r.report);
   return job;
 }
 

@@ -1,4 +1,4 @@
-import type { AnalysisResult, Job, JobError, JobStatus, Trace } from '@trawl/contracts';
+import type { AnalysisResult, Job, JobError, JobReport, JobStatus, Trace } from '@trawl/contracts';
 import { JOB_STATUSES } from '@trawl/contracts';
 import { badCursor } from '../errors.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
@@ -21,15 +21,17 @@ interface JobRow {
   started_at: unknown;
   completed_at: unknown;
   cursor_ts?: string;
+  /** `jobs.origin.report` (reported mail, issue 16), or null. */
+  report?: unknown;
 }
 
 const COLUMNS = `job_id, email_id, workflow_id, status, result, error, trace, created_at, started_at,
-  completed_at, ${CURSOR_TS} AS cursor_ts`;
+  completed_at, ${CURSOR_TS} AS cursor_ts, origin->'report' AS report`;
 
 /** A listed job's result leaves its evidence out (one job's read has it): pages stay small. */
 const LIST_COLUMNS = `j.job_id, j.email_id, j.workflow_id, j.status, j.result - 'evidence' AS result,
   j.error, j.trace,
-  j.created_at, j.started_at, j.completed_at,
+  j.created_at, j.started_at, j.completed_at, j.origin->'report' AS report,
   to_char(j.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_ts`;
 
 /** `kind:value` → [kind, value]. */
@@ -51,6 +53,7 @@ function toJob(r: JobRow): Job {
   if (r.status === 'completed' && r.result !== null) job.result = json<AnalysisResult>(r.result);
   if (r.status === 'failed' && r.error !== null) job.error = json<JobError>(r.error);
   if (r.trace !== null) job.trace = json<Trace>(r.trace);
+  if (r.report !== null && r.report !== undefined) job.report = json<JobReport>(r.report);
   return job;
 }
 
@@ -97,6 +100,10 @@ export function createJobRepository(
       });
       if (status !== undefined) where.push(`j.status = ${p(status)}`);
       if (f.email_id !== undefined) where.push(`j.email_id = ${p(f.email_id)}`);
+      if (f.no_feedback) {
+        where.push(`NOT EXISTS (SELECT 1 FROM job_feedback fb WHERE fb.job_id = ${t}.job_id
+          AND fb.source = 'analyst')`);
+      }
       if (f.since !== undefined) where.push(`${t}.created_at >= ${p(f.since)}::timestamptz`);
       if (f.until !== undefined) where.push(`${t}.created_at < ${p(f.until)}::timestamptz`);
       if (q.cursor !== undefined) {

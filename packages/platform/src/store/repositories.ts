@@ -5,6 +5,7 @@ import type {
   JobError,
   JobSearchFilters,
   JobStatus,
+  StoredJobOrigin,
   Trace,
 } from '@trawl/contracts';
 
@@ -24,7 +25,11 @@ export interface NewJob {
    */
   email_json?: string;
   submitted_by?: string;
-  origin?: { retriever: string; message_id: string };
+  /**
+   * Where it came from (`jobs.origin`): the retriever and its message id, and for a reported message
+   * the report (`origin.report`, issue 16; indexed as the `reporter` search term when it finishes).
+   */
+  origin?: StoredJobOrigin;
 }
 
 export interface JobPage {
@@ -266,4 +271,12 @@ export interface Store {
   configVersions: ConfigVersionRepository;
   senders: SenderHistoryRepository;
   classifier: import('./classifier-repository.ts').ClassifierRepository;
+  /** The message view's read of a job (issue 16). */
+  messages: import('./message-repository.ts').MessageRepository;
+  /** Campaigns: jobs grouped by a shared lure (issue 16). */
+  campaigns: import('./campaign-repository.ts').CampaignRepository;
+  /** Feedback on verdicts (issue 17). */
+  feedback: import('./feedback-repository.ts').FeedbackRepository;
+  /** Webhook endpoints and their durable deliveries (issue 17). */
+  webhooks: import('./webhook-repository.ts').WebhookRepository;
 }

@@ -15,3 +15,9 @@ export {
 export { type TestBroker, testBroker } from './test-broker.ts';
 export { deleteByPrefix, type TestRedis, testRedis } from './test-redis.ts';
 export { type TestSchema, testSchema } from './test-schema.ts';
+export {
+  type ReceivedWebhook,
+  startWebhookReceiver,
+  type WebhookReceiver,
+  webhookConformance,
+} from './webhook-conformance.ts';

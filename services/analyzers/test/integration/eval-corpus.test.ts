@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { corpusDir, findRepoRoot } from '@trawl/config';
+import { findRepoRoot } from '@trawl/config';
 import { describe, expect, it } from 'vitest';
+import { sharedCorpus } from '../../../../test/support/require-component.ts';
 
 const root = findRepoRoot();
-const corpus = corpusDir(root);
+const corpus = sharedCorpus();
 
 describe.skipIf(corpus === null)('pnpm eval on the shared corpus', () => {
   it('runs the default workflow and ends with the figures line', () => {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { backoffDelay } from '@trawl/contracts';
 import type { Cache } from '@trawl/platform';
 
 /**
@@ -39,7 +40,8 @@ export function createLoginThrottle(opts: {
       const k = id(username, address);
       const { count } = await opts.cache.hit(`login:fail:${k}`, windowMs);
       if (count < free) return;
-      const seconds = Math.min(maxSeconds, 2 ** Math.min(30, count - free));
+      // 1 s at the first failure past the free ones, doubling, at most maxSeconds
+      const seconds = backoffDelay(count - free + 1, { initialMs: 1, maxMs: maxSeconds });
       await opts.cache.set(`login:lock:${k}`, String(now() + seconds * 1000), seconds);
     },
     async succeeded(username, address) {

@@ -4,13 +4,19 @@ import {
   type Email,
   EnvelopeAddress,
   Job,
+  type JobReport,
   JobSearchQuery,
   parseWith,
   type SubmitResponse,
   searchFiltersOf,
   type ValidationProblem,
 } from '@trawl/contracts';
-import { parseRawEmail } from '@trawl/mail';
+import {
+  isOutlookMsg,
+  OUTLOOK_MSG_CONTENT_TYPE,
+  outlookMsgToEml,
+  parseRawEmail,
+} from '@trawl/mail';
 import { createRequestBatcher } from '@trawl/platform';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -26,11 +32,17 @@ import {
   ValidationError,
 } from '../errors.ts';
 import { keepJsonText } from '../plugins/json-text.ts';
+import { ReportFlag, reportedEmail } from '../report-intake.ts';
 import { submissionParser } from '../submission.ts';
+import { withFeedback } from './feedback.ts';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const RawQuery = z.object({ workflow_id: z.string().min(1).max(128).optional() });
+const RawQuery = z.object({
+  workflow_id: z.string().min(1).max(128).optional(),
+  /** The message is a report to a reporting mailbox: its original is analysed (issue 16). */
+  report: ReportFlag.optional(),
+});
 
 export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
   const submission = submissionParser(ctx.emailParser);
@@ -54,6 +66,7 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
     source: 'json' | 'raw',
     origin?: { retriever: string; message_id: string },
     sent?: SentEmail,
+    report?: JobReport,
   ): Promise<SubmitResponse> {
     const snapshot = ctx.configState.current();
     const workflowId = workflowIdIn ?? snapshot.files.service.workflow.default_workflow_id;
@@ -66,6 +79,8 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
     // The id (@trawl/mail's emailId) and the row's JSON text (the body's own, when it can be).
     const { id: eid, json: emailJson } = serializeEmail(email, sent);
     const submittedBy = actorOf(request);
+    // jobs.origin: the retriever (verdict callbacks) and, for a report, the report (issue 16)
+    const stored = origin || report ? { ...origin, ...(report ? { report } : {}) } : undefined;
     try {
       await ctx.store.jobs.create({
         job_id: jobId,
@@ -74,7 +89,7 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
         email,
         email_json: emailJson,
         ...(submittedBy ? { submitted_by: submittedBy } : {}),
-        ...(origin ? { origin } : {}),
+        ...(stored ? { origin: stored } : {}),
       });
     } catch (err) {
       request.log.warn({ err }, 'job row could not be stored');
@@ -122,6 +137,21 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
     };
   }
 
+  /**
+   * A completed job with the campaign it is in (issue 16), read at every request: the campaign
+   * grows after the job is cached. Best effort: without the database, the job as it is.
+   */
+  async function withCampaign(job: Job, request: FastifyRequest): Promise<Job> {
+    if (job.status !== 'completed') return job;
+    try {
+      const campaign = await ctx.store.campaigns.forJob(job.job_id);
+      return campaign ? { ...job, campaign } : job;
+    } catch (err) {
+      request.log.warn({ err }, 'could not read the campaign of the job');
+      return job;
+    }
+  }
+
   return async (app) => {
     keepJsonText(app);
     app.post(
@@ -131,6 +161,23 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
         const body = request.body ?? {};
         const parsed = parseWith(submission, body);
         if (!parsed.ok) throw new ValidationError(parsed.problems, 'the submission is not valid');
+        if (parsed.value.report) {
+          // a report: its original is analysed, the report recorded apart (issue 16)
+          const r = await reportedEmail(
+            parsed.value.email,
+            { limits: ctx.config.limits, maxBytes: ctx.config.limits.rawMessageBytes },
+            ctx.now(),
+          );
+          return submit(
+            request,
+            r.email,
+            parsed.value.workflow_id,
+            'json',
+            undefined,
+            undefined,
+            r.report,
+          );
+        }
         const sent =
           request.jsonText === null
             ? undefined
@@ -148,7 +195,8 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
 
     app.register(async (raw) => {
       raw.addContentTypeParser(
-        ['message/rfc822', 'application/octet-stream'],
+        // an Outlook .msg (application/vnd.ms-outlook) is read as the message it holds
+        ['message/rfc822', 'application/octet-stream', OUTLOOK_MSG_CONTENT_TYPE],
         { parseAs: 'buffer', bodyLimit: ctx.config.limits.rawMessageBytes },
         (_req, body, done) => done(null, body),
       );
@@ -171,11 +219,29 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
           // _UNPARSEABLE, with problems) or 413 (TRAWL_ERR_MAIL_TOO_LARGE); the error handler maps them.
           const origin = originOf(request);
           const to = envelopeToOf(request);
-          const email = await parseRawEmail(request.body, {
+          // An Outlook .msg (CFB signature, whatever the type said) becomes the RFC 822 message it
+          // holds; a malformed one is a 422 (TRAWL_ERR_MAIL_UNPARSEABLE), never a crash.
+          const bytes = isOutlookMsg(request.body) ? outlookMsgToEml(request.body) : request.body;
+          const parseOpts = {
             limits: ctx.config.limits,
             maxBytes: ctx.config.limits.rawMessageBytes,
+          };
+          const email = await parseRawEmail(bytes, {
+            ...parseOpts,
             ...(to ? { envelope: { to } } : {}),
           });
+          if (q.value.report) {
+            const r = await reportedEmail(email, parseOpts, ctx.now());
+            return submit(
+              request,
+              r.email,
+              q.value.workflow_id,
+              'raw',
+              origin,
+              undefined,
+              r.report,
+            );
+          }
           return submit(request, email, q.value.workflow_id, 'raw', origin);
         },
       );
@@ -192,7 +258,9 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
           const cached = await ctx.cache.get(`job:${id}`);
           if (cached) {
             const r = Job.safeParse(JSON.parse(cached));
-            if (r.success) return r.data;
+            if (r.success) {
+              return await withFeedback(ctx, await withCampaign(r.data, request), request);
+            }
           }
         } catch (err) {
           request.log.warn({ err }, 'cache read failed; reading the database');
@@ -208,7 +276,7 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
           );
         }
         if (!job) throw new NotFoundError(`job ${jobId}`);
-        return job;
+        return withFeedback(ctx, await withCampaign(job, request), request);
       },
     );
 

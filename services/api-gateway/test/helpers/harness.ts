@@ -12,7 +12,7 @@ import { buildApp } from '../../src/app.ts';
 import { hashPassword } from '../../src/auth/passwords.ts';
 import { loadSnapshot } from '../../src/config-loader.ts';
 import { type ConfigState, createConfigState } from '../../src/config-state.ts';
-import type { PluginInvoker } from '../../src/deps.ts';
+import type { GatewayDeps, PluginInvoker } from '../../src/deps.ts';
 import { defaultGatewayOptions, type GatewayOptions } from '../../src/options.ts';
 
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
@@ -78,6 +78,8 @@ export async function startGateway(
     cfg?: ReturnType<typeof configDir>;
     invoker?: PluginInvoker;
     logger?: Logger;
+    /** Optional dependencies of the app (feedback learning, issue 17). */
+    deps?: Pick<GatewayDeps, 'learnFeedback'>;
   } = {},
 ): Promise<Gateway> {
   const cfg = opts.cfg ?? configDir();
@@ -105,6 +107,7 @@ export async function startGateway(
     configState,
     invoker: opts.invoker ?? fakeInvoker,
     ...(opts.logger ? { logger: opts.logger } : {}),
+    ...opts.deps,
     version: '0.1.0-test',
   });
   await app.ready();

@@ -505,15 +505,16 @@ describe('api-gateway on PostgreSQL, Redis and RabbitMQ', () => {
       expect(r.statusCode, r.body).toBe(200);
       const job = await p.store.jobs.get(r.json().job_id);
       expect(job?.workflow).toBe('quick');
-      const noRecipient = RAW_MESSAGE.replace('To: alice@example.org\r\n', '');
+      // no sender anywhere: it cannot become an Email (no recipient is no longer a refusal, issue 16)
+      const noSender = RAW_MESSAGE.replace(/^From: [^\r\n]*\r\n/m, '');
       const bad = await app.inject({
         method: 'POST',
         url: '/api/v1/analyze/raw',
         headers: { ...bearer(tok.analyst!), 'content-type': 'message/rfc822' },
-        payload: noRecipient,
+        payload: noSender,
       });
       const b = expectProblem(bad, 422);
-      expect(JSON.stringify(b.errors)).toContain('recipients');
+      expect(JSON.stringify(b.errors)).toContain('sender');
       const wrongType = await app.inject({
         method: 'POST',
         url: '/api/v1/analyze/raw',
@@ -584,13 +585,20 @@ describe('api-gateway on PostgreSQL, Redis and RabbitMQ', () => {
         [bySvc.json().job_id],
       );
       expect(rows[0]?.to).toBe('reports@example.org');
+      // a user's header is ignored: the Bcc copy is analysed with the undisclosed placeholder
+      // (issue 16: it was a 422)
       const byUser = await app.inject({
         method: 'POST',
         url: '/api/v1/analyze/raw',
         headers: { ...bearer(tok.analyst!), 'content-type': 'message/rfc822', ...envelope },
         payload: bcc,
       });
-      expectProblem(byUser, 422);
+      expect(byUser.statusCode, byUser.body).toBe(200);
+      const user = await p.store.sql.query<{ to: string }>(
+        `SELECT (email::jsonb)->'headers'->'recipients'->>0 AS to FROM jobs WHERE job_id = $1`,
+        [byUser.json().job_id],
+      );
+      expect(user.rows[0]?.to).toBe('undisclosed-recipients@undisclosed.invalid');
     });
 
     it('reads a job from the cache first, then the database; 404 for unknown and non-UUID ids', async () => {

@@ -1,13 +1,13 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findRepoRoot } from '@trawl/config';
 import { Email } from '@trawl/contracts';
 import { emailId, parseRawEmail } from '@trawl/mail';
 import { describe, expect, it } from 'vitest';
+import { sharedCorpus } from '../../../../test/support/require-component.ts';
 import { serializeEmail, submittedEmailJson } from '../../src/email-json.ts';
 import { sampleEmail } from '../fixtures/email.ts';
 
-const CORPUS = join(findRepoRoot(), '..', 'shared', 'corpus');
+const CORPUS = sharedCorpus() ?? '';
 
 function check(email: Email): void {
   const s = serializeEmail(email);
@@ -59,7 +59,7 @@ describe('serializeEmail', () => {
     check(e);
   });
 
-  it.skipIf(!existsSync(CORPUS))('gives emailId and the JSON on 80 corpus messages', async () => {
+  it.skipIf(CORPUS === '')('gives emailId and the JSON on 80 corpus messages', async () => {
     const files: string[] = [];
     for (const kind of ['phishing', 'ham']) {
       const d = join(CORPUS, kind);

@@ -1,6 +1,11 @@
 import type { RecommendedAction } from '@trawl/contracts';
 import { dovecotAvailable } from '@trawl/retriever-imap/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  DOVECOT_HINT,
+  requireComponent,
+  sharedCorpus,
+} from '../../../../test/support/require-component.ts';
 import { buildMailOrchestrator, type MailOrchestrator } from '../../src/index.ts';
 import {
   type CorpusMessage,
@@ -13,7 +18,8 @@ import {
   waitFor,
 } from './stack.ts';
 
-const corpus = corpusSample(60);
+const corpus = sharedCorpus() === null ? null : corpusSample(60);
+const dovecot = requireComponent('Dovecot', dovecotAvailable(), DOVECOT_HINT);
 const VERDICT_KEYWORDS = ['$Phishing', '$TrawlReview', '$TrawlClean', '$TrawlUnanalyzed'];
 
 /** Where each verdict puts a message, and the keyword it carries (a failed job: held). */
@@ -34,7 +40,7 @@ function expectedPlace(
   }
 }
 
-describe.skipIf(!dovecotAvailable() || !corpus)(
+describe.skipIf(!dovecot || !corpus)(
   'mail ingestion end to end (Dovecot, PostgreSQL, Redis, RabbitMQ)',
   () => {
     let stack: Stack;

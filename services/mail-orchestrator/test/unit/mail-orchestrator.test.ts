@@ -8,7 +8,6 @@ import { createMemoryBroker, createMemoryCache, declareTopology } from '@trawl/p
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  backoffDelay,
   buildMailOrchestrator,
   contentHash,
   type MailOrchestrator,
@@ -57,15 +56,6 @@ describe('message keys', () => {
     const phish = rawMessage(1, { body: 'Your account is locked: http://login.example.bad/' });
     expect(messageIdOf(Buffer.from(benign))).toBe(messageIdOf(Buffer.from(phish)));
     expect(messageKey(Buffer.from(phish)).key).not.toBe(messageKey(Buffer.from(benign)).key);
-  });
-});
-
-describe('backoff', () => {
-  it('grows exponentially and is capped', () => {
-    const o = { initialMs: 100, maxMs: 1000 };
-    expect([0, 1, 2, 3, 4, 5, 9].map((n) => backoffDelay(n, o))).toEqual([
-      0, 100, 200, 400, 800, 1000, 1000,
-    ]);
   });
 });
 
