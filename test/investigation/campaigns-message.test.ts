@@ -356,4 +356,53 @@ describe('message view and campaigns on PostgreSQL, Redis and RabbitMQ', () => {
     expect(job.result?.is_phishing).toBe(true);
     expect(job.result?.evidence?.message.to).toEqual(['bob@corp.example']);
   });
+  it('makes one campaign of many reports of one original, even a clean-looking one, with its reporters', async () => {
+    // the original: nothing the test analyzer calls phishing
+    const original = rawMessage({
+      from: 'events@venue-tickets.example',
+      to: 'staff@corp.example',
+      subject: 'Your tickets for Friday',
+      text: 'Your tickets for Friday are ready: collect them at https://tickets-collect.example/t?id=77 before the doors open at eight.',
+    });
+    const reportOf = (reporter: string) =>
+      [
+        `From: ${reporter}`,
+        'To: phishing-reports@corp.example',
+        'Subject: Fwd: Your tickets for Friday',
+        'Date: Tue, 03 Nov 2026 11:00:00 +0000',
+        `Message-ID: <${randomUUID()}@corp.example>`,
+        'MIME-Version: 1.0',
+        'Content-Type: multipart/mixed; boundary="r1"',
+        '',
+        '--r1',
+        'Content-Type: text/plain; charset=utf-8',
+        '',
+        'This looks odd to me.',
+        '--r1',
+        'Content-Type: message/rfc822',
+        'Content-Disposition: attachment; filename="original.eml"',
+        '',
+        original,
+        '--r1--',
+        '',
+      ].join('\r\n');
+    const ids: string[] = [];
+    for (const reporter of ['erin@corp.example', 'frank@corp.example']) {
+      const r = await gw.app.inject({
+        method: 'POST',
+        url: '/api/v1/analyze/raw?report=true',
+        headers: { ...bearer(analyst), 'content-type': 'message/rfc822' },
+        payload: reportOf(reporter),
+      });
+      expect(r.statusCode).toBe(200);
+      const id = r.json().job_id as string;
+      ids.push(id);
+      await waitFor(async () => (await get(id)).status === 'completed', 20_000);
+    }
+    const [a, b] = await Promise.all(ids.map((id) => get(id)));
+    expect(a?.result?.is_phishing).toBe(false);
+    expect(a?.campaign).toBeDefined();
+    expect(b?.campaign?.id).toBe(a?.campaign?.id);
+    expect(b?.campaign).toMatchObject({ size: 2, reporters: 2 });
+  });
 });

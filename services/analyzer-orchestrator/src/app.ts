@@ -534,7 +534,8 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
       await d.nack({ requeue: true }).catch(() => undefined);
       return;
     }
-    // Campaigns (issue 16): a suspicious job joins the campaign whose lure it shares (best effort).
+    // Campaigns (issue 16): a suspicious or reported job joins the campaign whose lure it shares
+    // (best effort).
     if (store.campaigns && outcome.status === 'completed') {
       await recordCampaign(
         { campaigns: store.campaigns, sql: store.sql },
@@ -542,6 +543,7 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
         email,
         outcome.result,
         jlog,
+        finished.job.report !== undefined,
       );
     }
     await d.ack();

@@ -350,7 +350,10 @@ export interface CampaignDeps {
 
 /**
  * Groups a finished job: computes its lure, asks the store to assign it, and announces a campaign
- * that gained members. Best effort: a failure is logged, the job's verdict is stored already.
+ * that gained members. Suspicious jobs are grouped, and reported ones whatever their verdict (many
+ * reports of one original make one campaign with many reporters, even when the original looks
+ * clean: that many people found it suspect is the finding). Best effort: a failure is logged, the
+ * job's verdict is stored already.
  */
 export async function recordCampaign(
   deps: CampaignDeps,
@@ -358,9 +361,10 @@ export async function recordCampaign(
   email: Email,
   result: AnalysisResult,
   log: Logger,
+  reported = false,
 ): Promise<void> {
   const evidence = result.evidence;
-  if (!evidence || !isSuspicious(result)) return;
+  if (!evidence || (!isSuspicious(result) && !reported)) return;
   try {
     const lure = lureOf(email, evidence);
     if (lure.keys.length === 0) return;
