@@ -125,12 +125,31 @@ export const EvidenceAttachment = z.object({
 });
 export type EvidenceAttachment = z.infer<typeof EvidenceAttachment>;
 
+/**
+ * How the verdict's score was made, when a scorer made it: the log-odds each symbol added, in which
+ * group, and what each group counted after its cap (the scorer's own analyzer_details).
+ */
+export const EvidenceScore = z.object({
+  /** The analyzer that scored (`stage.analyzer`). */
+  by: z.string(),
+  probability: z.number(),
+  log_odds: z.number(),
+  bias: z.number(),
+  contributions: z
+    .array(z.object({ symbol: z.string(), weight: z.number(), group: z.string().optional() }))
+    .max(30),
+  groups: z.record(z.string(), z.object({ sum: z.number(), counted: z.number() })),
+});
+export type EvidenceScore = z.infer<typeof EvidenceScore>;
+
 export const Evidence = z.object({
   message: EvidenceMessage,
   received: EvidenceReceived,
   auth: EvidenceAuth,
   urls: z.array(EvidenceUrl).max(EVIDENCE_LIMITS.urls),
   attachments: z.array(EvidenceAttachment).max(EVIDENCE_LIMITS.attachments),
+  /** The score by symbol and group, when a scorer made the verdict. */
+  score: EvidenceScore.optional(),
   /** How many items of a list were left out by the caps. */
   truncated: z.record(z.string(), z.number().int().nonnegative()).optional(),
 });

@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
 import { readAuthResults } from '@trawl/analyzers';
 import {
+  type AnalysisContext,
   type AnalysisResult,
   type Email,
   EVIDENCE_LIMITS,
   type Evidence,
   type EvidenceAttachment,
   type EvidenceRef,
+  EvidenceScore,
   type EvidenceUrl,
   type Indicator,
   type ReceivedHop,
@@ -382,6 +384,32 @@ export function withEvidence(result: AnalysisResult, ev: Evidence): AnalysisResu
   return { ...result, indicators, evidence: ev };
 }
 
+const finite = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+
+/**
+ * The score by symbol and group of the last stage whose analyzer answered one (the scorer's
+ * analyzer_details: contributions, groups, log_odds, bias), or undefined when none did.
+ */
+export function scoreOf(context: AnalysisContext): EvidenceScore | undefined {
+  let found: EvidenceScore | undefined;
+  for (const [stage, sc] of Object.entries(context)) {
+    for (const [id, a] of Object.entries(sc.analyzers)) {
+      const d = a.analyzer_details;
+      if (!Array.isArray(d.contributions) || !finite(d.log_odds)) continue;
+      const candidate = EvidenceScore.safeParse({
+        by: `${stage}.${id}`,
+        probability: finite(d.probability) ? d.probability : 0,
+        log_odds: d.log_odds,
+        bias: finite(d.bias) ? d.bias : 0,
+        contributions: d.contributions.slice(0, 30),
+        groups: d.groups ?? {},
+      });
+      if (candidate.success) found = candidate.data;
+    }
+  }
+  return found;
+}
+
 /**
  * The outcome of a run with its evidence (a completed one: in its result) and the job's search
  * terms. Evidence is best effort: when building it throws (a bug), the outcome is kept as it is and
@@ -395,7 +423,8 @@ export function attachEvidence(
   try {
     const ev = buildEvidence(email, opts);
     if (outcome.status === 'completed') {
-      const result = withEvidence(outcome.result, ev);
+      const score = scoreOf(outcome.context);
+      const result = withEvidence(outcome.result, score ? { ...ev, score } : ev);
       return { outcome: { ...outcome, result }, terms: searchTermsOf(ev, result) };
     }
     return { outcome, terms: searchTermsOf(ev) };

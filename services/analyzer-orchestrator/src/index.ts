@@ -30,7 +30,13 @@ export {
 } from './config-snapshot.ts';
 export { createEngineDeps, type EngineDepsOptions } from './engine-deps.ts';
 export { ORCHESTRATOR_ERROR_CODES } from './errors.ts';
-export { attachEvidence, buildEvidence, type EvidenceOptions, withEvidence } from './evidence.ts';
+export {
+  attachEvidence,
+  buildEvidence,
+  type EvidenceOptions,
+  scoreOf,
+  withEvidence,
+} from './evidence.ts';
 export { createJobRunner, type JobRunner, type JobRunnerDeps } from './job-runner.ts';
 export { createMetrics, type OrchestratorMetrics } from './metrics.ts';
 export {

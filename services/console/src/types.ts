@@ -5,7 +5,18 @@ export interface Indicator {
   confidence: number;
   evidence?: { kind: string; index?: number; name?: string };
 }
+/** How a scorer made the verdict: each symbol's log-odds and what each group counted (capped). */
+export interface EvidenceScore {
+  by: string;
+  probability: number;
+  log_odds: number;
+  bias: number;
+  contributions: { symbol: string; weight: number; group?: string }[];
+  groups: Record<string, { sum: number; counted: number }>;
+}
+
 export interface Evidence {
+  score?: EvidenceScore;
   message: {
     subject: string;
     from: { address: string; display_name?: string };
@@ -103,7 +114,8 @@ export interface Job {
     by: string;
     at: string;
   } | null;
-  campaign?: { id: string; size: number; recipients: string[]; reporters?: string[] } | null;
+  /** Counts: messages, distinct recipients and reporters of the campaign (absent: none). */
+  campaign?: { id: string; size: number; recipients: number; reporters: number };
 }
 export interface JobList {
   items: Job[];

@@ -35,16 +35,16 @@ let pixelHits = 0;
 let pixel: Server;
 let pixelUrl = '';
 
-function phishingEml(imageUrl: string): string {
+function phishingEml(imageUrl: string, to = 'alice@example.org', n = 1): string {
   return [
     'Received: from mail.paypa1-secure.example (mail.paypa1-secure.example [203.0.113.7])',
     '\tby mx.example.org with ESMTP id 1A2B3C; Fri, 27 Nov 2026 08:59:58 +0000',
     'From: "PayPal Security" <security@paypa1-secure.example>',
     'Reply-To: billing-desk@freemail-reply.example',
-    'To: alice@example.org',
+    `To: ${to}`,
     'Subject: Urgent: your account has been suspended',
     'Date: Fri, 27 Nov 2026 09:00:00 +0000',
-    'Message-ID: <console-test-1@paypa1-secure.example>',
+    `Message-ID: <console-test-${n}@paypa1-secure.example>`,
     'MIME-Version: 1.0',
     'Content-Type: multipart/alternative; boundary="b1"',
     '',
@@ -230,20 +230,31 @@ describe.skipIf(!haveChromium)('the web console in a real browser', { timeout: 3
       submit.on('pageerror', (e) => errors.push(String(e)));
       await submit.goto(`${base}/submit`);
       await submit.getByRole('heading', { name: 'Submit messages' }).waitFor();
-      await submit.locator('#files').setInputFiles({
-        name: 'suspended.eml',
-        mimeType: 'message/rfc822',
-        buffer: Buffer.from(phishingEml(pixelUrl)),
-      });
-      const item = submit.locator('.submissions li').first();
-      await item.getByText('phishing', { exact: true }).waitFor({ timeout: 60_000 });
+      // the same lure to two recipients: one campaign
+      await submit.locator('#files').setInputFiles([
+        {
+          name: 'suspended.eml',
+          mimeType: 'message/rfc822',
+          buffer: Buffer.from(phishingEml(pixelUrl)),
+        },
+        {
+          name: 'suspended-bob.eml',
+          mimeType: 'message/rfc822',
+          buffer: Buffer.from(phishingEml(pixelUrl, 'bob@example.org', 2)),
+        },
+      ]);
+      for (const item of [
+        submit.locator('.submissions li').first(),
+        submit.locator('.submissions li').nth(1),
+      ])
+        await item.getByText('phishing', { exact: true }).waitFor({ timeout: 60_000 });
       await axeCheck(submit, 'submit');
       await shot(submit, 'submit');
 
       // The jobs page, never reloaded by hand, shows the finished job.
       const row = page.locator('table.jobs tbody tr').first();
       await row.getByText('phishing', { exact: true }).waitFor({ timeout: 30_000 });
-      await expect.poll(() => page.locator('table.jobs tbody tr').count()).toBe(1);
+      await expect.poll(() => page.locator('table.jobs tbody tr').count()).toBe(2);
       // filters live in the URL
       await page.getByLabel('Verdict').selectOption('false');
       await page.getByRole('button', { name: 'Search' }).click();
@@ -261,6 +272,15 @@ describe.skipIf(!haveChromium)('the web console in a real browser', { timeout: 3
         .waitFor();
       await page.getByRole('heading', { name: 'Stages' }).waitFor();
       await page.getByRole('heading', { name: /URLs \(\d+\)/ }).waitFor();
+      // the score by group and symbol, from the scorer, with the symbols the lure raised
+      const score = page.getByRole('table', { name: /Score by group and symbol/ });
+      await score.waitFor();
+      expect(await score.getByRole('cell', { name: /^content\./ }).count()).toBeGreaterThan(0);
+      // its campaign, and the other recipient of the same lure
+      await page.getByText(/Campaign [0-9a-f-]+: 2 messages to 2 recipients/).waitFor();
+      expect(
+        await page.getByRole('link', { name: /^(alice|bob)@example\.org$/ }).count(),
+      ).toBeGreaterThan(0);
       expect(await page.getByText('paypa1-secure.example/login/verify').count()).toBeGreaterThan(0);
       expect(await page.getByText('security@paypa1-secure.example').count()).toBeGreaterThan(0);
       const jobUrl = page.url();
@@ -307,7 +327,7 @@ describe.skipIf(!haveChromium)('the web console in a real browser', { timeout: 3
       // Overview, workflows, a workflow, configuration.
       await page.getByRole('link', { name: 'Overview' }).click();
       await page.getByRole('heading', { name: 'Overview' }).waitFor();
-      await page.getByText(/phishing: 1/).waitFor();
+      await page.getByText(/phishing: 2/).waitFor();
       await axeCheck(page, 'overview');
       await shot(page, 'overview');
       await page.getByRole('link', { name: 'Workflows' }).click();

@@ -1,6 +1,6 @@
 import { Evidence, JobSearchQuery, searchFiltersOf } from '@trawl/contracts';
 import { describe, expect, it } from 'vitest';
-import { buildEvidence, withEvidence } from '../../src/index.ts';
+import { buildEvidence, scoreOf, withEvidence } from '../../src/index.ts';
 import { email } from './helpers.ts';
 
 describe('evidence', () => {
@@ -72,6 +72,65 @@ describe('evidence', () => {
       { kind: 'url', index: 1 },
       { kind: 'url', index: 0 },
     ]);
+  });
+});
+
+describe('the score by symbol and group', () => {
+  const answer = (details: Record<string, unknown>) => ({
+    analyzer_id: 'a',
+    status: 'success' as const,
+    is_phishing: true,
+    confidence: 0.9,
+    threat_level: 'high' as const,
+    indicators: [],
+    analyzer_details: details,
+    attempts: 1,
+    duration_ms: 1,
+  });
+  it('is the last scorer’s contributions and groups, named by stage and analyzer', () => {
+    const score = scoreOf({
+      signals: { providers: {}, analyzers: { headers: answer({ symbols: ['x'] }) } },
+      score: {
+        providers: {},
+        analyzers: {
+          scorer: answer({
+            probability: 0.93,
+            log_odds: 2.6,
+            bias: -3,
+            contributions: [
+              { symbol: 'urls.ip_url', weight: 2, group: 'deceptive_links' },
+              { symbol: 'content.threat_2', weight: 1.1, group: 'pressure' },
+            ],
+            groups: {
+              deceptive_links: { sum: 2, counted: 2 },
+              pressure: { sum: 1.1, counted: 1.1 },
+            },
+          }),
+        },
+      },
+    });
+    expect(score).toEqual({
+      by: 'score.scorer',
+      probability: 0.93,
+      log_odds: 2.6,
+      bias: -3,
+      contributions: [
+        { symbol: 'urls.ip_url', weight: 2, group: 'deceptive_links' },
+        { symbol: 'content.threat_2', weight: 1.1, group: 'pressure' },
+      ],
+      groups: { deceptive_links: { sum: 2, counted: 2 }, pressure: { sum: 1.1, counted: 1.1 } },
+    });
+  });
+  it('is absent when no analyzer scored, or its details are malformed', () => {
+    expect(scoreOf({ s: { providers: {}, analyzers: { a: answer({}) } } })).toBeUndefined();
+    expect(
+      scoreOf({
+        s: {
+          providers: {},
+          analyzers: { a: answer({ contributions: [{ symbol: 3 }], log_odds: 1 }) },
+        },
+      }),
+    ).toBeUndefined();
   });
 });
 

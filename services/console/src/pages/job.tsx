@@ -81,6 +81,52 @@ function Timeline(props: { trace: Trace }) {
   );
 }
 
+const signed = (n: number) => `${n > 0 ? '+' : n < 0 ? '−' : ''}${Math.abs(n).toFixed(2)}`;
+
+/** The scorer's log-odds by group (its cap applied) and by symbol. */
+function SymbolScore(props: { score: NonNullable<Evidence['score']> }) {
+  const s = props.score;
+  const byGroup = new Map<string, { symbol: string; weight: number }[]>();
+  for (const c of s.contributions) {
+    const g = c.group ?? '(no group)';
+    byGroup.set(g, [...(byGroup.get(g) ?? []), c]);
+  }
+  return (
+    <table>
+      <caption>
+        Score by group and symbol ({s.by}): bias {signed(s.bias)}, log-odds {signed(s.log_odds)},
+        probability {s.probability.toFixed(3)}
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">Group</th>
+          <th scope="col">Counted (after its cap)</th>
+          <th scope="col">Symbol</th>
+          <th scope="col">Log-odds</th>
+        </tr>
+      </thead>
+      <tbody>
+        {[...byGroup].flatMap(([g, list]) =>
+          list.map((c, n) => (
+            <tr key={`${g}-${c.symbol}`}>
+              <td>{n === 0 ? g : ''}</td>
+              <td>
+                {n === 0 && s.groups[g]
+                  ? `${signed(s.groups[g].counted)} of ${signed(s.groups[g].sum)}`
+                  : ''}
+              </td>
+              <td>
+                <code>{c.symbol}</code>
+              </td>
+              <td>{signed(c.weight)}</td>
+            </tr>
+          )),
+        )}
+      </tbody>
+    </table>
+  );
+}
+
 /** The indicators of the verdict by what they are about (group) and type (symbol). */
 function Score(props: { job: Job }) {
   const r = props.job.result!;
@@ -90,8 +136,10 @@ function Score(props: { job: Job }) {
     groups.set(g, [...(groups.get(g) ?? []), i]);
   }
   const stages = props.job.trace?.stages.filter((s) => s.result) ?? [];
+  const score = r.evidence?.score;
   return (
     <>
+      {score ? <SymbolScore score={score} /> : null}
       {stages.length > 0 ? (
         <table>
           <caption>Probability of phishing by stage</caption>
@@ -330,24 +378,60 @@ function Feedback(props: { job: Job; onDone: () => void }) {
   );
 }
 
+interface CampaignMember {
+  job_id: string;
+  recipients: string[];
+  reporter?: string;
+  is_phishing?: boolean;
+}
+
+/** The job's campaign (GET /api/v1/campaigns/{id}): its size, and the other recipients. */
 function Campaign(props: { job: Job }) {
   const c = props.job.campaign;
-  if (c === undefined) return <p class="muted">Campaigns are not available on this server.</p>;
-  if (c === null) return <p>This message is not part of a campaign.</p>;
+  const detail = useLoad(
+    () =>
+      c
+        ? api<{ members: CampaignMember[] }>(
+            `/api/v1/campaigns/${encodeURIComponent(c.id)}?limit=200`,
+          )
+        : Promise.resolve({ members: [] as CampaignMember[] }),
+    [c?.id],
+  );
+  if (!c) {
+    return (
+      <p>
+        This message is not part of a campaign: no other suspicious or reported message shares its
+        lure.
+      </p>
+    );
+  }
+  const others = new Set<string>();
+  const reporters = new Set<string>();
+  for (const m of detail.data?.members ?? []) {
+    if (m.reporter) reporters.add(m.reporter);
+    if (m.job_id === props.job.job_id) continue;
+    for (const r of m.recipients) others.add(r);
+  }
   return (
     <>
       <p>
-        Campaign <code>{c.id.slice(0, 12)}</code>: {c.size} messages
-        {c.reporters?.length ? `, reported by ${c.reporters.join(', ')}` : ''}.
+        Campaign <code>{c.id.slice(0, 12)}</code>: {c.size} messages to {c.recipients} recipients
+        {c.reporters ? `, reported by ${c.reporters}` : ''}.
       </p>
+      {detail.error ? <Problem error={detail.error} what="The campaign" /> : null}
+      {reporters.size ? <p>Reported by: {[...reporters].join(', ')}</p> : null}
       <p>Other recipients:</p>
-      <ul class="inline-list">
-        {c.recipients.map((r) => (
-          <li key={r}>
-            <Link href={`/jobs?recipient=${encodeURIComponent(r)}`}>{r}</Link>
-          </li>
-        ))}
-      </ul>
+      {others.size === 0 ? (
+        <p class="muted">{detail.loading ? 'Loading…' : 'None.'}</p>
+      ) : (
+        <ul class="inline-list">
+          {[...others].map((r) => (
+            <li key={r}>
+              <Link href={`/jobs?recipient=${encodeURIComponent(r)}`}>{r}</Link>
+            </li>
+          ))}
+        </ul>
+      )}
     </>
   );
 }
