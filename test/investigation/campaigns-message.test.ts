@@ -118,6 +118,7 @@ describe('message view and campaigns on PostgreSQL, Redis and RabbitMQ', () => {
     jobs[name] = id;
     // one at a time: each is grouped before the next arrives (the order the assertions tell)
     await waitFor(async () => (await get(id)).status === 'completed', 20_000);
+    await orch.campaignsSettled();
   }
 
   async function api(url: string, token = viewer) {
@@ -398,6 +399,7 @@ describe('message view and campaigns on PostgreSQL, Redis and RabbitMQ', () => {
       const id = r.json().job_id as string;
       ids.push(id);
       await waitFor(async () => (await get(id)).status === 'completed', 20_000);
+      await orch.campaignsSettled();
     }
     const [a, b] = await Promise.all(ids.map((id) => get(id)));
     expect(a?.result?.is_phishing).toBe(false);

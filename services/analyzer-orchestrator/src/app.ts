@@ -97,6 +97,8 @@ export interface Orchestrator {
   reapOnce(): Promise<number>;
   /** Jobs running now. */
   inFlight(): number;
+  /** Resolves once the finished jobs waiting to be grouped into campaigns are grouped. */
+  campaignsSettled(): Promise<void>;
   /** Fastify instance with /health and /metrics; not listening. */
   app: FastifyInstance;
   metrics: OrchestratorMetrics;
@@ -534,19 +536,17 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
       await d.nack({ requeue: true }).catch(() => undefined);
       return;
     }
-    // Campaigns (issue 16): a suspicious or reported job joins the campaign whose lure it shares
-    // (best effort).
+    await d.ack();
+    // Campaigns (issue 16): a suspicious or reported job joins the campaign whose lure it shares,
+    // after the job is settled, one at a time in the background (derived data, best effort).
     if (store.campaigns && outcome.status === 'completed') {
-      await recordCampaign(
-        { campaigns: store.campaigns, sql: store.sql },
-        msg.job_id,
-        email,
-        outcome.result,
-        jlog,
-        finished.job.report !== undefined,
+      const campaigns = store.campaigns;
+      const result = outcome.result;
+      const reported = finished.job.report !== undefined;
+      groupLater(() =>
+        recordCampaign({ campaigns, sql: store.sql }, msg.job_id, email, result, jlog, reported),
       );
     }
-    await d.ack();
   }
 
   function track(d: Delivery, fn: (d: Delivery) => Promise<void>): Promise<void> {
@@ -622,6 +622,27 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
     await d.ack();
   }
 
+  // ---------------------------------------------------------------- campaigns
+  // Grouping a job into its campaign costs a few statements under one lock: done on the job's
+  // path it halved the msgs/s of a loaded orchestrator (docs/benchmarks.md). One background chain
+  // does it after the job is settled; a full queue, or a crash, leaves a job ungrouped (logged).
+  const CAMPAIGN_QUEUE_MAX = 5000;
+  const campaignQueue: (() => Promise<void>)[] = [];
+  let campaignChain: Promise<void> | undefined;
+  function groupLater(task: () => Promise<void>): void {
+    if (campaignQueue.length >= CAMPAIGN_QUEUE_MAX) {
+      log.warn({ queued: campaignQueue.length }, 'campaign queue full: a job is not grouped');
+      return;
+    }
+    campaignQueue.push(task);
+    campaignChain ??= (async () => {
+      for (let t = campaignQueue.shift(); t; t = campaignQueue.shift()) {
+        await t().catch((e) => log.warn({ err: errText(e) }, 'could not group a job'));
+      }
+      campaignChain = undefined;
+    })();
+  }
+
   // ---------------------------------------------------------------- reaper
 
   async function reapOnce(): Promise<number> {
@@ -690,6 +711,9 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
     metrics,
     registry,
     inFlight: () => running.size,
+    async campaignsSettled() {
+      while (campaignChain) await campaignChain;
+    },
     reapOnce,
     async start(): Promise<void> {
       const controlQueue = `${t.exchanges.control}.orchestrator.${instanceId}`;
@@ -758,6 +782,12 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
       }
       await cancels;
       await retentionStopped;
+      // the jobs waiting to be grouped, within what is left of the grace period
+      if (campaignChain) {
+        let t: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([campaignChain, new Promise((r) => (t = setTimeout(r, graceMs)))]);
+        clearTimeout(t);
+      }
       stopAc.abort();
       log.info({}, 'orchestrator stopped');
     },

@@ -276,8 +276,18 @@ describe.skipIf(!haveChromium)('the web console in a real browser', { timeout: 3
       const score = page.getByRole('table', { name: /Score by group and symbol/ });
       await score.waitFor();
       expect(await score.getByRole('cell', { name: /^content\./ }).count()).toBeGreaterThan(0);
-      // its campaign, and the other recipient of the same lure
-      await page.getByText(/Campaign [0-9a-f-]+: 2 messages to 2 recipients/).waitFor();
+      // its campaign (grouped in the background once both jobs are settled), and the other
+      // recipient of the same lure
+      const campaign = /Campaign [0-9a-f-]+: 2 messages to 2 recipients/;
+      await expect
+        .poll(
+          async () => {
+            if ((await page.getByText(campaign).count()) === 0) await page.reload();
+            return page.getByText(campaign).count();
+          },
+          { timeout: 30_000, interval: 1000 },
+        )
+        .toBe(1);
       expect(
         await page.getByRole('link', { name: /^(alice|bob)@example\.org$/ }).count(),
       ).toBeGreaterThan(0);
