@@ -11,7 +11,12 @@ export {
 export { type DotenvResult, parseDotenv } from './dotenv.ts';
 export { CONFIG_ERROR_CODES, ConfigError, type ConfigProblem, formatProblem } from './errors.ts';
 export { loadConfig } from './load-config.ts';
-export { exitWithProblems, loadConfigOrExit } from './load-or-exit.ts';
+export {
+  exitOnSettingsProblems,
+  exitWithProblems,
+  loadConfigOrExit,
+  refusePlatformKeyForRetriever,
+} from './load-or-exit.ts';
 export { corpusDir, findRepoRoot } from './repo-root.ts';
 export {
   analyzerVersions,

@@ -22,3 +22,35 @@ export function exitWithProblems(e: ConfigError): never {
   process.stderr.write(`${lines.join('\n')}\n`);
   process.exit(1);
 }
+
+/**
+ * For a service that reads its own settings in main.ts: exits as exitWithProblems does with the
+ * problems its settings reader answered, written `path: message`.
+ */
+export function exitOnSettingsProblems(problems: readonly string[]): never {
+  exitWithProblems(
+    new ConfigError(
+      problems.map((p) => {
+        const [path, ...rest] = p.split(': ');
+        return { path: path ?? '', message: rest.join(': ') };
+      }),
+    ),
+  );
+}
+
+/**
+ * A retriever holds its own credential, never the platform key (docs/security.md): with that one
+ * it could speak for every other retriever and read every plugin's settings. Exits when it has it.
+ */
+export function refusePlatformKeyForRetriever(cfg: Pick<AppConfig, 'internalApiKey'>): void {
+  if (!cfg.internalApiKey) return;
+  exitWithProblems(
+    new ConfigError([
+      {
+        path: 'INTERNAL_API_KEY',
+        message:
+          'the platform key must not be given to a retriever: set TRAWL_RETRIEVER_KEY to its own credential (trawl credentials retriever <name>) instead',
+      },
+    ]),
+  );
+}

@@ -1,4 +1,8 @@
-import { ConfigError, exitWithProblems, loadConfigOrExit } from '@trawl/config';
+import {
+  exitOnSettingsProblems,
+  loadConfigOrExit,
+  refusePlatformKeyForRetriever,
+} from '@trawl/config';
 import {
   createServiceLogger,
   packageVersion,
@@ -16,32 +20,11 @@ async function main(): Promise<RunningService> {
   });
   // TRAWL_IMAP_* belong to this service only: read here (docs/mail-ingestion.md lists them).
   const settings = imapSettingsFromEnv(process.env);
-  if (!settings.ok) {
-    exitWithProblems(
-      new ConfigError(
-        settings.problems.map((p) => {
-          const [path, ...rest] = p.split(': ');
-          return { path: path ?? '', message: rest.join(': ') };
-        }),
-      ),
-    );
-  }
+  if (!settings.ok) exitOnSettingsProblems(settings.problems);
   // TRAWL_RETRIEVER_IMAP_HOST / _PORT: read by @trawl/config (docker/healthcheck.mjs uses the port).
   const { host, port } = cfg.retrieverImap;
   const logger = createServiceLogger('retriever-imap', cfg.pinoLevel);
-  // Its own credential (`trawl credentials retriever <name>`), never the platform key: with that
-  // one a retriever could speak for every other retriever and read every plugin's settings.
-  if (cfg.internalApiKey) {
-    exitWithProblems(
-      new ConfigError([
-        {
-          path: 'INTERNAL_API_KEY',
-          message:
-            'the platform key must not be given to a retriever: set TRAWL_RETRIEVER_KEY to its own credential (trawl credentials retriever <name>) instead',
-        },
-      ]),
-    );
-  }
+  refusePlatformKeyForRetriever(cfg);
   if (!cfg.retrieverKey)
     logger.warn('TRAWL_RETRIEVER_KEY is not set: /internal/* is open to anyone who can reach it');
   const service = createImapRetriever(settings.value, {
