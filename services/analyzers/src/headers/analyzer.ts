@@ -19,6 +19,7 @@ import {
   generatedSubdomainFindings,
   type HeaderTechnique,
   junkSuffixFindings,
+  listResignedFindings,
   malformedDisplayNameFindings,
   messageIdFindings,
   organisationNameFindings,
@@ -40,6 +41,7 @@ import {
 export const HEADER_TECHNIQUES: readonly HeaderTechnique[] = [
   // sender authentication
   authFailureFindings,
+  listResignedFindings,
   ownDomainUnauthenticatedFindings,
   standingFindings,
   // where replies and bounces go

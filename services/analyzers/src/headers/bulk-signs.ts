@@ -87,8 +87,29 @@ export function unrelatedOrgName(displayName: string, address: string): boolean 
   return !words.some((w) => addr.includes(w) || (w.length >= 6 && addr.includes(w.slice(0, 5))));
 }
 
+/**
+ * A mailbox name of letters in a random mix of cases ("SNYTVKOqu", "uJrkoOT", "elXmWLz"): people
+ * and organisations write local parts in lower case, in capitals, or as capitalised words
+ * ("JohnSmith"); a generator that draws each letter's case at random writes none of those.
+ */
+export function mixedCaseLocalPart(local: string): boolean {
+  if (local.length < 6 || local.length > 40) return false;
+  let lower = 0;
+  let upper = 0;
+  for (let i = 0; i < local.length; i++) {
+    const c = local.charCodeAt(i);
+    if (c >= 97 && c <= 122) lower++;
+    else if (c >= 65 && c <= 90) upper++;
+    else if (!(c >= 48 && c <= 57)) return false;
+  }
+  if (lower === 0 || upper === 0) return false;
+  // capitalised words, optionally a leading lower-case word and trailing digits: a person's style
+  return !/^[a-z]*(?:[A-Z][a-z]+)*[0-9]*$/.test(local);
+}
+
 /** A sender mailbox name that looks generated ("new_offre_1_89227", "migo0003-----r172"). */
 export function generatedLocalPart(address: string): boolean {
+  if (mixedCaseLocalPart(address.split('@')[0] ?? '')) return true;
   const local = fold(address.split('@')[0] ?? '');
   if (/-{3,}|_{3,}|\d{12}/.test(local)) return true;
   return numberedLocalPart(local);

@@ -1,6 +1,6 @@
 import type { Email } from '@trawl/contracts';
 import { type AuthResults, readAuthResults } from '../shared/auth-results.ts';
-import { firstHeader } from '../shared/header-values.ts';
+import { firstHeader, headerValues } from '../shared/header-values.ts';
 import type { Lexicons } from '../shared/lexicons.ts';
 import type { Finding } from '../shared/score.ts';
 import { type MailView, orgDomain, viewOf } from '../shared/view.ts';
@@ -26,6 +26,11 @@ export interface HeaderContext {
   relays: Set<string>;
   /** The list's domain when a mailing list rewrote From (DMARC mitigation), else undefined. */
   list: string | undefined;
+  /**
+   * The domain that re-signed a list's message without rewriting From: its DKIM signature covers
+   * the List-Id and verified at the trusted hop, else undefined (see listSigner).
+   */
+  listSigner: string | undefined;
   /** The first From header as written. */
   fromHeader: string;
   /** fromHeader without its quoted parts (an address in a quoted name is not the sender's). */
@@ -111,6 +116,38 @@ function listRewrite(email: Email, v: MailView, a: AuthResults): string | undefi
   return v.from.org_domain;
 }
 
+/** A `tag=value` of a DKIM-Signature value, lower-case, folding white space removed. */
+function dkimTag(sig: string, tag: string): string {
+  for (const part of sig.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq !== -1 && part.slice(0, eq).trim().toLowerCase() === tag)
+      return part
+        .slice(eq + 1)
+        .replace(/\s+/g, '')
+        .toLowerCase();
+  }
+  return '';
+}
+
+/**
+ * A mailing list that relays the author's From unchanged breaks the author's DKIM (it adds a
+ * footer or a subject tag) and so DMARC; a list operator that signs what it sends covers its own
+ * List-Id with that signature. Returns the signing domain when the trusted hop verified a DKIM
+ * signature of a domain other than the author's whose signed headers include List-Id. What it
+ * explains is only the author's broken authentication (group `auth`, floor 0), and never for a
+ * From domain with standing (a brand's or the organisation's own), which is what a spoofer writes.
+ */
+function listSigner(email: Email, v: MailView, a: AuthResults): string | undefined {
+  if (!v.list_id || !a.verified || a.dkim_pass_domains.length === 0) return undefined;
+  for (const sig of headerValues(email, 'dkim-signature').slice(0, 10)) {
+    const d = dkimTag(sig, 'd');
+    if (!d || orgDomain(d) === v.from.org_domain) continue;
+    if (!a.dkim_pass_domains.some((p) => p === d || p.endsWith(`.${d}`))) continue;
+    if (dkimTag(sig, 'h').split(':').includes('list-id')) return d;
+  }
+  return undefined;
+}
+
 /** Registrable domains of the visible recipients (the mailbox the message was delivered to). */
 function recipientOrgs(v: MailView): Set<string> {
   const s = new Set<string>();
@@ -144,6 +181,7 @@ export function headerContext(
     dn: v.from.display_name,
     relays: relayDomains(v),
     list: listRewrite(email, v, auth),
+    listSigner: listSigner(email, v, auth),
     fromHeader,
     unquoted: fromHeader.replace(/"[^"]*"/g, ''),
     recipientDomains: recipientOrgs(v),

@@ -36,6 +36,12 @@ export const HEADERS_SYMBOLS = defineSymbols({
     group: 'auth',
     reason: 'the ARC chain of the intermediaries is broken (weak: forwarders break it too)',
   },
+  list_explains_auth_failure: {
+    score: -3.5,
+    group: 'auth',
+    reason:
+      'a mailing list whose DKIM signature covers its List-Id relayed the author’s From unchanged; it explains the author’s broken DKIM and DMARC and nothing else',
+  },
   reply_to_mismatch: {
     score: 0.8,
     group: 'reply_to',

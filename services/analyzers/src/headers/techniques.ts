@@ -90,6 +90,29 @@ export const authFailureFindings: HeaderTechnique = ({ auth: a, w }) => {
   return out;
 };
 
+/** Whether the From domain is one of the organisation's own or a brand's real one (whatever auth says). */
+function standingDomain(ctx: HeaderContext): boolean {
+  const { fromOrg, lex } = ctx;
+  if (!fromOrg || lex.freeMail.has(fromOrg)) return false;
+  if (ctx.settings.organisation_domains.some((d) => under(fromOrg, d.toLowerCase()))) return true;
+  return lex.brands.some((b) => b.domains.some((d) => under(fromOrg, d)));
+}
+
+// 1c. a mailing list re-signed the message: it explains the author's broken DKIM and DMARC
+export const listResignedFindings: HeaderTechnique = (ctx) => {
+  const { auth: a, listSigner, w } = ctx;
+  if (!listSigner || (a.dkim !== 'fail' && a.dmarc !== 'fail')) return NONE;
+  if (standingDomain(ctx)) return NONE;
+  return [
+    {
+      type: 'mailing_list',
+      value: `mailing list signed by ${listSigner} relayed the author’s message; it explains the author’s broken ${a.dmarc === 'fail' ? 'DMARC' : 'DKIM'}`,
+      symbol: 'list_explains_auth_failure',
+      weight: w.list_explains_auth_failure,
+    },
+  ];
+};
+
 // 1a. the organisation's (or the recipient's) own domain in From, failing its own receiver's checks
 export const ownDomainUnauthenticatedFindings: HeaderTechnique = (ctx) => {
   const { auth: a, fromOrg, recipientDomains, lex, w } = ctx;
@@ -670,8 +693,12 @@ export const generatedSubdomainFindings: HeaderTechnique = ({ v, fromOrg, w }) =
 };
 
 // 10. a sender mailbox name that looks generated
-export const generatedLocalPartFindings: HeaderTechnique = ({ v, w }) => {
-  if (!v.from.address || v.list_id || !generatedLocalPart(v.from.address)) return NONE;
+export const generatedLocalPartFindings: HeaderTechnique = ({ v, w, unquoted }) => {
+  if (!v.from.address || v.list_id) return NONE;
+  // the address as written (the view lower-cases it; the case of its letters is evidence here)
+  const at = unquoted.toLowerCase().lastIndexOf(v.from.address);
+  const written = at === -1 ? v.from.address : unquoted.slice(at, at + v.from.address.length);
+  if (!generatedLocalPart(written)) return NONE;
   return [
     {
       type: 'suspicious_sender',

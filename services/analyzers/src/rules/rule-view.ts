@@ -25,6 +25,7 @@ function ruleUrl(u: UrlView, lex: Lexicons, senderOrg: string) {
     domain: u.domain,
     tld: u.tld,
     is_ip: u.is_ip,
+    private_ip: u.private_ip,
     source: u.source,
     anchor_text: u.anchor_text,
     anchor_domain: u.anchor_domain,

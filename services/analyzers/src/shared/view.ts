@@ -3,6 +3,7 @@ import { extractUrls, guessLanguage, htmlToText, sniffAttachment } from '@trawl/
 import { getDomain, getPublicSuffix } from 'tldts';
 import { type AuthResults, readAuthResults } from './auth-results.ts';
 import { domainOf, firstHeader, headerValues, parseAddressHeader } from './header-values.ts';
+import { isNonRoutableIp } from './ip.ts';
 import { MAX_SCAN_CHARS } from './normalize.ts';
 
 /** One URL of the message as the analyzers and rules see it. */
@@ -15,6 +16,8 @@ export interface UrlView {
   domain: string;
   tld: string;
   is_ip: boolean;
+  /** An IP host no one outside a private network reaches (10/8, 192.168/16, 127/8, ::1 …). */
+  private_ip: boolean;
   /** Where it came from: text, href, src, form, css, meta, area. */
   source: string;
   anchor_text: string;
@@ -155,6 +158,7 @@ function toUrlView(raw: object): UrlView {
     domain,
     tld,
     is_ip: isIp && host.length > 0,
+    private_ip: isIp && host.length > 0 && isNonRoutableIp(host),
     source: str(o, 'source') || 'text',
     anchor_text: str(o, 'anchorText').slice(0, 500),
     anchor_domain: str(o, 'anchorDomain').toLowerCase(),

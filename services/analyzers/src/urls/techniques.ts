@@ -31,6 +31,8 @@ export function linkKind(u: UrlView): LinkKind {
   if (scheme === 'javascript' || (scheme === 'data' && u.source !== 'src' && !u.is_image))
     return 'script';
   if ((scheme !== 'http' && scheme !== 'https') || !u.host) return 'other';
+  // a private or loopback address cannot host a page for the recipient: not a lure
+  if (u.private_ip) return 'other';
   return u.is_ip ? 'ip' : 'host';
 }
 

@@ -85,11 +85,25 @@ describe('bulk-mail signs in From and Subject', () => {
     expect(generatedLocalPart('migo0003-----r172@x.test')).toBe(true);
     expect(generatedLocalPart('john.smith@x.test')).toBe(false);
     expect(generatedLocalPart('fork-admin@xent.com')).toBe(false);
+    // letters in a random mix of cases, as a generator draws them
+    for (const a of ['SNYTVKOqu@x.test', 'uJrkoOT@x.test', 'elXmWLz@x.test', 'NFbUjQzpv@x.test'])
+      expect(generatedLocalPart(a), a).toBe(true);
+    // the ways people write their names
+    for (const a of ['JohnSmith@x.test', 'jsmith@x.test', 'JSMITH@x.test', 'Bob42@x.test'])
+      expect(generatedLocalPart(a), a).toBe(false);
     expect(generatedSubdomain('gnrpm.8inkdjmmst.edu.info', 'edu.info')).toBe('8inkdjmmst');
     expect(generatedSubdomain('qfskkp.domsmooth81.com', 'domsmooth81.com')).toBe('qfskkp');
     expect(generatedSubdomain('mail98.atl231.mcsv.net', 'mcsv.net')).toBeUndefined();
     expect(generatedSubdomain('lists.sourceforge.net', 'sourceforge.net')).toBeUndefined();
     expect(generatedSubdomain('em6262.example.com', 'example.com')).toBeUndefined();
+  });
+
+  it('reads the case of the From local part as written (the view lower-cases it)', () => {
+    const e = makeEmail({ from: '"Home Warranty" <SNYTVKOqu@deck.example.test>' });
+    expect(symbols(e)).toContain('generated_local_part');
+    expect(symbols(makeEmail({ from: '"Bob" <bob.smith@example.test>' }))).not.toContain(
+      'generated_local_part',
+    );
   });
 
   it('addressInSubject ignores the sender’s own address', () => {

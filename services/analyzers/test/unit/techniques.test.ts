@@ -127,6 +127,31 @@ describe('legitimate mail that looks like what phishing imitates', () => {
     expect(v.phishing).toBe(false);
   });
 
+  it('a list reply relayed with the author’s From, re-signed by the list (author DKIM and DMARC broken)', async () => {
+    const e = await raw([
+      'Authentication-Results: mx.example.org; dkim=pass header.d=lists.project.test header.s=s1; dkim=fail ("body hash did not verify") header.d=gmail.com; dmarc=fail header.from=gmail.com (policy=none)',
+      RECEIVED,
+      'DKIM-Signature: v=1; a=rsa-sha256; d=lists.project.test; s=s1; h=From:Subject:Date:List-Id:List-Post; bh=x; b=y',
+      'DKIM-Signature: v=1; a=rsa-sha256; d=gmail.com; s=20230601; h=from:to:subject:date; bh=x; b=y',
+      'From: Jane Doe <jane.doe1987@gmail.com>',
+      'To: users@lists.project.test',
+      'Subject: Re: [Users] build fails on arm64',
+      'Message-ID: <abc.124@mail.gmail.com>',
+      'In-Reply-To: <xyz.790@mail.example.net>',
+      'List-Id: Project users <users.lists.project.test>',
+      'List-Post: <mailto:users@lists.project.test>',
+      'Date: Mon, 6 May 2024 09:59:00 +0000',
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      'Same here with 4.6, the log says the device at http://192.168.10.2/ did not answer.',
+      '',
+    ]);
+    const v = await verdict(e);
+    expect(v.phishing).toBe(false);
+    expect(v.symbols).toContain('headers.list_explains_auth_failure');
+    expect(v.symbols).not.toContain('urls.ip_url');
+  });
+
   it('a newsletter with an unsubscribe link', async () => {
     const e = makeEmail({
       from: 'Weekly Digest <news@digest.example.com>',
@@ -213,6 +238,20 @@ describe('evasion: a forgeable header or an authenticated look-alike does not cl
       ...body,
     ]);
     expect((await verdict(e)).phishing).toBe(true);
+  });
+
+  it('with List-Id and a DKIM signature of its own covering it, spoofing the brand’s domain', async () => {
+    const e = await raw([
+      'Authentication-Results: mx.example.org; dkim=pass header.d=paypa1-secure.test; dmarc=fail header.from=paypal.com',
+      RECEIVED,
+      'DKIM-Signature: v=1; a=rsa-sha256; d=paypa1-secure.test; s=s1; h=From:Subject:List-Id; bh=x; b=y',
+      ...lure.map((l) => (l.startsWith('From:') ? 'From: "PayPal" <service@paypal.com>' : l)),
+      'List-Id: <offers.paypa1-secure.test>',
+      ...body,
+    ]);
+    const v = await verdict(e);
+    expect(v.phishing).toBe(true);
+    expect(v.symbols).not.toContain('headers.list_explains_auth_failure');
   });
 
   it('posing as a reply in a thread (Re:, In-Reply-To, References)', async () => {

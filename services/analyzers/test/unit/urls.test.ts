@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { isNonRoutableIp } from '../../src/shared/ip.ts';
 import { findLookalike, protectedNames } from '../../src/shared/lookalike.ts';
 import { editDistance, skeleton } from '../../src/shared/similarity.ts';
 import { analyzeUrls, UrlsSettings } from '../../src/urls/index.ts';
@@ -19,6 +20,16 @@ describe('urls analyzer', () => {
 
   it('flags a link to a bare IP address', () => {
     expect(types(html('<a href="http://192.0.2.10/login">Sign in</a>'))).toContain('ip_url');
+  });
+
+  it('does not flag a link to a private or loopback address (a device on a lab network)', () => {
+    for (const host of ['10.10.0.100', '192.168.10.1', '127.0.0.1', '172.20.1.1', '[::1]'])
+      expect(types(html(`<a href="http://${host}/">http://${host}/</a>`)), host).not.toContain(
+        'ip_url',
+      );
+    expect(isNonRoutableIp('4.0.0.0')).toBe(true);
+    expect(isNonRoutableIp('203.0.113.7')).toBe(false);
+    expect(isNonRoutableIp('172.32.0.1')).toBe(false);
   });
 
   it('flags a punycode host', () => {
