@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { readAuthResults } from '@trawl/analyzers';
 import {
   type AnalysisContext,
   type AnalysisResult,
@@ -14,7 +13,7 @@ import {
   type ReceivedHop,
   searchTermsOf,
 } from '@trawl/contracts';
-import { type ExtractedUrl, extractUrls, sniffAttachment } from '@trawl/mail';
+import { type ExtractedUrl, extractUrls, readAuthResults, sniffAttachment } from '@trawl/mail';
 import type { RunOutcome } from '@trawl/workflow-engine';
 
 /**

@@ -1,12 +1,11 @@
 import type { Email } from '@trawl/contracts';
 import type { Cache } from '@trawl/platform';
 import type { PluginInvoker } from '@trawl/plugin-client';
-import { type RunOutcome, runWorkflow } from '@trawl/workflow-engine';
+import type { RunOutcome } from '@trawl/workflow-engine';
 import { createAnalyzerCache } from './analyzer-cache.ts';
 import type { ConfigSource } from './config-snapshot.ts';
-import { createEngineDeps } from './engine-deps.ts';
-import { attachEvidence } from './evidence.ts';
 import type { OrchestratorMetrics } from './metrics.ts';
+import { runJob, withJobEvidence } from './run-job.ts';
 
 export interface JobRunnerDeps {
   invoker: PluginInvoker;
@@ -16,11 +15,16 @@ export interface JobRunnerDeps {
 }
 
 /**
- * Runs one workflow on one email the way the orchestrator does (engine + invoker + analyzer cache),
- * without broker or store: for dry runs and benchmarks. Answers undefined for an unknown workflow.
+ * Runs one workflow on one email through the orchestrator's own run (run-job.ts: engine + invoker +
+ * analyzer cache, then the evidence), without broker or store: for dry runs and benchmarks. Answers
+ * undefined for an unknown workflow.
  */
 export function createJobRunner(deps: JobRunnerDeps) {
-  const analyzerCache = deps.cache ? createAnalyzerCache(deps.cache) : undefined;
+  const runDeps = {
+    invoker: deps.invoker,
+    cache: deps.cache ? createAnalyzerCache(deps.cache) : undefined,
+    metrics: deps.metrics,
+  };
   return async (
     workflowId: string,
     email: Email,
@@ -29,21 +33,10 @@ export function createJobRunner(deps: JobRunnerDeps) {
     const snapshot = deps.config.getConfig();
     const wf = snapshot.workflows.get(workflowId);
     if (!wf) return undefined;
-    const outcome = await runWorkflow(
-      wf,
-      email,
-      createEngineDeps({
-        invoker: deps.invoker,
-        config: snapshot,
-        email,
-        cache: analyzerCache,
-        metrics: deps.metrics,
-      }),
-      { ...(opts.signal ? { signal: opts.signal } : {}), configVersion: snapshot.version },
-    );
+    const outcome = await runJob(runDeps, snapshot, wf, email, opts.signal);
     // as the orchestrator stores it: a completed result carries the message's evidence
     if (outcome.status !== 'completed') return outcome;
-    return attachEvidence(email, outcome, { authservIds: snapshot.authservIds }).outcome;
+    return withJobEvidence(email, outcome, snapshot).outcome;
   };
 }
 export type JobRunner = ReturnType<typeof createJobRunner>;

@@ -28,6 +28,8 @@ import {
   createStore,
   declareTopology,
   migrate,
+  type RunningService,
+  runService,
 } from '@trawl/platform';
 import { createPluginClient, type PluginInvoker, pluginTargets } from '@trawl/plugin-client';
 import { checkCondition, checkConditionReferences } from '@trawl/workflow-engine';
@@ -38,7 +40,7 @@ import { type ConfigSnapshot, createConfigSource, snapshotFromFiles } from './co
 import { reportNotifierFromConfig } from './report-notifier.ts';
 import { createRetention } from './retention.ts';
 
-async function main(): Promise<void> {
+async function main(): Promise<RunningService> {
   const cfg = loadConfigOrExit({ needs: { postgres: true, rabbitmq: true, redis: true } });
   // Buffered (4 KiB or 250 ms, as the gateway's, ADR 005): the line each job logs does not cost a
   // write of its own. pino flushes the rest when the process exits; a SIGKILL loses at most 250 ms.
@@ -169,14 +171,12 @@ async function main(): Promise<void> {
     'analyzer orchestrator ready',
   );
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'stopping: finishing in-flight jobs');
-    const hard = setTimeout(() => process.exit(1), cfg.orchestrator.shutdownGraceMs + 15_000);
-    hard.unref();
-    try {
+  return {
+    logger,
+    // a stop that hangs past the grace period plus 15 s exits with 1
+    hardExitMs: cfg.orchestrator.shutdownGraceMs + 15_000,
+    async stop(signal) {
+      logger.info({ signal }, 'stopping: finishing in-flight jobs');
       await notifier?.stop();
       await orch.stop(cfg.orchestrator.shutdownGraceMs);
       await orch.app.close();
@@ -185,16 +185,8 @@ async function main(): Promise<void> {
       await pool?.close();
       await cache.close();
       await sql.close();
-    } catch (e) {
-      logger.error({ err: (e as Error).message }, 'error while stopping');
-    }
-    process.exit(0);
+    },
   };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
-main().catch((e: unknown) => {
-  process.stderr.write(`analyzer orchestrator failed to start: ${(e as Error).message}\n`);
-  process.exit(1);
-});
+void runService('analyzer orchestrator', main);

@@ -1,0 +1,54 @@
+import type { Email } from '@trawl/contracts';
+import type { PluginInvoker } from '@trawl/plugin-client';
+import { type CompiledWorkflow, type RunOutcome, runWorkflow } from '@trawl/workflow-engine';
+import type { AnalyzerCache } from './analyzer-cache.ts';
+import type { ConfigSnapshot } from './config-snapshot.ts';
+import { createEngineDeps } from './engine-deps.ts';
+import { attachEvidence } from './evidence.ts';
+import type { OrchestratorMetrics } from './metrics.ts';
+
+/** What one job's run calls: the analyzers and providers, their result cache, the metrics. */
+export interface JobRunDeps {
+  invoker: PluginInvoker;
+  cache?: AnalyzerCache | undefined;
+  metrics?: OrchestratorMetrics | undefined;
+}
+
+/**
+ * Runs one job's workflow the way production does: the engine over the invoker, with the analyzer
+ * result cache in front, on the configuration snapshot the job started with. The orchestrator
+ * (analysis-requests.ts) and createJobRunner (dry runs, the engine benchmark) both call this one.
+ */
+export function runJob(
+  deps: JobRunDeps,
+  snapshot: ConfigSnapshot,
+  wf: CompiledWorkflow,
+  email: Email,
+  signal?: AbortSignal,
+): Promise<RunOutcome> {
+  return runWorkflow(
+    wf,
+    email,
+    createEngineDeps({
+      invoker: deps.invoker,
+      config: snapshot,
+      email,
+      cache: deps.cache,
+      metrics: deps.metrics,
+    }),
+    { ...(signal ? { signal } : {}), configVersion: snapshot.version },
+  );
+}
+
+/**
+ * A run's outcome as it is stored: a completed result carries the message's evidence (issue 16);
+ * `terms` are the job's search terms; `error` when the evidence could not be built (then the outcome
+ * is answered unchanged).
+ */
+export function withJobEvidence(
+  email: Email,
+  outcome: RunOutcome,
+  snapshot: ConfigSnapshot,
+): ReturnType<typeof attachEvidence> {
+  return attachEvidence(email, outcome, { authservIds: snapshot.authservIds });
+}
