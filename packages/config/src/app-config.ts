@@ -61,6 +61,28 @@ export interface RabbitmqConfig extends ConnectionUrl {
 }
 
 /** The whole runtime configuration, deep-frozen. Units are in the names. */
+/**
+ * How the webhook dispatcher (@trawl/platform's createWebhookDispatcher) delivers: the
+ * TRAWL_WEBHOOK_* variables set all but `logRetentionMs`.
+ */
+export interface WebhookSettings {
+  /** Sleep between claims when nothing was due. */
+  pollIntervalMs: number;
+  /** Deliveries claimed (and sent concurrently) at a time. */
+  batchSize: number;
+  /** One attempt's timeout. */
+  timeoutMs: number;
+  /** Full-jitter exponential backoff: the nth retry waits a random time in [0, min(max, base·2^(n−1))]. */
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+  /** A delivery still failing this long after its event is given up (24 h). */
+  maxAgeMs: number;
+  /** An endpoint failing (no success) for this long is disabled, with an audit entry (24 h). */
+  disableAfterMs: number;
+  /** Events (with their delivery log) older than this are purged, hourly, once delivered or given up. */
+  logRetentionMs: number;
+}
+
 export interface AppConfig {
   /** Repository / project root: relative paths are resolved against it. */
   rootDir: string;
@@ -103,6 +125,12 @@ export interface AppConfig {
     embeddedHost: string;
     port: number;
     url: string;
+    /**
+     * The gateway's CPU pool (issue 15): raw messages over `inlineMaxBytes` are parsed, and stored
+     * HTML bodies over it sanitized, in `size` worker threads (0: on the HTTP thread); a task still
+     * running at `deadlineMs` has its worker terminated and replaced (TRAWL_GATEWAY_CPU_*).
+     */
+    cpuWorkers: { size: number; inlineMaxBytes: number; deadlineMs: number };
   };
   analyzersPort: number;
   /** Host the orchestrator calls the built-in analyzers service on (scale-out mode). */
@@ -175,17 +203,7 @@ export interface AppConfig {
   webhooks: {
     /** Run the dispatcher in this process (TRAWL_WEBHOOK_DISPATCHER, default true). */
     dispatcher: boolean;
-    pollIntervalMs: number;
-    batchSize: number;
-    timeoutMs: number;
-    /** Full-jitter exponential backoff: retry n waits up to min(max, base·2^(n−1)). */
-    backoffBaseMs: number;
-    backoffMaxMs: number;
-    /** A delivery still failing this long after its event is given up (24 h). */
-    maxAgeMs: number;
-    /** An endpoint failing this long without a success is disabled (24 h). */
-    disableAfterMs: number;
-  };
+  } & Omit<WebhookSettings, 'logRetentionMs'>;
   /**
    * Reporter notifications (issue 17, docs/feedback-and-webhooks.md): the analyzer orchestrator
    * answers each reporter of a reported message by email once its verdict is known. Off without

@@ -38,6 +38,15 @@ export const DEFAULTS = {
    * the mode's default (embedded: auto; a scale-out orchestrator: 0, see docs/benchmarks.md).
    */
   TRAWL_ANALYSIS_WORKERS: '',
+  /**
+   * The gateway's CPU pool (issue 15): raw messages larger than the threshold are parsed, and
+   * stored HTML bodies larger than it sanitized, in worker threads cut at the deadline (0 workers:
+   * all on the HTTP thread). 256 KiB: below it a parse stalls the thread for under ~2 ms, less
+   * than a worker round trip costs (bench/gateway/raw-parse.ts).
+   */
+  TRAWL_GATEWAY_CPU_WORKERS: 2,
+  TRAWL_GATEWAY_CPU_INLINE_MAX_BYTES: 256 * 1024,
+  TRAWL_GATEWAY_CPU_DEADLINE_MS: 10_000,
   TRAWL_MAIL_ORCHESTRATOR_PORT: 8002,
   TRAWL_RETRIEVER_IMAP_HOST: '0.0.0.0',
   TRAWL_RETRIEVER_IMAP_PORT: 8200,
@@ -181,6 +190,9 @@ export const ENV_VARIABLE_NAMES = [
   'TRAWL_ORCHESTRATOR_PORT',
   'TRAWL_BUILTINS_IN_PROCESS',
   'TRAWL_ANALYSIS_WORKERS',
+  'TRAWL_GATEWAY_CPU_WORKERS',
+  'TRAWL_GATEWAY_CPU_INLINE_MAX_BYTES',
+  'TRAWL_GATEWAY_CPU_DEADLINE_MS',
   'TRAWL_MAIL_ORCHESTRATOR_PORT',
   'TRAWL_RETRIEVER_IMAP_HOST',
   'TRAWL_RETRIEVER_IMAP_PORT',

@@ -11,12 +11,7 @@ export {
 export { type DotenvResult, parseDotenv } from './dotenv.ts';
 export { CONFIG_ERROR_CODES, ConfigError, type ConfigProblem, formatProblem } from './errors.ts';
 export { loadConfig } from './load-config.ts';
-export {
-  exitOnSettingsProblems,
-  exitWithProblems,
-  loadConfigOrExit,
-  refusePlatformKeyForRetriever,
-} from './load-or-exit.ts';
+export { exitWithProblems, loadConfigOrExit, retrieverSettingsOrExit } from './load-or-exit.ts';
 export { corpusDir, findRepoRoot } from './repo-root.ts';
 export {
   analyzerVersions,
@@ -26,6 +21,11 @@ export {
   type LoadServiceFilesOptions,
   loadServiceFiles,
 } from './service-files.ts';
+export {
+  type SettingsResult,
+  type SettingsSchema,
+  settingsReader,
+} from './settings-from-env.ts';
 export { TEST_INFRA_DEFAULTS, type TestInfra, testInfra } from './test-infra.ts';
 export { buildAmqpUrl, buildPostgresUrl, buildRedisUrl, redactUrl } from './urls.ts';
 export {

@@ -8,6 +8,7 @@ import {
   APP_ENVS,
   type AppConfig,
   type ConfigNeeds,
+  type ConnectionUrl,
   type DatabaseConfig,
   LOG_LEVEL_NAMES,
   type LoadConfigOptions,
@@ -200,6 +201,15 @@ function readAll(
       embeddedHost: r.str('TRAWL_HOST', EMBEDDED_HOST_DEFAULT),
       port: gatewayPort,
       url: gatewayUrl,
+      cpuWorkers: {
+        size: r.int('TRAWL_GATEWAY_CPU_WORKERS', D.TRAWL_GATEWAY_CPU_WORKERS, { min: 0, max: 64 }),
+        inlineMaxBytes: r.int(
+          'TRAWL_GATEWAY_CPU_INLINE_MAX_BYTES',
+          D.TRAWL_GATEWAY_CPU_INLINE_MAX_BYTES,
+          { min: 0 },
+        ),
+        deadlineMs: r.int('TRAWL_GATEWAY_CPU_DEADLINE_MS', D.TRAWL_GATEWAY_CPU_DEADLINE_MS, pos),
+      },
     },
     analyzersPort: r.port('TRAWL_ANALYZERS_PORT', D.TRAWL_ANALYZERS_PORT),
     analyzersHost: r.str('TRAWL_ANALYZERS_HOST', D.TRAWL_ANALYZERS_HOST),
@@ -401,124 +411,125 @@ function isAddressOrRange(s: string): boolean {
   return Number(bits) <= (family === 4 ? 32 : 128);
 }
 
-function readDatabase(r: EnvReader, needed: boolean, requireInProd: RequireInProd): DatabaseConfig {
-  const host = r.str('POSTGRES_HOST', D.POSTGRES_HOST);
-  const port = r.port('POSTGRES_PORT', D.POSTGRES_PORT);
-  const db = r.str('POSTGRES_DB', D.POSTGRES_DB);
-  const user = r.str('POSTGRES_USER', D.POSTGRES_USER);
-  const password = r.str('POSTGRES_PASSWORD', D.POSTGRES_PASSWORD);
-  const explicit = r.has('DATABASE_URL');
+/**
+ * The variable that names each server by its URL (`DATABASE_URL`, …), the schemes it may have and
+ * the port of a URL that names none. Without it, the server is given by its parts: `<prefix>_HOST`,
+ * `<prefix>_PORT` and the others its reader reads.
+ */
+const SERVER_URLS = {
+  POSTGRES: { name: 'DATABASE_URL', schemes: ['postgres', 'postgresql'], port: () => 5432 },
+  REDIS: { name: 'REDIS_URL', schemes: ['redis', 'rediss'], port: () => 6379 },
+  RABBITMQ: {
+    name: 'RABBITMQ_URL',
+    schemes: ['amqp', 'amqps'],
+    port: (u: URL) => (u.protocol === 'amqps:' ? 5671 : 5672),
+  },
+} as const;
+
+/** How to read one server's parts besides host and port. */
+interface ServerParts<P extends object> {
+  /** Required in production when the service needs this server and no URL variable is set. */
+  requiredInProd: readonly string[];
+  /** From their own variables (read after host and port). */
+  readParts(): P;
+  /** As the URL variable gives them. */
+  fromUrl(u: URL, parts: P): P;
+  /** The URL made of the parts (no URL variable). */
+  build(server: P & { host: string; port: number }): string;
+}
+
+function readServer<P extends object>(
+  r: EnvReader,
+  prefix: keyof typeof SERVER_URLS,
+  needed: boolean,
+  requireInProd: RequireInProd,
+  src: ServerParts<P>,
+): P & ConnectionUrl & { host: string; port: number } {
+  const host = r.str(`${prefix}_HOST`, D[`${prefix}_HOST`]);
+  const port = r.port(`${prefix}_PORT`, D[`${prefix}_PORT`]);
+  const parts = src.readParts();
+  const url = SERVER_URLS[prefix];
+  const explicit = r.has(url.name);
   if (explicit) {
-    const u = r.url(
-      'DATABASE_URL',
-      ['postgres', 'postgresql'],
-      'a postgres:// or postgresql:// URL',
-    );
-    if (!u) return { url: '', explicit, host, port, db, user, password };
-    return {
-      url: u.href,
-      explicit,
-      host: u.hostname,
-      port: u.port === '' ? 5432 : Number(u.port),
-      db: safeDecode(u.pathname.replace(/^\//, '')) || user,
-      user: safeDecode(u.username),
-      password: safeDecode(u.password),
-    };
+    const schemes = url.schemes.map((s) => `${s}://`).join(' or ');
+    const article = /^[aeiou]/.test(url.schemes[0]) ? 'an' : 'a';
+    const u = r.url(url.name, url.schemes, `${article} ${schemes} URL`);
+    if (!u) return { url: '', explicit, host, port, ...parts };
+    const urlPort = u.port === '' ? url.port(u) : Number(u.port);
+    return { url: u.href, explicit, host: u.hostname, port: urlPort, ...src.fromUrl(u, parts) };
   }
   if (needed) {
-    const why = ' (or set DATABASE_URL)';
-    requireInProd('POSTGRES_DB', why);
-    requireInProd('POSTGRES_USER', why);
-    requireInProd('POSTGRES_PASSWORD', why);
+    const why = ` (or set ${url.name})`;
+    for (const name of src.requiredInProd) requireInProd(name, why);
   }
-  return {
-    url: buildPostgresUrl({ host, port, db, user, password }),
-    explicit,
-    host,
-    port,
-    db,
-    user,
-    password,
-  };
+  return { url: src.build({ host, port, ...parts }), explicit, host, port, ...parts };
+}
+
+function readDatabase(r: EnvReader, needed: boolean, requireInProd: RequireInProd): DatabaseConfig {
+  return readServer(r, 'POSTGRES', needed, requireInProd, {
+    requiredInProd: ['POSTGRES_DB', 'POSTGRES_USER', 'POSTGRES_PASSWORD'],
+    readParts: () => ({
+      db: r.str('POSTGRES_DB', D.POSTGRES_DB),
+      user: r.str('POSTGRES_USER', D.POSTGRES_USER),
+      password: r.str('POSTGRES_PASSWORD', D.POSTGRES_PASSWORD),
+    }),
+    // An empty database name is the user's (as libpq has it).
+    fromUrl: (u, parts) => ({
+      db: safeDecode(u.pathname.replace(/^\//, '')) || parts.user,
+      user: safeDecode(u.username),
+      password: safeDecode(u.password),
+    }),
+    build: buildPostgresUrl,
+  });
 }
 
 function readRedis(r: EnvReader): RedisConfig {
-  const host = r.str('REDIS_HOST', D.REDIS_HOST);
-  const port = r.port('REDIS_PORT', D.REDIS_PORT);
-  const password = r.raw('REDIS_PASSWORD');
-  const maxmemory = r.str('REDIS_MAXMEMORY', D.REDIS_MAXMEMORY);
-  if (!/^\d+\s*(b|k|kb|m|mb|g|gb)?$/i.test(maxmemory)) {
-    r.problem(
-      'REDIS_MAXMEMORY',
-      `must be a size such as 256mb or 1gb${r.show('REDIS_MAXMEMORY', maxmemory)}`,
+  const readParts = () => {
+    const password = r.raw('REDIS_PASSWORD');
+    const maxmemory = r.str('REDIS_MAXMEMORY', D.REDIS_MAXMEMORY);
+    if (!/^\d+\s*(b|k|kb|m|mb|g|gb)?$/i.test(maxmemory)) {
+      r.problem(
+        'REDIS_MAXMEMORY',
+        `must be a size such as 256mb or 1gb${r.show('REDIS_MAXMEMORY', maxmemory)}`,
+      );
+    }
+    const maxmemoryPolicy = r.oneOf(
+      'REDIS_MAXMEMORY_POLICY',
+      REDIS_MAXMEMORY_POLICIES,
+      D.REDIS_MAXMEMORY_POLICY,
     );
-  }
-  const maxmemoryPolicy = r.oneOf(
-    'REDIS_MAXMEMORY_POLICY',
-    REDIS_MAXMEMORY_POLICIES,
-    D.REDIS_MAXMEMORY_POLICY,
-  );
-  const explicit = r.has('REDIS_URL');
-  const common = { maxmemory, maxmemoryPolicy };
-  if (explicit) {
-    const u = r.url('REDIS_URL', ['redis', 'rediss'], 'a redis:// or rediss:// URL');
-    if (!u) return { url: '', explicit, host, port, password, ...common };
-    return {
-      url: u.href,
-      explicit,
-      host: u.hostname,
-      port: u.port === '' ? 6379 : Number(u.port),
-      password: u.password === '' ? undefined : safeDecode(u.password),
-      ...common,
-    };
-  }
-  return {
-    url: buildRedisUrl({ host, port, password }),
-    explicit,
-    host,
-    port,
-    password,
-    ...common,
+    return { password, maxmemory, maxmemoryPolicy };
   };
+  // Redis has no variable production requires: `needed` does not matter.
+  return readServer(r, 'REDIS', false, () => {}, {
+    requiredInProd: [],
+    readParts,
+    fromUrl: (u, parts) => ({
+      ...parts,
+      password: u.password === '' ? undefined : safeDecode(u.password),
+    }),
+    build: buildRedisUrl,
+  });
 }
 
 function readRabbitmq(r: EnvReader, needed: boolean, requireInProd: RequireInProd): RabbitmqConfig {
-  const host = r.str('RABBITMQ_HOST', D.RABBITMQ_HOST);
-  const port = r.port('RABBITMQ_PORT', D.RABBITMQ_PORT);
-  const mgmtPort = r.port('RABBITMQ_MGMT_PORT', D.RABBITMQ_MGMT_PORT);
-  const user = r.str('RABBITMQ_DEFAULT_USER', D.RABBITMQ_DEFAULT_USER);
-  const password = r.str('RABBITMQ_DEFAULT_PASS', D.RABBITMQ_DEFAULT_PASS);
-  const vhost = r.str('RABBITMQ_VHOST', D.RABBITMQ_VHOST);
-  const explicit = r.has('RABBITMQ_URL');
-  if (explicit) {
-    const u = r.url('RABBITMQ_URL', ['amqp', 'amqps'], 'an amqp:// or amqps:// URL');
-    if (!u) return { url: '', explicit, host, port, mgmtPort, user, password, vhost };
-    return {
-      url: u.href,
-      explicit,
-      host: u.hostname,
-      port: u.port === '' ? (u.protocol === 'amqps:' ? 5671 : 5672) : Number(u.port),
-      mgmtPort,
+  return readServer(r, 'RABBITMQ', needed, requireInProd, {
+    requiredInProd: ['RABBITMQ_DEFAULT_USER', 'RABBITMQ_DEFAULT_PASS'],
+    readParts: () => ({
+      mgmtPort: r.port('RABBITMQ_MGMT_PORT', D.RABBITMQ_MGMT_PORT),
+      user: r.str('RABBITMQ_DEFAULT_USER', D.RABBITMQ_DEFAULT_USER),
+      password: r.str('RABBITMQ_DEFAULT_PASS', D.RABBITMQ_DEFAULT_PASS),
+      vhost: r.str('RABBITMQ_VHOST', D.RABBITMQ_VHOST),
+    }),
+    // The management port is not in the URL; guest and / are what amqplib assumes.
+    fromUrl: (u, parts) => ({
+      mgmtPort: parts.mgmtPort,
       user: u.username === '' ? 'guest' : safeDecode(u.username),
       password: u.password === '' ? 'guest' : safeDecode(u.password),
       vhost: u.pathname === '' ? '/' : safeDecode(u.pathname.slice(1)),
-    };
-  }
-  if (needed) {
-    const why = ' (or set RABBITMQ_URL)';
-    requireInProd('RABBITMQ_DEFAULT_USER', why);
-    requireInProd('RABBITMQ_DEFAULT_PASS', why);
-  }
-  return {
-    url: buildAmqpUrl({ host, port, user, password, vhost }),
-    explicit,
-    host,
-    port,
-    mgmtPort,
-    user,
-    password,
-    vhost,
-  };
+    }),
+    build: buildAmqpUrl,
+  });
 }
 
 function safeDecode(s: string): string {

@@ -1,6 +1,7 @@
 import type { AppConfig, LoadConfigOptions } from './app-config.ts';
 import { ConfigError, formatProblem } from './errors.ts';
 import { loadConfig } from './load-config.ts';
+import type { SettingsResult } from './settings-from-env.ts';
 
 /**
  * For a service's main.ts: loadConfig, or on ConfigError print
@@ -27,7 +28,7 @@ export function exitWithProblems(e: ConfigError): never {
  * For a service that reads its own settings in main.ts: exits as exitWithProblems does with the
  * problems its settings reader answered, written `path: message`.
  */
-export function exitOnSettingsProblems(problems: readonly string[]): never {
+function exitOnSettingsProblems(problems: readonly string[]): never {
   exitWithProblems(
     new ConfigError(
       problems.map((p) => {
@@ -42,7 +43,7 @@ export function exitOnSettingsProblems(problems: readonly string[]): never {
  * A retriever holds its own credential, never the platform key (docs/security.md): with that one
  * it could speak for every other retriever and read every plugin's settings. Exits when it has it.
  */
-export function refusePlatformKeyForRetriever(cfg: Pick<AppConfig, 'internalApiKey'>): void {
+function refusePlatformKeyForRetriever(cfg: Pick<AppConfig, 'internalApiKey'>): void {
   if (!cfg.internalApiKey) return;
   exitWithProblems(
     new ConfigError([
@@ -53,4 +54,18 @@ export function refusePlatformKeyForRetriever(cfg: Pick<AppConfig, 'internalApiK
       },
     ]),
   );
+}
+
+/**
+ * For a retriever's main.ts: its own settings, read from this process's environment by `read`
+ * (exits listing the problems), once it is sure the retriever does not hold the platform key.
+ */
+export function retrieverSettingsOrExit<T>(
+  cfg: Pick<AppConfig, 'internalApiKey'>,
+  read: (env: Record<string, string | undefined>) => SettingsResult<T>,
+): T {
+  const settings = read(process.env);
+  if (!settings.ok) exitOnSettingsProblems(settings.problems);
+  refusePlatformKeyForRetriever(cfg);
+  return settings.value;
 }

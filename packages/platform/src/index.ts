@@ -23,9 +23,25 @@ export type * from './cache/types.ts';
 export { PLATFORM_ERRORS } from './errors.ts';
 export { type PlatformLogger, silentLogger } from './logger.ts';
 export {
+  type BodySchema,
+  type RetrieverAppBase,
+  type RetrieverHttp,
+  type RetrieverHttpOptions,
+  type RetrieverReply,
+  retrieverHttp,
+  sendRetrieverProblem,
+} from './retriever-http.ts';
+export {
+  connectServiceMessaging,
+  createServiceBroker,
+  createServiceCache,
+  type ServiceMessaging,
+} from './service-clients.ts';
+export {
   DEFAULT_HARD_EXIT_MS,
   type RunningService,
   runService,
+  runServiceMain,
   type ServiceProcess,
 } from './service-lifecycle.ts';
 export {

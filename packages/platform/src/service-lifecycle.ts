@@ -1,4 +1,6 @@
+import { type AppConfig, type ConfigNeeds, loadConfigOrExit } from '@trawl/config';
 import { errorInfo, type PlatformLogger } from './logger.ts';
+import { packageVersion } from './service-logger.ts';
 
 /** What a service's `start` answers: how to stop it, where to say so, and how long it may take. */
 export interface RunningService {
@@ -66,4 +68,29 @@ export async function runService(
   };
   proc.on('SIGTERM', () => void stop('SIGTERM'));
   proc.on('SIGINT', () => void stop('SIGINT'));
+}
+
+/**
+ * The `main.ts` of a scale-out service: runService, where start-up first loads the configuration
+ * for `needs` (the servers and secrets the service uses; on a problem: printed, exit 1, as
+ * loadConfigOrExit does) and reads the service's version from the package.json beside its src/
+ * (`mainUrl`: the main.ts's `import.meta.url`), then calls `start` with them.
+ */
+export function runServiceMain(
+  name: string,
+  mainUrl: string,
+  needs: readonly (keyof ConfigNeeds)[],
+  start: (cfg: AppConfig, version: string) => Promise<RunningService>,
+): Promise<void> {
+  return runService(name, async () => {
+    const cfg = loadConfigOrExit({
+      needs: {
+        postgres: needs.includes('postgres'),
+        rabbitmq: needs.includes('rabbitmq'),
+        redis: needs.includes('redis'),
+        secretKey: needs.includes('secretKey'),
+      },
+    });
+    return start(cfg, packageVersion(new URL('../package.json', mainUrl)));
+  });
 }

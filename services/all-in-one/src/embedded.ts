@@ -7,20 +7,14 @@ import {
   type Orchestrator,
   reportNotifierFromConfig,
 } from '@trawl/analyzer-orchestrator';
-import {
-  builtinPlugins,
-  createAnalysisPool,
-  createEmbeddedInvoker,
-  learnFeedback,
-  learnPendingFeedback,
-} from '@trawl/analyzers';
+import { builtinPlugins, createAnalysisPool, createEmbeddedInvoker } from '@trawl/analyzers';
 import {
   bootstrapAdmin,
-  buildApp,
+  buildConfiguredGateway,
   createConfigState,
   createGatewayLogger,
-  gatewayOptionsFrom,
   loadSnapshot,
+  startGatewayBackground,
 } from '@trawl/api-gateway';
 import { type AppConfig, diffFiles } from '@trawl/config';
 import { topology } from '@trawl/contracts';
@@ -32,12 +26,10 @@ import {
   createMemoryCache,
   createPgClient,
   createPgliteClient,
-  createRabbitBroker,
-  createRedisCache,
-  createRedisClient,
   createRetentionRepository,
+  createServiceBroker,
+  createServiceCache,
   createStore,
-  createWebhookDispatcher,
   declareTopology,
   migrate,
   type SqlClient,
@@ -128,27 +120,16 @@ export async function startEmbedded(cfg: AppConfig, opts: EmbeddedOptions = {}):
 
     // Broker.
     const broker: Broker = cfg.rabbitmq.explicit
-      ? await createRabbitBroker({
-          url: cfg.rabbitmq.url,
-          connectionName: 'trawl-all-in-one',
-          logger,
-        })
+      ? createServiceBroker(cfg, 'all-in-one', logger)
       : createMemoryBroker({ logger });
     closers.push(() => broker.close());
     const topo = topology(cfg.brokerPrefix);
     await declareTopology(broker, topo);
 
     // Cache.
-    let cache: Cache;
-    if (cfg.redis.explicit) {
-      const redis = createRedisClient(cfg.redis.url, {
-        connectionName: 'trawl-all-in-one',
-        logger,
-      });
-      cache = createRedisCache({ client: redis, prefix: 'trawl:' });
-    } else {
-      cache = createMemoryCache({ maxEntries: 50_000, prefix: 'trawl:' });
-    }
+    const cache: Cache = cfg.redis.explicit
+      ? createServiceCache(cfg, 'all-in-one', logger)
+      : createMemoryCache({ maxEntries: 50_000, prefix: 'trawl:' });
     closers.push(() => cache.close());
 
     // Configuration and plugins.
@@ -256,8 +237,7 @@ export async function startEmbedded(cfg: AppConfig, opts: EmbeddedOptions = {}):
     }
 
     // Gateway.
-    const app = await buildApp({
-      config: { ...gatewayOptionsFrom(cfg), features: { database_config: false } },
+    const app = await buildConfiguredGateway(cfg, sql, {
       store,
       broker,
       cache,
@@ -268,30 +248,11 @@ export async function startEmbedded(cfg: AppConfig, opts: EmbeddedOptions = {}):
       version,
       metricsRegistries,
       ...(sql.dumpDataDir ? { backup: () => writeBackup(sql, join(cfg.dataDir, 'backups')) } : {}),
-      learnFeedback: (jobId) => learnFeedback(sql, jobId),
     });
     closers.push(() => app.close());
     // Webhook deliveries (issue 17): the outbox in the same database, claimed by this process.
-    const { dispatcher: runDispatcher, ...webhookSettings } = cfg.webhooks;
-    if (runDispatcher) {
-      const dispatcher = createWebhookDispatcher({
-        webhooks: store.webhooks,
-        audit: store.audit,
-        settings: webhookSettings,
-        logger: logger.child({ component: 'webhooks' }),
-        userAgent: `Trawl-Webhooks/${version}`,
-      });
-      dispatcher.start();
-      closers.push(() => dispatcher.stop());
-    }
-    // Feedback stored but not learnt (learning failed at the time) is learnt here, once a minute.
-    const feedbackCatchUp = setInterval(() => {
-      learnPendingFeedback(sql).catch((err: unknown) =>
-        logger.warn({ err }, 'feedback catch-up failed'),
-      );
-    }, 60_000);
-    feedbackCatchUp.unref();
-    closers.push(async () => clearInterval(feedbackCatchUp));
+    const background = startGatewayBackground({ cfg, sql, store, logger, version });
+    closers.push(() => background.stop());
     const port = opts.port ?? cfg.gateway.port;
     // 127.0.0.1 unless TRAWL_HOST says otherwise: a laptop's Trawl is not served to its network.
     const host = opts.host ?? cfg.gateway.embeddedHost;

@@ -17,6 +17,11 @@ export {
 export type { GatewayDeps, PluginInvoker } from './deps.ts';
 export { GATEWAY_ERRORS } from './errors.ts';
 export {
+  buildConfiguredGateway,
+  type GatewayBackground,
+  startGatewayBackground,
+} from './gateway-process.ts';
+export {
   createGatewayLogger,
   gatewayLogDestination,
   gatewayLoggerOptions,

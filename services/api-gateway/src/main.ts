@@ -1,37 +1,23 @@
-import { learnFeedback, learnPendingFeedback } from '@trawl/analyzers';
-import { ConfigError, diffFiles, exitWithProblems, loadConfigOrExit } from '@trawl/config';
-import { topology } from '@trawl/contracts';
+import { type AppConfig, ConfigError, diffFiles, exitWithProblems } from '@trawl/config';
 import {
+  connectServiceMessaging,
   createPgClient,
-  createRabbitBroker,
-  createRedisCache,
-  createRedisClient,
   createStore,
-  createWebhookDispatcher,
-  declareTopology,
   migrate,
-  packageVersion,
   type RunningService,
-  runService,
+  runServiceMain,
 } from '@trawl/platform';
 import { createPluginClient, pluginTargets } from '@trawl/plugin-client';
 import type { CompiledWorkflow } from '@trawl/workflow-engine';
-import { buildApp } from './app.ts';
 import { bootstrapAdmin } from './bootstrap.ts';
 import { followConfigReloads } from './config-events.ts';
 import { loadSnapshot } from './config-loader.ts';
 import { createConfigState } from './config-state.ts';
+import { buildConfiguredGateway, startGatewayBackground } from './gateway-process.ts';
 import { createGatewayLogger, gatewayLogDestination } from './logger.ts';
-import { gatewayOptionsFrom } from './options.ts';
 
-const version = (): string => packageVersion(new URL('../package.json', import.meta.url));
-
-async function main(): Promise<RunningService> {
-  const cfg = loadConfigOrExit({
-    needs: { postgres: true, rabbitmq: true, redis: true, secretKey: true },
-  });
+async function main(cfg: AppConfig, version: string): Promise<RunningService> {
   const logger = createGatewayLogger(cfg.pinoLevel, gatewayLogDestination());
-  const serviceVersion = version();
 
   let initial: ReturnType<typeof loadSnapshot>;
   try {
@@ -47,18 +33,7 @@ async function main(): Promise<RunningService> {
   const sql = createPgClient({ url: cfg.database.url, applicationName: 'trawl-api-gateway' });
   await migrate(sql);
   const store = createStore(sql);
-  const broker = createRabbitBroker({
-    url: cfg.rabbitmq.url,
-    connectionName: 'trawl-api-gateway',
-    logger,
-  });
-  const topo = topology(cfg.brokerPrefix);
-  await declareTopology(broker, topo);
-  const redis = createRedisClient(cfg.redis.url, {
-    connectionName: 'trawl-api-gateway',
-    logger,
-  });
-  const cache = createRedisCache({ client: redis, prefix: 'trawl:' });
+  const { broker, topology, cache } = await connectServiceMessaging(cfg, 'api-gateway', logger);
 
   const invoker = createPluginClient({
     ...pluginTargets(initial.files.service),
@@ -70,7 +45,7 @@ async function main(): Promise<RunningService> {
     diff: diffFiles,
     store,
     broker,
-    topology: topo,
+    topology,
     onSwap: (next) => invoker.setTargets(pluginTargets(next.files.service)),
     onPublishError: (err) => logger.warn({ err }, 'config.reloaded could not be published'),
   });
@@ -81,44 +56,25 @@ async function main(): Promise<RunningService> {
     logger,
   );
 
-  const app = await buildApp({
-    config: { ...gatewayOptionsFrom(cfg), features: { database_config: false } },
+  const app = await buildConfiguredGateway(cfg, sql, {
     store,
     broker,
     cache,
-    topology: topo,
+    topology,
     configState,
     invoker,
     logger,
-    version: serviceVersion,
-    learnFeedback: (jobId) => learnFeedback(sql, jobId),
+    version,
   });
-  // Webhook deliveries (issue 17): every gateway claims due ones (FOR UPDATE SKIP LOCKED).
-  const { dispatcher: runDispatcher, ...webhookSettings } = cfg.webhooks;
-  const dispatcher = createWebhookDispatcher({
-    webhooks: store.webhooks,
-    audit: store.audit,
-    settings: webhookSettings,
-    logger: logger.child({ component: 'webhooks' }),
-    userAgent: `Trawl-Webhooks/${serviceVersion}`,
-  });
-  const follower = await followConfigReloads({ broker, topology: topo, configState, logger });
+  const follower = await followConfigReloads({ broker, topology, configState, logger });
   await app.listen({ host: cfg.gateway.host, port: cfg.gateway.port });
-  if (runDispatcher) dispatcher.start();
-  // Feedback stored but not learnt (learning failed at the time) is learnt here, once a minute.
-  const feedbackCatchUp = setInterval(() => {
-    learnPendingFeedback(sql).catch((err: unknown) =>
-      logger.warn({ err }, 'feedback catch-up failed'),
-    );
-  }, 60_000);
-  feedbackCatchUp.unref();
+  const background = startGatewayBackground({ cfg, sql, store, logger, version });
 
   return {
     logger,
     async stop() {
-      clearInterval(feedbackCatchUp);
       await app.close();
-      await dispatcher.stop();
+      await background.stop();
       await follower.cancel();
       await invoker.close();
       await broker.close();
@@ -128,4 +84,9 @@ async function main(): Promise<RunningService> {
   };
 }
 
-void runService('api-gateway', main);
+void runServiceMain(
+  'api-gateway',
+  import.meta.url,
+  ['postgres', 'rabbitmq', 'redis', 'secretKey'],
+  main,
+);

@@ -1,4 +1,6 @@
+import type { AppConfig } from '@trawl/config';
 import type { EmailLimits } from '@trawl/contracts';
+import type { CpuWorkOptions } from './cpu-work/cpu-work.ts';
 
 /** The part of the application configuration the gateway uses (mapped from AppConfig in main.ts). */
 export interface GatewayOptions {
@@ -43,6 +45,12 @@ export interface GatewayOptions {
   accessVersionCacheSeconds?: number;
   /** Password hashes computed at once (default: half the cores, at least 1). */
   passwordHashConcurrency?: number;
+  /**
+   * Where raw-message parsing and the message view's HTML sanitizer run (issue 15): inputs larger
+   * than `inlineMaxBytes` in `workers` worker threads cut at `deadlineMs` (default 2, 256 KiB,
+   * 10 s; workers 0: all on the HTTP thread).
+   */
+  cpuWork?: Partial<CpuWorkOptions>;
 }
 
 /** Defaults for tests and embedded mode. */
@@ -67,24 +75,24 @@ export function defaultGatewayOptions(
 }
 
 /** Maps the application configuration to the gateway's options. */
-export function gatewayOptionsFrom(cfg: {
-  secretKey: string;
-  internalApiKey: string | undefined;
-  trustedHosts: readonly string[];
-  trustProxy: boolean | number | readonly string[];
-  auth: { accessTokenExpireMinutes: number; refreshTokenExpireDays: number };
-  rateLimit: { enabled: boolean; max: number; windowSeconds: number };
-  limits: {
-    jsonBodyBytes: number;
-    rawMessageBytes: number;
-    attachments: number;
-    recipients: number;
-    subjectChars: number;
-    publicBodyBytes: number;
-  };
-  audit: { retentionDays: number; failureWindowSeconds: number };
-  metrics: boolean;
-}): GatewayOptions {
+export function gatewayOptionsFrom(
+  cfg: Pick<
+    AppConfig,
+    | 'secretKey'
+    | 'internalApiKey'
+    | 'trustedHosts'
+    | 'trustProxy'
+    | 'rateLimit'
+    | 'limits'
+    | 'audit'
+    | 'metrics'
+  > & {
+    auth: Pick<AppConfig['auth'], 'accessTokenExpireMinutes' | 'refreshTokenExpireDays'>;
+    /** Optional: callers that build a partial configuration get the CPU pool's defaults. */
+    gateway?: Pick<AppConfig['gateway'], 'cpuWorkers'>;
+  },
+): GatewayOptions {
+  const cpu = cfg.gateway?.cpuWorkers;
   return {
     secretKey: cfg.secretKey,
     internalApiKey: cfg.internalApiKey,
@@ -104,5 +112,14 @@ export function gatewayOptionsFrom(cfg: {
     metrics: cfg.metrics,
     publicBodyBytes: cfg.limits.publicBodyBytes,
     audit: { ...cfg.audit },
+    ...(cpu
+      ? {
+          cpuWork: {
+            workers: cpu.size,
+            inlineMaxBytes: cpu.inlineMaxBytes,
+            deadlineMs: cpu.deadlineMs,
+          },
+        }
+      : {}),
   };
 }

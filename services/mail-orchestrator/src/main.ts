@@ -1,24 +1,14 @@
-import { ConfigError, exitWithProblems, loadConfigOrExit } from '@trawl/config';
-import { topology } from '@trawl/contracts';
+import { type AppConfig, ConfigError, exitWithProblems } from '@trawl/config';
 import {
-  createRabbitBroker,
-  createRedisCache,
-  createRedisClient,
+  connectServiceMessaging,
   createServiceLogger,
-  declareTopology,
-  packageVersion,
   type RunningService,
-  runService,
+  runServiceMain,
 } from '@trawl/platform';
 import { buildMailOrchestrator } from './app.ts';
 
-const version = (): string => packageVersion(new URL('../package.json', import.meta.url));
-
-async function main(): Promise<RunningService> {
-  // A bad TRAWL_MAIL_RETRIEVERS stops start-up here, naming the variable and the problem.
-  const cfg = loadConfigOrExit({
-    needs: { postgres: false, rabbitmq: true, redis: true, secretKey: false },
-  });
+// A bad TRAWL_MAIL_RETRIEVERS stops start-up in runServiceMain, naming the variable and the problem.
+async function main(cfg: AppConfig, version: string): Promise<RunningService> {
   if (!cfg.internalApiKey) {
     exitWithProblems(
       new ConfigError([
@@ -27,28 +17,21 @@ async function main(): Promise<RunningService> {
     );
   }
   const logger = createServiceLogger('mail-orchestrator', cfg.pinoLevel);
-  const broker = await createRabbitBroker({
-    url: cfg.rabbitmq.url,
-    connectionName: 'trawl-mail-orchestrator',
+  const { broker, topology, cache } = await connectServiceMessaging(
+    cfg,
+    'mail-orchestrator',
     logger,
-  });
-  const topo = topology(cfg.brokerPrefix);
-  await declareTopology(broker, topo);
-  const redis = createRedisClient(cfg.redis.url, {
-    connectionName: 'trawl-mail-orchestrator',
-    logger,
-  });
-  const cache = createRedisCache({ client: redis, prefix: 'trawl:' });
+  );
 
   const orchestrator = buildMailOrchestrator({
     retrievers: cfg.mailRetrievers,
     gateway: { baseUrl: cfg.gateway.url },
     internalApiKey: cfg.internalApiKey,
     broker,
-    topology: topo,
+    topology,
     cache,
     logger,
-    options: { serviceVersion: version() },
+    options: { serviceVersion: version },
   });
   await orchestrator.start();
   await orchestrator.app.listen({ host: '0.0.0.0', port: cfg.mailOrchestratorPort });
@@ -66,4 +49,4 @@ async function main(): Promise<RunningService> {
   };
 }
 
-void runService('mail-orchestrator', main);
+void runServiceMain('mail-orchestrator', import.meta.url, ['rabbitmq', 'redis'], main);

@@ -1,5 +1,5 @@
+import { type RetrieverAppBase, serviceChild } from '@trawl/platform';
 import type { FastifyInstance } from 'fastify';
-import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { buildRetrieverApp } from './app.ts';
 import { ImapRetriever } from './imap-retriever.ts';
@@ -22,24 +22,11 @@ export interface ImapRetrieverService {
 /** Wires the session, the mailbox logic and the HTTP app of one IMAP retriever. */
 export function createImapRetriever(
   settings: ImapSettings,
-  deps: {
-    logger: Logger;
-    internalApiKey?: string | undefined;
-    registry?: Registry;
-    session?: SessionOptions;
-    version?: string;
-  },
+  deps: Omit<RetrieverAppBase, 'registry'> & { registry?: Registry; session?: SessionOptions },
 ): ImapRetrieverService {
   const registry = deps.registry ?? new Registry();
   const metrics = createImapMetrics(registry);
-  // Not `child({service})` of a logger that has one already: pino would print the key twice.
-  const bound = deps.logger.bindings().service;
-  const logger =
-    bound === 'retriever-imap'
-      ? deps.logger
-      : deps.logger.child(
-          bound === undefined ? { service: 'retriever-imap' } : { component: 'retriever-imap' },
-        );
+  const logger = serviceChild(deps.logger, 'retriever-imap');
   let wasConnected = false;
   const session = new ImapSession(settings, logger, {
     ...deps.session,
@@ -54,15 +41,7 @@ export function createImapRetriever(
     cleanKeyword: settings.clean_keyword,
     address: settings.address,
   });
-  const app = buildRetrieverApp({
-    session,
-    retriever,
-    internalApiKey: deps.internalApiKey,
-    logger,
-    registry,
-    metrics,
-    ...(deps.version ? { version: deps.version } : {}),
-  });
+  const app = buildRetrieverApp({ ...deps, session, retriever, logger, registry, metrics });
   return {
     app,
     session,

@@ -1,3 +1,4 @@
+import { settingsReader } from '@trawl/config';
 import { EnvelopeAddress } from '@trawl/contracts';
 import { z } from 'zod';
 
@@ -58,22 +59,4 @@ export const IMAP_ENV = {
 } as const;
 
 /** Settings from environment variables; problems name the variable. */
-export function imapSettingsFromEnv(
-  env: Record<string, string | undefined>,
-): { ok: true; value: ImapSettings } | { ok: false; problems: string[] } {
-  const input: Record<string, string> = {};
-  for (const [name, key] of Object.entries(IMAP_ENV)) {
-    const v = env[name];
-    if (v !== undefined && v !== '') input[key] = v;
-  }
-  const r = ImapSettings.safeParse(input);
-  if (r.success) return { ok: true, value: r.data };
-  const byKey = Object.fromEntries(Object.entries(IMAP_ENV).map(([n, k]) => [k, n]));
-  return {
-    ok: false,
-    problems: r.error.issues.map((i) => {
-      const key = String(i.path[0] ?? '');
-      return `${byKey[key] ?? key}: ${i.message}`;
-    }),
-  };
-}
+export const imapSettingsFromEnv = settingsReader(IMAP_ENV, ImapSettings);

@@ -1,5 +1,5 @@
+import type { RetrieverAppBase } from '@trawl/platform';
 import type { FastifyInstance } from 'fastify';
-import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { buildSmtpRetrieverApp } from './app.ts';
 import { createFilter, type Filter } from './filter.ts';
@@ -26,11 +26,9 @@ export interface SmtpFilterService {
 /** Everything the SMTP filter is, from its settings; clients may be passed in (tests). */
 export function createSmtpFilter(
   settings: SmtpSettings,
-  deps: {
-    logger: Logger;
+  deps: Pick<RetrieverAppBase, 'logger' | 'version'> & {
     /** The filter's own credential (`trawl credentials retriever <name>`): sent and checked. */
     credential?: string | undefined;
-    version?: string;
     registry?: Registry;
     ingest?: IngestClient;
     reinjector?: Reinjector;
@@ -66,7 +64,7 @@ export function createSmtpFilter(
     logger,
     registry,
     metrics,
-    ...(deps.version ? { version: deps.version } : {}),
+    version: deps.version,
   });
   return {
     app,

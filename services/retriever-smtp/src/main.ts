@@ -1,30 +1,17 @@
 import {
+  type AppConfig,
   ConfigError,
-  exitOnSettingsProblems,
   exitWithProblems,
-  loadConfigOrExit,
-  refusePlatformKeyForRetriever,
+  retrieverSettingsOrExit,
 } from '@trawl/config';
-import {
-  createServiceLogger,
-  packageVersion,
-  type RunningService,
-  runService,
-} from '@trawl/platform';
+import { createServiceLogger, type RunningService, runServiceMain } from '@trawl/platform';
 import { createSmtpFilter } from './create-filter-service.ts';
 import { smtpSettingsFromEnv } from './settings.ts';
 
-const version = (): string => packageVersion(new URL('../package.json', import.meta.url));
-
-async function main(): Promise<RunningService> {
-  const cfg = loadConfigOrExit({
-    needs: { postgres: false, rabbitmq: false, redis: false, secretKey: false },
-  });
+async function main(cfg: AppConfig, version: string): Promise<RunningService> {
   // TRAWL_SMTP_* belong to this service only: read here (docs/smtp-filter.md lists them).
-  const settings = smtpSettingsFromEnv(process.env);
-  if (!settings.ok) exitOnSettingsProblems(settings.problems);
+  const s = retrieverSettingsOrExit(cfg, smtpSettingsFromEnv);
   const logger = createServiceLogger('retriever-smtp', cfg.pinoLevel);
-  refusePlatformKeyForRetriever(cfg);
   if (!cfg.retrieverKey) {
     exitWithProblems(
       new ConfigError([
@@ -36,12 +23,7 @@ async function main(): Promise<RunningService> {
       ]),
     );
   }
-  const s = settings.value;
-  const service = createSmtpFilter(s, {
-    logger,
-    credential: cfg.retrieverKey,
-    version: version(),
-  });
+  const service = createSmtpFilter(s, { logger, credential: cfg.retrieverKey, version });
   // TRAWL_RETRIEVER_SMTP_HOST / _PORT: read by @trawl/config (docker/healthcheck.mjs uses the port).
   const { host, port } = cfg.retrieverSmtp;
   await service.app.listen({ host, port });
@@ -59,4 +41,4 @@ async function main(): Promise<RunningService> {
   return { logger, stop: () => service.stop() };
 }
 
-void runService('retriever-smtp', main);
+void runServiceMain('retriever-smtp', import.meta.url, [], main);

@@ -1,3 +1,4 @@
+import { settingsReader } from '@trawl/config';
 import { EnvelopeAddress, THREAT_LEVELS, type ThreatLevel } from '@trawl/contracts';
 import { z } from 'zod';
 
@@ -150,22 +151,4 @@ export const SMTP_ENV = {
 } as const;
 
 /** Settings from environment variables; problems name the variable. */
-export function smtpSettingsFromEnv(
-  env: Record<string, string | undefined>,
-): { ok: true; value: SmtpSettings } | { ok: false; problems: string[] } {
-  const input: Record<string, string> = {};
-  for (const [name, key] of Object.entries(SMTP_ENV)) {
-    const v = env[name];
-    if (v !== undefined && v !== '') input[key] = v;
-  }
-  const r = SmtpSettings.safeParse(input);
-  if (r.success) return { ok: true, value: r.data };
-  const byKey = Object.fromEntries(Object.entries(SMTP_ENV).map(([n, k]) => [k, n]));
-  return {
-    ok: false,
-    problems: r.error.issues.map((i) => {
-      const key = String(i.path[0] ?? '');
-      return `${byKey[key] ?? key}: ${i.message}`;
-    }),
-  };
-}
+export const smtpSettingsFromEnv = settingsReader(SMTP_ENV, SmtpSettings);

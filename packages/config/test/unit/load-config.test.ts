@@ -61,6 +61,7 @@ describe('loadConfig defaults', () => {
       embeddedHost: '127.0.0.1',
       port: 8001,
       url: 'http://127.0.0.1:8001',
+      cpuWorkers: { size: 2, inlineMaxBytes: 256 * 1024, deadlineMs: 10_000 },
     });
     expect(c.trustProxy).toBe(false);
     expect(c.retrieverImap).toEqual({ host: '0.0.0.0', port: 8200 });

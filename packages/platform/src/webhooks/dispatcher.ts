@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { WebhookSettings } from '@trawl/config';
 import { backoffDelay } from '@trawl/contracts';
 import { errorInfo, type PlatformLogger, silentLogger } from '../logger.ts';
 import type { AuditRepository, Store } from '../store/repositories.ts';
@@ -17,23 +18,7 @@ import { signWebhook } from './signature.ts';
  * deliveries with FOR UPDATE SKIP LOCKED, sends them signed per Standard Webhooks, records every
  * attempt, and retries failures with exponential backoff and full jitter for up to `maxAgeMs`.
  */
-export interface WebhookSettings {
-  /** Sleep between claims when nothing was due. */
-  pollIntervalMs: number;
-  /** Deliveries claimed (and sent concurrently) at a time. */
-  batchSize: number;
-  /** One attempt's timeout. */
-  timeoutMs: number;
-  /** Backoff: the nth retry waits a random time in [0, min(max, base·2^(n−1))] (full jitter). */
-  backoffBaseMs: number;
-  backoffMaxMs: number;
-  /** A delivery still failing this long after its event is given up. */
-  maxAgeMs: number;
-  /** An endpoint failing (no success) for this long is disabled, with an audit entry. */
-  disableAfterMs: number;
-  /** Events (with their delivery log) older than this are purged, hourly, once delivered or given up. */
-  logRetentionMs: number;
-}
+export type { WebhookSettings };
 
 export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
   pollIntervalMs: 1000,

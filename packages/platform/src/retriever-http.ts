@@ -1,0 +1,138 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { toProblems } from '@trawl/contracts';
+import type { Logger } from 'pino';
+
+/**
+ * The HTTP side of the retriever protocol (docs/mail-ingestion.md) shared by the retrievers (IMAP,
+ * SMTP filter): /health, /metrics, the X-Internal-API-Key check of /internal/*, request bodies and
+ * problem details. Typed by the slices of Fastify it uses, so this package needs no Fastify.
+ */
+
+/** The slice of a Fastify reply the retriever protocol answers with. */
+export interface RetrieverReply {
+  code(status: number): RetrieverReply;
+  header(name: string, value: string): RetrieverReply;
+  type(contentType: string): RetrieverReply;
+  send(payload?: unknown): RetrieverReply;
+}
+
+/** A zod schema, as far as parsing a body goes. */
+export interface BodySchema<T> {
+  safeParse(v: unknown): { success: true; data: T } | { success: false; error: unknown };
+}
+
+/** What a retriever's HTTP app is given besides its own parts. */
+export interface RetrieverAppBase {
+  /** When set, every /internal/* call must carry it in X-Internal-API-Key. */
+  internalApiKey?: string | undefined;
+  logger: Logger;
+  /** The prom-client registry /metrics serves. */
+  registry: { contentType: string; metrics(): Promise<string> };
+  /** Reported by /health (default 0.0.0). */
+  version?: string | undefined;
+}
+
+export interface RetrieverHttpOptions extends Omit<RetrieverAppBase, 'logger'> {
+  /** `retriever-imap`, `retriever-smtp`: named by /health. */
+  service: string;
+  /** The retriever's error codes of a missing key and of a bad request. */
+  errors: { unauthorized: string; badRequest: string };
+}
+
+const TITLES: Record<number, string> = {
+  401: 'Unauthorized',
+  404: 'Not Found',
+  422: 'Unprocessable Content',
+  503: 'Service Unavailable',
+};
+
+/** Constant-time comparison (the hashes equalise the lengths). */
+function keysEqual(a: string, b: string): boolean {
+  const ha = createHash('sha256').update(a).digest();
+  const hb = createHash('sha256').update(b).digest();
+  return timingSafeEqual(ha, hb);
+}
+
+/** Sends RFC 9457 problem details; a 503 says `Retry-After: 5`. */
+export function sendRetrieverProblem(
+  reply: RetrieverReply,
+  status: number,
+  code: string,
+  detail: string,
+  extra: Record<string, unknown> = {},
+): RetrieverReply {
+  if (status === 503) reply.header('retry-after', '5');
+  return reply
+    .code(status)
+    .type('application/problem+json')
+    .send({
+      type: 'about:blank',
+      title: TITLES[status] ?? 'Error',
+      status,
+      detail,
+      code,
+      ...extra,
+    });
+}
+
+/** The routes' helpers of one retriever's HTTP app. */
+export function retrieverHttp(o: RetrieverHttpOptions) {
+  return {
+    /** GET /health: 200 when `ok`, else 503; `detail` says what the retriever is connected to. */
+    health(reply: RetrieverReply, ok: boolean, detail: Record<string, unknown>) {
+      reply.code(ok ? 200 : 503);
+      return {
+        status: ok ? 'healthy' : 'degraded',
+        service: o.service,
+        version: o.version ?? '0.0.0',
+        ...detail,
+      };
+    },
+
+    /** GET /metrics: the registry in the Prometheus text format. */
+    metrics(reply: RetrieverReply): Promise<string> {
+      reply.header('content-type', o.registry.contentType);
+      return o.registry.metrics();
+    },
+
+    /** The onRequest hook of /internal/*: without the key (when one is set), 401. */
+    async checkKey(
+      request: { headers: Record<string, string | string[] | undefined> },
+      reply: RetrieverReply,
+    ) {
+      if (!o.internalApiKey) return;
+      const key = request.headers['x-internal-api-key'];
+      if (typeof key !== 'string' || !keysEqual(key, o.internalApiKey)) {
+        return sendRetrieverProblem(
+          reply,
+          401,
+          o.errors.unauthorized,
+          'a valid X-Internal-API-Key is required',
+        );
+      }
+    },
+
+    /** The body as `schema` reads it; undefined once a 422 naming every problem has been sent. */
+    parse<T>(schema: BodySchema<T>, body: unknown, reply: RetrieverReply): T | undefined {
+      const r = schema.safeParse(body ?? {});
+      if (r.success) return r.data;
+      sendRetrieverProblem(reply, 422, o.errors.badRequest, 'the body is not valid', {
+        errors: toProblems(r.error as Parameters<typeof toProblems>[0]),
+      });
+      return undefined;
+    },
+
+    /**
+     * For the error handler: an error of the request (a status below 500, e.g. a body that is not
+     * JSON) answered as a bad request; undefined for any other, which the retriever answers itself.
+     */
+    clientError(err: unknown, reply: RetrieverReply): RetrieverReply | undefined {
+      const status = (err as { statusCode?: number }).statusCode;
+      if (status && status < 500)
+        return sendRetrieverProblem(reply, status, o.errors.badRequest, (err as Error).message);
+      return undefined;
+    },
+  };
+}
+
+export type RetrieverHttp = ReturnType<typeof retrieverHttp>;
