@@ -10,6 +10,7 @@ import { createPasswordHasher } from './auth/password-hasher.ts';
 import { enforceRouteAccess } from './auth/route-access.ts';
 import { createTokenService } from './auth/tokens.ts';
 import type { GatewayContext } from './context.ts';
+import { createCpuWork, DEFAULT_CPU_WORK } from './cpu-work/cpu-work.ts';
 import type { GatewayDeps } from './deps.ts';
 import type { GatewayOptions } from './options.ts';
 import { registerEdgeHooks } from './plugins/edge.ts';
@@ -114,7 +115,14 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     audit,
     metrics,
     emailParser: emailParser(config.limits),
+    cpu: createCpuWork(
+      { ...DEFAULT_CPU_WORK, ...config.cpuWork },
+      {
+        onReplace: (info) => logger.warn(info, 'a gateway CPU worker was replaced'),
+      },
+    ),
   };
+  app.addHook('onClose', async () => ctx.cpu.close());
 
   await app.register(healthRoutes(ctx));
   await app.register(docsRoutes(ctx));

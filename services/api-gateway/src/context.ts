@@ -4,6 +4,7 @@ import type { AccessVersions } from './auth/access-versions.ts';
 import type { LoginThrottle } from './auth/login-throttle.ts';
 import type { PasswordHasher } from './auth/password-hasher.ts';
 import type { TokenService } from './auth/tokens.ts';
+import type { CpuWork } from './cpu-work/cpu-work.ts';
 import type { GatewayDeps } from './deps.ts';
 import type { GatewayMetrics } from './plugins/metrics.ts';
 
@@ -24,4 +25,6 @@ export interface GatewayContext extends GatewayDeps {
    * Emails (`emailParser` of @trawl/contracts).
    */
   emailParser: EmailParser;
+  /** Raw-message parsing and the message view: inline when small, in worker threads when large. */
+  cpu: CpuWork;
 }

@@ -24,6 +24,8 @@ export const GATEWAY_ERRORS = {
   reloadFailed: 'TRAWL_ERR_CONFIG_RELOAD_FAILED',
   jobNotCompleted: 'TRAWL_ERR_FEEDBACK_JOB_NOT_COMPLETED',
   messagePurged: 'TRAWL_ERR_MESSAGE_PURGED',
+  /** Every CPU worker busy and its queue full (a large message to parse or render): retry. */
+  busy: 'TRAWL_ERR_GATEWAY_BUSY',
 } as const;
 
 export type GatewayErrorCode = (typeof GATEWAY_ERRORS)[keyof typeof GATEWAY_ERRORS];

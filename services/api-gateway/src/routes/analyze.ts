@@ -11,18 +11,13 @@ import {
   searchFiltersOf,
   type ValidationProblem,
 } from '@trawl/contracts';
-import {
-  isOutlookMsg,
-  OUTLOOK_MSG_CONTENT_TYPE,
-  outlookMsgToEml,
-  parseRawEmail,
-} from '@trawl/mail';
+import { OUTLOOK_MSG_CONTENT_TYPE } from '@trawl/mail';
 import { createRequestBatcher } from '@trawl/platform';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { actorOf } from '../auth/access.ts';
 import type { GatewayContext } from '../context.ts';
-import { type SentEmail, serializeEmail } from '../email-json.ts';
+import { type SentEmail, type SerializedEmail, serializeEmail } from '../email-json.ts';
 import {
   BadQueryError,
   DependencyDownError,
@@ -67,6 +62,7 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
     origin?: { retriever: string; message_id: string },
     sent?: SentEmail,
     report?: JobReport,
+    serialized?: SerializedEmail,
   ): Promise<SubmitResponse> {
     const snapshot = ctx.configState.current();
     const workflowId = workflowIdIn ?? snapshot.files.service.workflow.default_workflow_id;
@@ -77,7 +73,7 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
     }
     const jobId = randomUUID();
     // The id (@trawl/mail's emailId) and the row's JSON text (the body's own, when it can be).
-    const { id: eid, json: emailJson } = serializeEmail(email, sent);
+    const { id: eid, json: emailJson } = serialized ?? serializeEmail(email, sent);
     const submittedBy = actorOf(request);
     // jobs.origin: the retriever (verdict callbacks) and, for a report, the report (issue 16)
     const stored = origin || report ? { ...origin, ...(report ? { report } : {}) } : undefined;
@@ -220,29 +216,26 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
           const origin = originOf(request);
           const to = envelopeToOf(request);
           // An Outlook .msg (CFB signature, whatever the type said) becomes the RFC 822 message it
-          // holds; a malformed one is a 422 (TRAWL_ERR_MAIL_UNPARSEABLE), never a crash.
-          const bytes = isOutlookMsg(request.body) ? outlookMsgToEml(request.body) : request.body;
-          const parseOpts = {
+          // holds; a malformed one is a 422 (TRAWL_ERR_MAIL_UNPARSEABLE), never a crash. A large
+          // message is parsed in a worker thread, cut at its deadline (issue 15: ctx.cpu).
+          const { email, report, serialized } = await ctx.cpu.parseRaw({
+            bytes: request.body,
             limits: ctx.config.limits,
             maxBytes: ctx.config.limits.rawMessageBytes,
-          };
-          const email = await parseRawEmail(bytes, {
-            ...parseOpts,
-            ...(to ? { envelope: { to } } : {}),
+            ...(to ? { envelopeTo: [...to] } : {}),
+            ...(q.value.report ? { report: { now: ctx.now() } } : {}),
           });
-          if (q.value.report) {
-            const r = await reportedEmail(email, parseOpts, ctx.now());
-            return submit(
-              request,
-              r.email,
-              q.value.workflow_id,
-              'raw',
-              origin,
-              undefined,
-              r.report,
-            );
-          }
-          return submit(request, email, q.value.workflow_id, 'raw', origin);
+          // the row text was made where the message was parsed (off this thread when large)
+          return submit(
+            request,
+            email,
+            q.value.workflow_id,
+            'raw',
+            origin,
+            undefined,
+            report,
+            serialized,
+          );
         },
       );
     });

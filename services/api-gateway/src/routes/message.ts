@@ -2,7 +2,7 @@ import { BadInputError, type Email, safeParseEmail, TrawlError } from '@trawl/co
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { GatewayContext } from '../context.ts';
 import { DependencyDownError, GATEWAY_ERRORS, NotFoundError } from '../errors.ts';
-import { messageViewOf, rebuildRfc822 } from '../message-view.ts';
+import { rebuildRfc822 } from '../message-view.ts';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -66,7 +66,8 @@ export function messageRoutes(ctx: GatewayContext): FastifyPluginAsync {
         const { id, email } = await storedEmail(request);
         // the HTML is data for a sandboxed frame, never a page of this origin
         reply.header('cache-control', 'private, no-store');
-        return messageViewOf(id, email);
+        // a large HTML body is sanitized in a worker thread (issue 15)
+        return ctx.cpu.messageView(id, email);
       },
     );
 

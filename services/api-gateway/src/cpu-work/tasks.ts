@@ -1,0 +1,57 @@
+import type { Email, EmailLimits, JobReport, MessageView } from '@trawl/contracts';
+import { isOutlookMsg, outlookMsgToEml, parseRawEmail } from '@trawl/mail';
+import { type SerializedEmail, serializeEmail } from '../email-json.ts';
+import { messageViewOf } from '../message-view.ts';
+import { reportedEmail } from '../report-intake.ts';
+
+/** A raw submission to parse (POST /analyze/raw): plain data, so that a worker can take it. */
+export interface ParseRawInput {
+  bytes: Uint8Array;
+  limits: EmailLimits;
+  maxBytes: number;
+  /** The parser's own time bound (its 422 TRAWL_ERR_MAIL_UNPARSEABLE). */
+  timeoutMs?: number;
+  envelopeTo?: string[];
+  /** The message is a report: its original is what is analysed (issue 16). */
+  report?: { now: Date };
+}
+
+export interface ParseRawOutput {
+  email: Email;
+  report?: JobReport;
+  /** The Email's id and row text, computed where it was parsed (a worker, for a large message). */
+  serialized: SerializedEmail;
+}
+
+/**
+ * The CPU-heavy part of a raw submission: an Outlook .msg becomes the RFC 822 message it holds, the
+ * message is parsed into an Email and, for a report, its original extracted. The same code runs on
+ * the HTTP thread (small messages) and in a worker (large ones).
+ */
+export async function parseRawTask(input: ParseRawInput): Promise<ParseRawOutput> {
+  const raw = Buffer.from(input.bytes.buffer, input.bytes.byteOffset, input.bytes.byteLength);
+  const bytes = isOutlookMsg(raw) ? outlookMsgToEml(raw) : raw;
+  const parseOpts = {
+    limits: input.limits,
+    maxBytes: input.maxBytes,
+    ...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}),
+  };
+  const email = await parseRawEmail(bytes, {
+    ...parseOpts,
+    ...(input.envelopeTo ? { envelope: { to: input.envelopeTo } } : {}),
+  });
+  if (!input.report) return { email, serialized: serializeEmail(email) };
+  const r = await reportedEmail(email, parseOpts, input.report.now);
+  return { ...r, serialized: serializeEmail(r.email) };
+}
+
+/** The message view of a stored job (GET /analyze/{id}/message): sanitized HTML, text, hashes. */
+export function messageViewTask(input: { jobId: string; email: Email }): MessageView {
+  return messageViewOf(input.jobId, input.email);
+}
+
+/** The handlers a CPU worker serves, by task name. */
+export const CPU_TASKS = {
+  parseRaw: parseRawTask,
+  messageView: messageViewTask,
+} as const;

@@ -1,0 +1,94 @@
+import { DEFAULT_EMAIL_LIMITS, TransientError, TrawlError } from '@trawl/contracts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type CpuWork, createCpuWork } from '../../src/cpu-work/cpu-work.ts';
+import { messageViewOf } from '../../src/message-view.ts';
+import { RAW_MESSAGE } from '../fixtures/email.ts';
+import { rawMessage } from '../helpers/raw-messages.ts';
+
+/**
+ * The gateway's CPU work (issue 15): a large raw message is parsed, and a large HTML body
+ * sanitized, in a worker thread with the same result as on the HTTP thread; a task past its
+ * deadline answers the parser's 422 and its worker is replaced; a full pool answers 503.
+ */
+const LIMITS = { ...DEFAULT_EMAIL_LIMITS, maxAttachmentBytes: 25 * 1024 * 1024 };
+const input = (bytes: Buffer) => ({ bytes, limits: LIMITS, maxBytes: 25 * 1024 * 1024 });
+
+describe('gateway CPU work', () => {
+  const made: CpuWork[] = [];
+  const make = (o: Parameters<typeof createCpuWork>[0]) => {
+    const w = createCpuWork(o);
+    made.push(w);
+    return w;
+  };
+  afterEach(async () => {
+    await Promise.all(made.splice(0).map((w) => w.close()));
+  });
+
+  it('keeps a small message on the HTTP thread and parses a large one in a worker, with the same Email', async () => {
+    const work = make({ workers: 1, inlineMaxBytes: 64 * 1024, deadlineMs: 30_000 });
+    const inline = createCpuWork({ workers: 0, inlineMaxBytes: 0, deadlineMs: 30_000 });
+    made.push(inline);
+    await work.parseRaw(input(Buffer.from(RAW_MESSAGE)));
+    expect(work.pool()).toBeUndefined();
+    const big = rawMessage(512 * 1024);
+    const pooled = await work.parseRaw(input(big));
+    expect(work.pool()?.stats().started).toBe(1);
+    expect(pooled).toEqual(await inline.parseRaw(input(big)));
+    expect(pooled.email.attachments?.[0]?.filename).toBe('statement.pdf');
+  });
+
+  it('builds the message view of a large HTML body in a worker, as on the HTTP thread', async () => {
+    const work = make({ workers: 1, inlineMaxBytes: 1024, deadlineMs: 30_000 });
+    const { email } = await work.parseRaw(input(rawMessage(256 * 1024)));
+    const view = await work.messageView('00000000-0000-4000-8000-000000000001', email);
+    expect(view).toEqual(messageViewOf('00000000-0000-4000-8000-000000000001', email));
+    expect(view.html).toContain('data-trawl-href');
+  });
+
+  it('answers the parser errors of a worker with their own code and status', async () => {
+    const work = make({ workers: 1, inlineMaxBytes: 0, deadlineMs: 30_000 });
+    const err = await work
+      .parseRaw(input(Buffer.from('From: nobody\r\n\r\nno date, no address')))
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TrawlError);
+    expect((err as TrawlError).code).toBe('TRAWL_ERR_MAIL_INVALID');
+    expect((err as TrawlError).status).toBe(422);
+    expect((err as TrawlError).problems?.length).toBeGreaterThan(0);
+  });
+
+  it('cuts a parse at its deadline with a 422, and replaces the worker', async () => {
+    const work = make({ workers: 1, inlineMaxBytes: 0, deadlineMs: 60 });
+    // the worker is up and warm (a cold worker's first parse may itself pass 60 ms on a busy machine)
+    for (let i = 0; i < 5; i++) {
+      const ok = await work.parseRaw(input(Buffer.from(RAW_MESSAGE))).then(
+        () => true,
+        () => false,
+      );
+      if (ok) break;
+    }
+    const before = work.pool()?.stats();
+    // a 10 MB message takes ~100-400 ms to parse
+    const err = await work.parseRaw(input(rawMessage(10 * 1024 * 1024))).catch((e: unknown) => e);
+    expect((err as TrawlError).code).toBe('TRAWL_ERR_MAIL_UNPARSEABLE');
+    expect((err as TrawlError).status).toBe(422);
+    const after = work.pool()?.stats();
+    expect((after?.terminated ?? 0) - (before?.terminated ?? 0)).toBe(1);
+    expect((after?.started ?? 0) - (before?.started ?? 0)).toBe(1);
+    // the replacement parses the next message
+    const ok = await work.parseRaw(input(Buffer.from(RAW_MESSAGE)));
+    expect(ok.email.headers.subject).toBe('Verify your account');
+  });
+
+  it('answers 503 with Retry-After when every worker is busy and the queue is full', async () => {
+    const work = make({ workers: 1, inlineMaxBytes: 0, deadlineMs: 30_000, maxQueued: 0 });
+    const big = rawMessage(4 * 1024 * 1024);
+    const [a, b] = await Promise.allSettled([work.parseRaw(input(big)), work.parseRaw(input(big))]);
+    expect(a.status).toBe('fulfilled');
+    expect(b.status).toBe('rejected');
+    const err = (b as PromiseRejectedResult).reason as TransientError;
+    expect(err).toBeInstanceOf(TransientError);
+    expect(err.code).toBe('TRAWL_ERR_GATEWAY_BUSY');
+    expect(err.status).toBe(503);
+    expect(err.retryAfterSeconds).toBeGreaterThan(0);
+  });
+});
