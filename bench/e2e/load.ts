@@ -136,3 +136,15 @@ export function percentile(sorted: number[], p: number): number {
   const idx = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[idx] as number;
 }
+
+/** Latency percentiles, in milliseconds. */
+export interface LatencyMs {
+  p50: number;
+  p95: number;
+  p99: number;
+}
+
+/** The p50, p95 and p99 of `sorted` (ascending). */
+export function latencyOf(sorted: number[]): LatencyMs {
+  return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99) };
+}

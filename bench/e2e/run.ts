@@ -29,7 +29,7 @@ import {
 } from '../../services/api-gateway/test/bench/cpu-accounting.ts';
 import { type Cluster, ROOT, type ServiceKind, startCluster } from './cluster.ts';
 import { type CorpusMessage, loadCorpus } from './corpus.ts';
-import { percentile, submitAll } from './load.ts';
+import { latencyOf, submitAll } from './load.ts';
 import { sampleProc } from './proc-stats.ts';
 import { type ResultWatcher, watchResults } from './watcher.ts';
 
@@ -47,26 +47,6 @@ const PROFILE = args.has('profile');
 const LOG_LEVEL = (args.get('log-level') ?? 'info') as 'info';
 const PHASE_MS = 180_000;
 const WARMUP = 40;
-
-interface PhaseResult {
-  config: string;
-  phase: string;
-  submitted: number;
-  rejected: Record<string, number>;
-  completed: number;
-  failed: number;
-  missing: number;
-  msgsPerSec: number;
-  p50: number;
-  p95: number;
-  p99: number;
-  cpuPerMsgMs: number;
-  cpu: Record<string, number>;
-  /** CPU seconds of the servers Trawl uses and of this bench process (load + result watcher). */
-  elsewhere: Record<string, number>;
-  /** Share of all cores busy (whole machine, /proc/stat) during the phase. */
-  machineBusy: number;
-}
 
 /** The servers' processes (all of their users on this machine). */
 const serverPids = () => ({
@@ -101,7 +81,7 @@ async function phase(
   w: ResultWatcher,
   msgs: CorpusMessage[],
   rate: number | undefined,
-): Promise<PhaseResult> {
+) {
   const cpu0 = cpuOf(c);
   const servers0 = snapshot(serverPids());
   const self0 = process.cpuUsage();
@@ -156,15 +136,18 @@ async function phase(
     failed,
     missing: s.accepted.size - completed - failed,
     msgsPerSec: completed / ((last - s.startedAt) / 1000),
-    p50: percentile(lat, 50),
-    p95: percentile(lat, 95),
-    p99: percentile(lat, 99),
+    /** Submission to verdict, of the completed jobs. */
+    latencyMs: latencyOf(lat),
     cpuPerMsgMs: completed > 0 ? (total / completed) * 1000 : Number.NaN,
     cpu,
+    /** CPU seconds of the servers Trawl uses and of this bench process (load + result watcher). */
     elsewhere,
+    /** Share of all cores busy (whole machine, /proc/stat) during the phase. */
     machineBusy,
   };
 }
+/** What one phase of one configuration measured. */
+type PhaseResult = Awaited<ReturnType<typeof phase>>;
 
 /** Messages per second the measured CPU cost allows when the machine is not shared. */
 function capacity(r: PhaseResult): number {
@@ -183,7 +166,7 @@ function print(r: PhaseResult): void {
     .map(([k, v]) => `${k}:${v}`)
     .join(',');
   process.stdout.write(
-    `  ${r.phase.padEnd(22)} msgs/s=${f(r.msgsPerSec, 1).padStart(6)}  p50=${f(r.p50)}ms p95=${f(r.p95)}ms p99=${f(r.p99)}ms  cpu/msg=${f(r.cpuPerMsgMs, 2)}ms  submitted=${r.submitted} completed=${r.completed} failed=${r.failed} missing=${r.missing}${rej ? ` rejected=${rej}` : ''}\n`,
+    `  ${r.phase.padEnd(22)} msgs/s=${f(r.msgsPerSec, 1).padStart(6)}  p50=${f(r.latencyMs.p50)}ms p95=${f(r.latencyMs.p95)}ms p99=${f(r.latencyMs.p99)}ms  cpu/msg=${f(r.cpuPerMsgMs, 2)}ms  submitted=${r.submitted} completed=${r.completed} failed=${r.failed} missing=${r.missing}${rej ? ` rejected=${rej}` : ''}\n`,
   );
   process.stdout.write(
     `    cpu-bound estimate on an idle machine: ${f(capacity(r), 0)} msgs/s (${availableParallelism()} cores / cpu per msg, at most one core per process); load average now ${loadavg()[0]?.toFixed(1)}\n`,
@@ -311,7 +294,7 @@ async function main(): Promise<void> {
     );
   }
   process.stdout.write(
-    `msgs/s=${f(max?.msgsPerSec ?? Number.NaN, 1)} baseline_msgs/s=${f(baseline?.msgsPerSec ?? Number.NaN, 1)} p50_ms=${f(fixed?.p50 ?? Number.NaN)} p99_ms=${f(fixed?.p99 ?? Number.NaN)}\n`,
+    `msgs/s=${f(max?.msgsPerSec ?? Number.NaN, 1)} baseline_msgs/s=${f(baseline?.msgsPerSec ?? Number.NaN, 1)} p50_ms=${f(fixed?.latencyMs.p50 ?? Number.NaN)} p99_ms=${f(fixed?.latencyMs.p99 ?? Number.NaN)}\n`,
   );
 }
 

@@ -10,9 +10,10 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadServiceFiles } from '@trawl/config';
-import type { AnalyzerAnswerInput, Email } from '@trawl/contracts';
+import type { AnalyzerAnswerInput } from '@trawl/contracts';
 import type { EngineDeps } from '@trawl/workflow-engine';
 import * as currentEngine from '@trawl/workflow-engine';
+import { BENCH_EMAIL } from './bench-email.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const COLD = Number(process.env.BENCH_COLD ?? 1000);
@@ -33,16 +34,7 @@ const wf = files.workflows.find((w) => w.id === WORKFLOW);
 if (!wf) throw new Error(`no workflow ${WORKFLOW} in config/defaults/workflows.yaml`);
 const compiled = compileWorkflow(wf);
 
-const email: Email = {
-  headers: {
-    subject: 'Your account will be suspended',
-    sender: 'security@examp1e-bank.com',
-    recipients: ['alice@example.org'],
-    date: '2024-05-01T10:00:00Z',
-  },
-  body_text: 'Dear customer, please verify your account at the link below. '.repeat(30),
-  analysis_context: {},
-};
+const email = BENCH_EMAIL;
 
 /** What the offline analyzers answer: a few indicators and symbols, like the built-ins. */
 function fixedAnswer(id: string, isPhishing: boolean, confidence: number): AnalyzerAnswerInput {

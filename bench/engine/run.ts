@@ -12,13 +12,14 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { type Email, Workflow } from '@trawl/contracts';
+import { Workflow } from '@trawl/contracts';
 import {
   createConfigSource,
   createJobRunner,
   createPluginClient,
   snapshotFromFiles,
 } from '../../services/analyzer-orchestrator/src/index.ts';
+import { BENCH_EMAIL } from './bench-email.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const JOBS = Number(process.env.BENCH_JOBS ?? 3000);
@@ -45,16 +46,7 @@ const undici = (await import(requireFromClient.resolve('undici'))) as {
   Pool: new (origin: string, o: Record<string, unknown>) => UndiciPool;
 };
 
-const email: Email = {
-  headers: {
-    subject: 'Your account will be suspended',
-    sender: 'security@examp1e-bank.com',
-    recipients: ['alice@example.org'],
-    date: '2024-05-01T10:00:00Z',
-  },
-  body_text: 'Dear customer, please verify your account at the link below. '.repeat(30),
-  analysis_context: {},
-};
+const email = BENCH_EMAIL;
 
 const hardStop = setTimeout(() => {
   console.error(`benchmark exceeded ${MAX_SECONDS}s: stopped`);

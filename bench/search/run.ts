@@ -18,14 +18,8 @@
 import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import type { JobSearchFilters } from '@trawl/contracts';
-import {
-  createMigratedPglite,
-  createPgClient,
-  createStore,
-  migrate,
-  type SqlClient,
-} from '@trawl/platform';
-import { testUrls } from '@trawl/platform/testing';
+import { createStore, type SqlClient } from '@trawl/platform';
+import { openBenchDatabase } from '../bench-database.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -44,21 +38,14 @@ if (!Number.isInteger(N) || N < 1000) throw new Error('--jobs must be an integer
 
 const CHUNK = 100_000;
 
-async function openDatabase(): Promise<SqlClient> {
-  if (PGLITE) return createMigratedPglite();
-  const base = testUrls().databaseUrl;
-  const admin = createPgClient({ url: base, max: 1, applicationName: 'trawl-bench-search' });
-  const exists = (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DB])).rowCount;
-  if (!args.reuse || !exists) {
-    await admin.exec(`DROP DATABASE IF EXISTS ${DB}`);
-    await admin.exec(`CREATE DATABASE ${DB}`);
-  }
-  await admin.close();
-  const u = new URL(base);
-  u.pathname = `/${DB}`;
-  const sql = createPgClient({ url: u.toString(), max: 4, applicationName: 'trawl-bench-search' });
-  await migrate(sql);
-  return sql;
+function openDatabase(): Promise<SqlClient> {
+  return openBenchDatabase({
+    name: DB,
+    pglite: PGLITE,
+    reuse: !!args.reuse,
+    max: 4,
+    applicationName: 'trawl-bench-search',
+  });
 }
 
 /**

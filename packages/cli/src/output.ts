@@ -1,22 +1,13 @@
-import type { Evidence, EvidenceRef } from '@trawl/contracts';
+import type { AnalysisResult, Evidence, EvidenceRef } from '@trawl/contracts';
 import type { Out } from './io.ts';
 import { formatStages, type StageView } from './stage-trace.ts';
 
-interface Indicator {
-  type: string;
-  value: string;
-  confidence: number;
-  evidence?: EvidenceRef;
-}
-interface Result {
-  evidence?: Evidence;
-  is_phishing: boolean;
+/** The verdict as the API shows it (the contracts' shape; levels and actions read as any string). */
+type ResultView = Omit<AnalysisResult, 'threat_level' | 'recommended_action'> & {
   threat_level: string;
-  confidence: number;
-  summary: string;
   recommended_action: string;
-  indicators: Indicator[];
-}
+};
+
 export interface JobView {
   job_id: string;
   email_id?: string;
@@ -25,7 +16,7 @@ export interface JobView {
   created_at?: string;
   started_at?: string | null;
   completed_at?: string | null;
-  result?: Result;
+  result?: ResultView;
   error?: { code: string; message: string; stage?: string; analyzer?: string };
   trace?: { duration_ms: number; stages: StageView[] };
   /** The campaign the job is in (issue 16). */

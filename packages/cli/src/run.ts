@@ -107,6 +107,42 @@ function want(positionals: string[], n: number, what: string): void {
   if (positionals.length > n) throw usageError(`unexpected argument ${positionals[n]}`);
 }
 
+/** The context of a command, from its global options (--json, --url). */
+function ctxOf(io: CliIo, values: { json?: boolean | undefined; url?: string | undefined }) {
+  return makeCtx(io, { json: !!values.json, url: values.url });
+}
+
+/** A repeatable option's values, each of which may be a comma-separated list: `--role a,b --role c`. */
+function listOf(values: string[] | undefined): string[] {
+  return (values ?? []).flatMap((v) => v.split(',')).filter(Boolean);
+}
+
+/** A sub-command: how many arguments it takes, what they are (for the error), what it runs. */
+type Sub = [n: number, what: string, run: (args: string[]) => Promise<number>];
+
+/** A sub-command that takes no argument. */
+const noArgs = (run: () => Promise<number>): Sub => [0, '', run];
+/** A sub-command that takes one argument, `what`. */
+const oneArg = (what: string, run: (arg: string) => Promise<number>): Sub => [
+  1,
+  what,
+  (a) => run(a[0] as string),
+];
+
+/** Runs the sub-command `positionals[0]` names with the arguments after it; `usage` when none does. */
+async function subcommand(
+  positionals: string[],
+  usage: string,
+  subs: Record<string, Sub>,
+): Promise<number> {
+  const [sub, ...args] = positionals;
+  const found = sub !== undefined && Object.hasOwn(subs, sub) ? subs[sub] : undefined;
+  if (!found) throw usageError(usage);
+  const [n, what, runSub] = found;
+  want(args, n, what);
+  return await runSub(args);
+}
+
 /** Runs one command; answers the exit code. Errors are printed here. */
 export async function run(argv: string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
@@ -124,7 +160,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
         });
         if (values.help) return help(io);
         want(positionals, 0, '');
-        const ctx = makeCtx(io, { json: !!values.json, url: values.url });
+        const ctx = ctxOf(io, values);
         return await login(ctx, { user: values.user, passwordStdin: !!values['password-stdin'] });
       }
       case 'analyze': {
@@ -140,7 +176,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
         const timeoutSeconds = Number(values.timeout ?? 300);
         if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0)
           throw usageError('--timeout must be a positive number of seconds');
-        const ctx = makeCtx(io, { json: !!values.json, url: values.url });
+        const ctx = ctxOf(io, values);
         if (positionals.length > 1) {
           const wait = !!values.wait;
           return await analyzeMany(ctx, {
@@ -170,7 +206,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
         });
         if (values.help) return help(io);
         want(positionals, 0, '');
-        const ctx = makeCtx(io, { json: !!values.json, url: values.url });
+        const ctx = ctxOf(io, values);
         const v = values as Record<string, string | boolean | undefined>;
         const filters: Record<string, string> = {};
         for (const f of JOB_FILTER_FLAGS) if (typeof v[f] === 'string') filters[f] = v[f] as string;
@@ -186,34 +222,30 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
         const { values, positionals } = parse(rest, {});
         if (values.help) return help(io);
         want(positionals, 1, 'the job id');
-        return await job(
-          makeCtx(io, { json: !!values.json, url: values.url }),
-          positionals[0] as string,
-        );
+        return await job(ctxOf(io, values), positionals[0] as string);
       }
       case 'workflows': {
         const { values, positionals } = parse(rest, {});
         if (values.help) return help(io);
-        const ctx = makeCtx(io, { json: !!values.json, url: values.url });
-        const [sub, ...args] = positionals;
-        if (sub === 'list') {
-          want(args, 0, '');
-          return await workflowsList(ctx);
-        }
-        if (sub === 'validate') {
-          want(args, 1, 'the workflows YAML file');
-          return await workflowsValidate(ctx, args[0] as string);
-        }
-        if (sub === 'dry-run') {
-          want(args, 2, 'the workflow id and the message file');
-          return await workflowsDryRun(ctx, args[0] as string, args[1] as string);
-        }
-        throw usageError('workflows: use list, validate <file.yaml> or dry-run <id> <file.eml>');
+        const ctx = ctxOf(io, values);
+        return await subcommand(
+          positionals,
+          'workflows: use list, validate <file.yaml> or dry-run <id> <file.eml>',
+          {
+            list: noArgs(() => workflowsList(ctx)),
+            validate: oneArg('the workflows YAML file', (file) => workflowsValidate(ctx, file)),
+            'dry-run': [
+              2,
+              'the workflow id and the message file',
+              (a) => workflowsDryRun(ctx, a[0] as string, a[1] as string),
+            ],
+          },
+        );
       }
       case 'config': {
         const { values, positionals } = parse(rest, {});
         if (values.help) return help(io);
-        const ctx = makeCtx(io, { json: !!values.json, url: values.url });
+        const ctx = ctxOf(io, values);
         want(positionals, 1, 'show or reload');
         if (positionals[0] === 'show') return await configShow(ctx);
         if (positionals[0] === 'reload') return await configReload(ctx);
@@ -225,31 +257,31 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
           'password-stdin': { type: 'boolean' },
         });
         if (values.help) return help(io);
-        const ctx = makeCtx(io, { json: !!values.json, url: values.url });
-        const [sub, ...args] = positionals;
-        if (sub === 'list') {
-          want(args, 0, '');
-          return await usersList(ctx);
-        }
-        if (sub === 'add') {
-          want(args, 1, 'the user name');
-          return await usersAdd(ctx, {
-            name: args[0] as string,
-            roles: (values.role ?? []).flatMap((r) => r.split(',')).filter(Boolean),
-            passwordStdin: !!values['password-stdin'],
-          });
-        }
-        if (sub === 'disable' || sub === 'enable') {
-          want(args, 1, 'the user name');
-          return await usersSetDisabled(ctx, args[0] as string, sub === 'disable');
-        }
-        throw usageError('users: use add <name> --role R, list, disable <name> or enable <name>');
+        const ctx = ctxOf(io, values);
+        const setDisabled = (disabled: boolean) =>
+          oneArg('the user name', (name) => usersSetDisabled(ctx, name, disabled));
+        return await subcommand(
+          positionals,
+          'users: use add <name> --role R, list, disable <name> or enable <name>',
+          {
+            list: noArgs(() => usersList(ctx)),
+            add: oneArg('the user name', (name) =>
+              usersAdd(ctx, {
+                name,
+                roles: listOf(values.role),
+                passwordStdin: !!values['password-stdin'],
+              }),
+            ),
+            disable: setDisabled(true),
+            enable: setDisabled(false),
+          },
+        );
       }
       case 'feedback': {
         const { values, positionals } = parse(rest, { note: { type: 'string' } });
         if (values.help) return help(io);
         want(positionals, 2, 'the job id and the verdict (phishing or legitimate)');
-        return await feedbackCommand(makeCtx(io, { json: !!values.json, url: values.url }), {
+        return await feedbackCommand(ctxOf(io, values), {
           jobId: positionals[0] as string,
           verdict: positionals[1] as string,
           note: values.note,
@@ -263,39 +295,31 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
           cursor: { type: 'string' },
         });
         if (values.help) return help(io);
-        const ctx = makeCtx(io, { json: !!values.json, url: values.url });
-        const [sub, ...args] = positionals;
-        if (sub === 'list') {
-          want(args, 0, '');
-          return await webhooksList(ctx);
-        }
-        if (sub === 'add') {
-          want(args, 1, 'the URL');
-          return await webhooksAdd(ctx, {
-            url: args[0] as string,
-            events: (values.event ?? []).flatMap((e) => e.split(',')).filter(Boolean),
-            description: values.description,
-          });
-        }
-        if (sub === 'rm') {
-          want(args, 1, 'the webhook id');
-          return await webhooksRemove(ctx, args[0] as string);
-        }
-        if (sub === 'deliveries') {
-          want(args, 1, 'the webhook id');
-          return await webhooksDeliveries(ctx, {
-            id: args[0] as string,
-            limit: values.limit,
-            cursor: values.cursor,
-          });
-        }
-        throw usageError('webhooks: use list, add <url> --event E, rm <id> or deliveries <id>');
+        const ctx = ctxOf(io, values);
+        return await subcommand(
+          positionals,
+          'webhooks: use list, add <url> --event E, rm <id> or deliveries <id>',
+          {
+            list: noArgs(() => webhooksList(ctx)),
+            add: oneArg('the URL', (url) =>
+              webhooksAdd(ctx, {
+                url,
+                events: listOf(values.event),
+                description: values.description,
+              }),
+            ),
+            rm: oneArg('the webhook id', (id) => webhooksRemove(ctx, id)),
+            deliveries: oneArg('the webhook id', (id) =>
+              webhooksDeliveries(ctx, { id, limit: values.limit, cursor: values.cursor }),
+            ),
+          },
+        );
       }
       case 'backup': {
         const { values, positionals } = parse(rest, {});
         if (values.help) return help(io);
         want(positionals, 0, '');
-        return await backup(makeCtx(io, { json: !!values.json, url: values.url }));
+        return await backup(ctxOf(io, values));
       }
       case 'campaigns': {
         const { values, positionals } = parse(rest, {
@@ -304,7 +328,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
         });
         if (values.help) return help(io);
         if (positionals.length > 1) throw usageError(`unexpected argument ${positionals[1]}`);
-        return await campaigns(makeCtx(io, { json: !!values.json, url: values.url }), {
+        return await campaigns(ctxOf(io, values), {
           id: positionals[0],
           limit: values.limit,
           cursor: values.cursor,
@@ -320,7 +344,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
         });
         if (values.help) return help(io);
         want(positionals, 0, '');
-        return await audit(makeCtx(io, { json: !!values.json, url: values.url }), {
+        return await audit(ctxOf(io, values), {
           limit: values.limit,
           cursor: values.cursor,
           action: values.action,

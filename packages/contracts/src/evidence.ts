@@ -23,7 +23,8 @@ export const EVIDENCE_LIMITS = {
 const Str = z.string().max(EVIDENCE_LIMITS.chars);
 const UrlStr = z.string().max(EVIDENCE_LIMITS.urlChars);
 
-export const AUTH_OUTCOMES = [
+/** The results an Authentication-Results header may give a method (RFC 8601), as stored. */
+export const AUTH_RESULT_VALUES = [
   'pass',
   'fail',
   'softfail',
@@ -32,8 +33,9 @@ export const AUTH_OUTCOMES = [
   'temperror',
   'permerror',
   'policy',
-  'none_seen',
 ] as const;
+/** A method's outcome in the evidence: a result, or none_seen when no header gave one. */
+export const AUTH_OUTCOMES = [...AUTH_RESULT_VALUES, 'none_seen'] as const;
 export const AuthOutcomeValue = z.enum(AUTH_OUTCOMES);
 
 export const EvidenceAddress = z.object({
@@ -56,12 +58,7 @@ export const EvidenceMessage = z.object({
 export type EvidenceMessage = z.infer<typeof EvidenceMessage>;
 
 /** One Received header, topmost (the receiver's own) first. */
-export const ReceivedHop = z.object({
-  from: Str.optional(),
-  by: Str.optional(),
-  ip: Str.optional(),
-  date: Str.optional(),
-});
+export const ReceivedHop = z.object({ from: Str, by: Str, ip: Str, date: Str }).partial();
 export type ReceivedHop = z.infer<typeof ReceivedHop>;
 
 export const EvidenceReceived = z.object({

@@ -1,4 +1,5 @@
 export * from './analysis.ts';
+export * from './audit.ts';
 export * from './backoff.ts';
 export * from './broker.ts';
 export * from './campaign.ts';

@@ -504,6 +504,21 @@ class HtmlWalk {
     this.closer = new CloseFinder(html);
     this.anchorBudget = 4 * html.length + 1_000_000;
   }
+
+  /**
+   * The content of the `tag` element whose start tag ends at `after`: up to its end tag, at most
+   * `max` characters (`unclosed` when it has no end tag); charged to the anchor budget, '' once
+   * that is spent.
+   */
+  contentOf(tag: string, after: number, max: number, unclosed: number): string {
+    const close = this.closer.find(tag, after);
+    const text =
+      this.anchorBudget > 0
+        ? this.html.slice(after, close < 0 ? after + unclosed : Math.min(close, after + max))
+        : '';
+    this.anchorBudget -= text.length;
+    return text;
+  }
 }
 
 /** Reads the URLs of one element; `after` is the index after its start tag. */
@@ -512,12 +527,7 @@ type ElementHandler = (w: HtmlWalk, name: string, after: number, hidden: boolean
 function anchorElement(w: HtmlWalk, _name: string, after: number, hidden: boolean): void {
   const href = w.attrs.get(HREF);
   if (href === undefined) return;
-  const close = w.closer.find('a', after);
-  const inner =
-    w.anchorBudget > 0
-      ? w.html.slice(after, close < 0 ? after + 2000 : Math.min(close, after + 4000))
-      : '';
-  w.anchorBudget -= inner.length;
+  const inner = w.contentOf('a', after, 4000, 2000);
   const { text, isImage } = anchorOf(inner);
   const innerHidden = text === '' && !isImage;
   w.c.add(href, 'href', {
@@ -559,12 +569,7 @@ const PASSWORD_TYPE = /\btype\s*=\s*["']?password/gi;
 
 function formElement(w: HtmlWalk, _name: string, after: number, hidden: boolean): void {
   const action = w.attrs.get(ACTION) ?? '';
-  const end = w.closer.find('form', after);
-  const body =
-    w.anchorBudget > 0
-      ? w.html.slice(after, end < 0 ? after + 100_000 : Math.min(end, after + 100_000))
-      : '';
-  w.anchorBudget -= body.length;
+  const body = w.contentOf('form', after, 100_000, 100_000);
   const password = countTagAttribute(body, INPUT_TAG, PASSWORD_TYPE, 2000, true) > 0;
   w.c.add(action === '' ? 'about:blank' : action, 'form', {
     hidden,

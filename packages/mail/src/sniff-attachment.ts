@@ -157,6 +157,24 @@ function ascii(b: Buffer, at: number, s: string): boolean {
   return b.length >= at + s.length && b.toString('latin1', at, at + s.length) === s;
 }
 
+/**
+ * The entry a zip header at `p` describes (central directory or local header: the same fields at
+ * other offsets): its flags, at `flagsAt`; its name, `nameLenAt` giving its length (the extra
+ * field's length follows it) and the name starting at `nameAt`, UTF-8 when flag bit 11 says so.
+ */
+function entryAt(b: Buffer, p: number, flagsAt: number, nameLenAt: number, nameAt: number) {
+  const flags = b.readUInt16LE(p + flagsAt);
+  const nameLen = b.readUInt16LE(p + nameLenAt);
+  const start = p + nameAt;
+  return {
+    flags,
+    encrypted: (flags & 1) === 1,
+    name: b.toString(flags & 0x800 ? 'utf8' : 'latin1', start, Math.min(b.length, start + nameLen)),
+    nameLen,
+    extraLen: b.readUInt16LE(p + nameLenAt + 2),
+  };
+}
+
 /** Entry names and flags of a zip, from its central directory (or local headers when that is cut). */
 export function zipEntries(b: Buffer): { names: string[]; encrypted: boolean } {
   const names: string[] = [];
@@ -175,31 +193,22 @@ export function zipEntries(b: Buffer): { names: string[]; encrypted: boolean } {
     let p = b.readUInt32LE(eocd + 16);
     for (let n = 0; n < count && n < MAX_ENTRIES && p + 46 <= b.length; n++) {
       if (b.readUInt32LE(p) !== 0x02014b50) break;
-      const flags = b.readUInt16LE(p + 8);
-      const nameLen = b.readUInt16LE(p + 28);
-      const extraLen = b.readUInt16LE(p + 30);
-      const commentLen = b.readUInt16LE(p + 32);
-      if ((flags & 1) === 1) encrypted = true;
-      names.push(
-        b.toString(flags & 0x800 ? 'utf8' : 'latin1', p + 46, Math.min(b.length, p + 46 + nameLen)),
-      );
-      p += 46 + nameLen + extraLen + commentLen;
+      const e = entryAt(b, p, 8, 28, 46);
+      if (e.encrypted) encrypted = true;
+      names.push(e.name);
+      p += 46 + e.nameLen + e.extraLen + b.readUInt16LE(p + 32); // + comment length
     }
     if (names.length > 0) return { names, encrypted };
   }
   // no usable central directory: walk local file headers
   let p = 0;
   while (p + 30 <= b.length && names.length < MAX_ENTRIES && b.readUInt32LE(p) === 0x04034b50) {
-    const flags = b.readUInt16LE(p + 6);
+    const e = entryAt(b, p, 6, 26, 30);
     const compressed = b.readUInt32LE(p + 18);
-    const nameLen = b.readUInt16LE(p + 26);
-    const extraLen = b.readUInt16LE(p + 28);
-    if ((flags & 1) === 1) encrypted = true;
-    names.push(
-      b.toString(flags & 0x800 ? 'utf8' : 'latin1', p + 30, Math.min(b.length, p + 30 + nameLen)),
-    );
-    if ((flags & 8) === 8 && compressed === 0) break; // size only in a data descriptor: stop
-    p += 30 + nameLen + extraLen + compressed;
+    if (e.encrypted) encrypted = true;
+    names.push(e.name);
+    if ((e.flags & 8) === 8 && compressed === 0) break; // size only in a data descriptor: stop
+    p += 30 + e.nameLen + e.extraLen + compressed;
   }
   return { names, encrypted };
 }

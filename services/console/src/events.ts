@@ -1,19 +1,7 @@
 import { send } from './api.ts';
+import type { JobEvent } from './job-event.ts';
 
-export interface JobEvent {
-  type: 'job.created' | 'job.completed' | 'job.failed';
-  job_id: string;
-  email_id: string;
-  workflow: string;
-  at: string;
-  result?: {
-    is_phishing: boolean;
-    threat_level: string;
-    confidence: number;
-    recommended_action: string;
-  };
-  error?: { code: string; message: string };
-}
+export type { JobEvent };
 
 /** `connected`: the stream (re)opened; events may have been missed before it, so read again. */
 export type StreamEvent = JobEvent | { type: 'connected' };

@@ -1,3 +1,4 @@
+import type { AuditVerification } from '@trawl/contracts';
 import type { Ctx } from '../context.ts';
 import { CLI_ERRORS, CliError, usageError } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
@@ -15,15 +16,6 @@ interface AuditRecordView {
 interface AuditPage {
   items: AuditRecordView[];
   next_cursor: string | null;
-}
-
-interface AuditVerificationView {
-  ok: boolean;
-  checked: number;
-  unchained: number;
-  anchor: { id: string; hash: string };
-  head: { id: string; hash: string };
-  broken?: { id: string; reason: string };
 }
 
 /** The audit table, newest first, with a header row. */
@@ -60,7 +52,7 @@ export async function audit(
 ): Promise<number> {
   const api = ctx.api();
   if (o.verify) {
-    const v = await api.request<AuditVerificationView>('GET', '/api/v1/audit/verify');
+    const v = await api.request<AuditVerification>('GET', '/api/v1/audit/verify');
     if (ctx.json) {
       ctx.printJson(v);
       return v.ok ? EXIT.ok : EXIT.error;

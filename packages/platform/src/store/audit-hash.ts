@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import type { AuditRecord } from './repositories.ts';
 
 /** The hash a chain starts from (no row before it). */
 export const AUDIT_GENESIS_HASH = '0'.repeat(64);
@@ -6,19 +7,14 @@ export const AUDIT_GENESIS_HASH = '0'.repeat(64);
 /** NUL, and a surrogate not in a pair (fixed-width lookarounds: linear time). */
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
-/** What one audit row's hash covers, as stored (strings made storable by `storableText`). */
-export interface AuditHashInput {
-  id: string;
-  at: string;
-  actor: string | null;
-  action: string;
-  target: string | null;
-  outcome: string;
-  address: string | null;
-  request_id: string | null;
+/**
+ * What one audit row's hash covers, as stored (strings made storable by `storableText`): the
+ * record's content (any JSON as details) and the hash of the row before it.
+ */
+export type AuditHashInput = Omit<AuditRecord, 'details' | 'prev_hash' | 'hash'> & {
   details: unknown;
   prev_hash: string;
-}
+};
 
 /**
  * A string PostgreSQL stores and gives back unchanged: lone surrogates become U+FFFD (UTF-8 cannot

@@ -10,19 +10,14 @@ import type {
 import { iso, json } from './rows.ts';
 import type { SqlClient } from './types.ts';
 
-interface AuditRow {
+/** A row as read: the entry's columns, the id and time as the driver gives them, details as stored. */
+type AuditRow = Omit<AuditEntry, 'details'> & {
   id: string | number;
   at: unknown;
-  actor: string | null;
-  action: string;
-  target: string | null;
-  outcome: 'success' | 'failure';
-  address: string | null;
-  request_id: string | null;
   details: unknown;
   prev_hash: string | null;
   hash: string | null;
-}
+};
 
 interface ChainRow {
   anchor_id: string;
@@ -39,9 +34,10 @@ const VERIFY_PAGE = 500;
 /** Rows purged per transaction (appends wait for the chain lock meanwhile). */
 const PURGE_BATCH = 5000;
 
-function toRecord(r: AuditRow): AuditRecord {
-  const rec: AuditRecord = {
-    id: String(r.id),
+/** A row's stored content, as the record shows it and its hash covers it. */
+function contentOf(r: AuditRow, id: string) {
+  return {
+    id,
     at: iso(r.at),
     actor: r.actor,
     action: r.action,
@@ -49,9 +45,11 @@ function toRecord(r: AuditRow): AuditRecord {
     outcome: r.outcome,
     address: r.address,
     request_id: r.request_id,
-    prev_hash: r.prev_hash,
-    hash: r.hash,
   };
+}
+
+function toRecord(r: AuditRow): AuditRecord {
+  const rec: AuditRecord = { ...contentOf(r, String(r.id)), prev_hash: r.prev_hash, hash: r.hash };
   if (r.details !== null) rec.details = json<Record<string, unknown>>(r.details);
   return rec;
 }
@@ -197,14 +195,7 @@ export function createAuditRepository(sql: SqlClient): AuditRepository {
               );
             }
             const recomputed = auditRowHash({
-              id,
-              at: iso(r.at),
-              actor: r.actor,
-              action: r.action,
-              target: r.target,
-              outcome: r.outcome,
-              address: r.address,
-              request_id: r.request_id,
+              ...contentOf(r, id),
               details: r.details === null ? null : json<unknown>(r.details),
               prev_hash: r.prev_hash,
             });

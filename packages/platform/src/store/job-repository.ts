@@ -59,6 +59,22 @@ function toJob(r: JobRow): Job {
 
 const UNFINISHED = `status IN ('queued', 'processing')`;
 
+/** The ids of up to `limit` jobs in `status` whose `column` is before `cutoff`, oldest first. */
+async function idsOlderThan(
+  sql: SqlClient,
+  status: 'processing' | 'queued',
+  column: 'deadline_at' | 'created_at',
+  cutoff: Date,
+  limit: number,
+): Promise<string[]> {
+  const r = await sql.query<{ job_id: string }>(
+    `SELECT job_id FROM jobs WHERE status = '${status}' AND ${column} < $1
+     ORDER BY ${column} LIMIT $2`,
+    [cutoff, limit],
+  );
+  return r.rows.map((x) => x.job_id);
+}
+
 export function createJobRepository(
   sql: SqlClient,
   opts: { insertBatch?: JobInsertBatchOptions } = {},
@@ -165,24 +181,19 @@ export function createJobRepository(
       return r.rowCount === 1;
     },
 
-    async findStuck(now, graceMs, limit) {
-      const cutoff = new Date(now.getTime() - graceMs);
-      const r = await sql.query<{ job_id: string }>(
-        `SELECT job_id FROM jobs WHERE status = 'processing' AND deadline_at < $1
-         ORDER BY deadline_at LIMIT $2`,
-        [cutoff, limit],
+    findStuck(now, graceMs, limit) {
+      return idsOlderThan(
+        sql,
+        'processing',
+        'deadline_at',
+        new Date(now.getTime() - graceMs),
+        limit,
       );
-      return r.rows.map((x) => x.job_id);
     },
 
-    async findUndispatched(now, maxQueuedMs, limit) {
+    findUndispatched(now, maxQueuedMs, limit) {
       const cutoff = new Date(now.getTime() - maxQueuedMs);
-      const r = await sql.query<{ job_id: string }>(
-        `SELECT job_id FROM jobs WHERE status = 'queued' AND created_at < $1
-         ORDER BY created_at LIMIT $2`,
-        [cutoff, limit],
-      );
-      return r.rows.map((x) => x.job_id);
+      return idsOlderThan(sql, 'queued', 'created_at', cutoff, limit);
     },
 
     async countByStatus() {

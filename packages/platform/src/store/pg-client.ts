@@ -75,6 +75,32 @@ function txClient(client: pg.PoolClient): SqlClient {
 }
 
 /**
+ * Runs `fn` on a client of its own and releases it afterwards (destroyed when `fn` called
+ * `broke()`: its session is in an unknown state); errors come out wrapped, as every query's do.
+ */
+async function onClient<T>(
+  pool: pg.Pool,
+  fn: (client: pg.PoolClient, broke: () => void) => Promise<T>,
+): Promise<T> {
+  let client: pg.PoolClient;
+  try {
+    client = await checkout(pool);
+  } catch (err) {
+    throw wrap(err);
+  }
+  let broken = false;
+  try {
+    return await fn(client, () => {
+      broken = true;
+    });
+  } catch (err) {
+    throw wrap(err);
+  } finally {
+    release(client, broken);
+  }
+}
+
+/**
  * PostgreSQL client over a pg Pool. With `schema`, every connection's search_path is that schema
  * (tests use one schema each).
  */
@@ -101,39 +127,25 @@ export function createPgClient(opts: {
     async exec(sql) {
       await query(sql);
     },
-    async transaction(fn) {
-      let client: pg.PoolClient;
-      try {
-        client = await checkout(pool);
-      } catch (err) {
-        throw wrap(err);
-      }
-      let broken = false;
-      try {
-        await client.query('BEGIN');
-        const out = await fn(txClient(client));
-        await client.query('COMMIT');
-        return out;
-      } catch (err) {
+    transaction(fn) {
+      return onClient(pool, async (client, broke) => {
         try {
-          await client.query('ROLLBACK');
-        } catch {
-          broken = true;
+          await client.query('BEGIN');
+          const out = await fn(txClient(client));
+          await client.query('COMMIT');
+          return out;
+        } catch (err) {
+          try {
+            await client.query('ROLLBACK');
+          } catch {
+            broke();
+          }
+          throw err;
         }
-        throw wrap(err);
-      } finally {
-        release(client, broken);
-      }
+      });
     },
-    async withAdvisoryLock(key, fn) {
-      let client: pg.PoolClient;
-      try {
-        client = await checkout(pool);
-      } catch (err) {
-        throw wrap(err);
-      }
-      let broken = false;
-      try {
+    withAdvisoryLock(key, fn) {
+      return onClient(pool, async (client, broke) => {
         await client.query('SELECT pg_advisory_lock($1)', [key]);
         try {
           return await fn();
@@ -141,14 +153,10 @@ export function createPgClient(opts: {
           try {
             await client.query('SELECT pg_advisory_unlock($1)', [key]);
           } catch {
-            broken = true; // a dropped session releases its locks with it
+            broke(); // a dropped session releases its locks with it
           }
         }
-      } catch (err) {
-        throw wrap(err);
-      } finally {
-        release(client, broken);
-      }
+      });
     },
     async ping() {
       const t = performance.now();

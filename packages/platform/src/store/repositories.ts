@@ -1,5 +1,6 @@
 import type {
   AnalysisResult,
+  AuditVerification,
   Email,
   Job,
   JobError,
@@ -203,20 +204,8 @@ export interface AuditRecord extends AuditEntry {
   hash: string | null;
 }
 
-/** What `audit.verify` found. */
-export interface AuditVerification {
-  ok: boolean;
-  /** Rows of the chain checked (the anchor excluded). */
-  checked: number;
-  /** Rows older than the chain (written before it existed) still stored; not covered. */
-  unchained: number;
-  /** Where the chain starts: the last row outside it (purged or older), with its hash. */
-  anchor: { id: string; hash: string };
-  /** The last row appended, with its hash: an operator may record it elsewhere. */
-  head: { id: string; hash: string };
-  /** The first row where the chain breaks, and how. */
-  broken?: { id: string; reason: string };
-}
+/** What `audit.verify` found (the API's shape). */
+export type { AuditVerification };
 
 /**
  * The audit log: a hash chain (each row holds the hash of the row before it), appended under one

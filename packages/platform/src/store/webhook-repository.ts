@@ -1,3 +1,4 @@
+import type { Webhook } from '@trawl/contracts';
 import { badCursor } from '../errors.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { iso, isoOrNull, jsonParam } from './rows.ts';
@@ -8,18 +9,7 @@ import type { SqlClient } from './types.ts';
  * Written once for PostgreSQL and PGlite. The dispatcher (webhooks/dispatcher.ts) claims due
  * deliveries with FOR UPDATE SKIP LOCKED, so any number of gateways can run one.
  */
-export interface WebhookEndpoint {
-  id: string;
-  url: string;
-  events: string[];
-  description: string | null;
-  enabled: boolean;
-  disabled_reason: string | null;
-  failing_since: string | null;
-  created_by: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export type WebhookEndpoint = Omit<Webhook, 'events'> & { events: string[] };
 
 export interface WebhookAttempt {
   id: string;
@@ -102,32 +92,21 @@ export interface WebhookRepository {
   purge(before: Date, limit: number): Promise<number>;
 }
 
-interface EndpointRow {
-  id: string;
-  url: string;
-  events: string[];
-  description: string | null;
-  enabled: boolean;
-  disabled_reason: string | null;
+/** An endpoint as read: the time columns as the driver gives them (Date or string). */
+type EndpointRow = Omit<WebhookEndpoint, 'failing_since' | 'created_at' | 'updated_at'> & {
   failing_since: unknown;
-  created_by: string | null;
   created_at: unknown;
   updated_at: unknown;
-}
+};
 
 const ENDPOINT_COLUMNS =
   'id, url, events, description, enabled, disabled_reason, failing_since, created_by, created_at, updated_at';
 
+/** Every query reads ENDPOINT_COLUMNS: the row's keys, in the order of the API's shape. */
 function toEndpoint(r: EndpointRow): WebhookEndpoint {
   return {
-    id: r.id,
-    url: r.url,
-    events: r.events,
-    description: r.description,
-    enabled: r.enabled,
-    disabled_reason: r.disabled_reason,
+    ...r,
     failing_since: isoOrNull(r.failing_since),
-    created_by: r.created_by,
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),
   };

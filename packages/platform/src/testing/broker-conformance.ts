@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Broker, Delivery } from '../broker/types.ts';
+import type { Broker, Delivery, QueueOptions } from '../broker/types.ts';
 
 export interface BrokerTarget {
   /** Names are prefixed with this (unique per run). */
@@ -54,6 +54,25 @@ export function brokerConformance(name: string, makeTarget: () => Promise<Broker
     afterAll(async () => {
       await t?.cleanup();
     }, 60_000);
+
+    /** A work queue (with `opts`) whose dead letters go to a queue of their own: their names. */
+    async function withDeadLetters(opts: QueueOptions): Promise<{ q: string; dead: string }> {
+      const [dlx, dead, q] = ['dlx', 'dead', 'work'].map(nm) as [string, string, string];
+      await b.assertExchange(dlx, 'direct');
+      await b.assertQueue(dead);
+      await b.bindQueue(dead, dlx, 'dead');
+      await b.assertQueue(q, { ...opts, deadLetterExchange: dlx, deadLetterRoutingKey: 'dead' });
+      return { q, dead };
+    }
+
+    /** Consumes the one message `queue` holds, and answers it. */
+    async function takeOne(queue: string): Promise<Delivery> {
+      const c = collector();
+      const consumer = await b.consume(queue, c.handler, { prefetch: 1 });
+      await waitFor(() => c.got.length === 1);
+      await consumer.cancel();
+      return c.got[0] as Delivery;
+    }
 
     it('confirms a publish once the message is queued, and delivers its JSON body and properties', async () => {
       const ex = nm('ex');
@@ -208,18 +227,7 @@ export function brokerConformance(name: string, makeTarget: () => Promise<Broker
     });
 
     it('dead-letters a message past the delivery limit of a quorum queue', async () => {
-      const dlx = nm('dlx');
-      const dead = nm('dead');
-      const q = nm('work');
-      await b.assertExchange(dlx, 'direct');
-      await b.assertQueue(dead);
-      await b.bindQueue(dead, dlx, 'dead');
-      await b.assertQueue(q, {
-        type: 'quorum',
-        deliveryLimit: 2,
-        deadLetterExchange: dlx,
-        deadLetterRoutingKey: 'dead',
-      });
+      const { q, dead } = await withDeadLetters({ type: 'quorum', deliveryLimit: 2 });
       await b.publish('', q, { poison: true }, { messageId: 'poison' });
       const counts: number[] = [];
       const consumer = await b.consume(
@@ -234,37 +242,20 @@ export function brokerConformance(name: string, makeTarget: () => Promise<Broker
       await consumer.cancel();
       // delivered once, then redelivered until it had been returned more than `deliveryLimit` times
       expect(counts).toEqual([1, 2, 3]);
-      const c = collector();
-      const dc = await b.consume(dead, c.handler, { prefetch: 1 });
-      await waitFor(() => c.got.length === 1);
-      expect(c.got[0]?.body).toEqual({ poison: true });
-      expect(c.got[0]?.messageId).toBe('poison');
-      expect(c.got[0]?.headers['x-first-death-reason']).toBe('delivery_limit');
-      await dc.cancel();
+      const dl = await takeOne(dead);
+      expect(dl.body).toEqual({ poison: true });
+      expect(dl.messageId).toBe('poison');
+      expect(dl.headers['x-first-death-reason']).toBe('delivery_limit');
     });
 
     it('dead-letters a message nacked without requeue', async () => {
-      const dlx = nm('dlx');
-      const dead = nm('dead');
-      const q = nm('work');
-      await b.assertExchange(dlx, 'direct');
-      await b.assertQueue(dead);
-      await b.bindQueue(dead, dlx, 'dead');
-      await b.assertQueue(q, {
-        deliveryLimit: 5,
-        deadLetterExchange: dlx,
-        deadLetterRoutingKey: 'dead',
-      });
+      const { q, dead } = await withDeadLetters({ deliveryLimit: 5 });
       await b.publish('', q, { bad: true });
       const consumer = await b.consume(q, (d) => d.nack({ requeue: false }), { prefetch: 1 });
       await waitFor(async () => (await b.queueDepth(dead)) === 1);
       await consumer.cancel();
       expect(await b.queueDepth(q)).toBe(0);
-      const c = collector();
-      const dc = await b.consume(dead, c.handler, { prefetch: 1 });
-      await waitFor(() => c.got.length === 1);
-      expect(c.got[0]?.headers['x-first-death-reason']).toBe('rejected');
-      await dc.cancel();
+      expect((await takeOne(dead)).headers['x-first-death-reason']).toBe('rejected');
     });
 
     it('returns unacked messages of a cancelled consumer to another consumer, redelivered', async () => {

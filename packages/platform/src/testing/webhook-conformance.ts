@@ -121,6 +121,25 @@ export function webhookConformance(
     }, 120_000);
     afterAll(() => target?.cleanup());
 
+    /**
+     * Runs a dispatcher with `settings` while `during` runs, then stops it and closes the receiver
+     * (also when `during` fails).
+     */
+    async function dispatching(
+      receiver: { close(): Promise<void> },
+      settings: Partial<WebhookSettings>,
+      during: () => Promise<void>,
+    ): Promise<void> {
+      const d = createWebhookDispatcher({ webhooks: store.webhooks, audit: store.audit, settings });
+      d.start();
+      try {
+        await during();
+      } finally {
+        await d.stop();
+        await receiver.close();
+      }
+    }
+
     async function endpoint(url: string, events: string[], enabled = true) {
       const secret = generateWebhookSecret();
       const e = await store.webhooks.create({
@@ -350,18 +369,7 @@ export function webhookConformance(
       const lost = await store.webhooks.claim(10, 150);
       expect(lost.map((d) => d.event_id)).toEqual([id]);
       expect(await store.webhooks.claim(10, 150)).toEqual([]);
-      const d = createWebhookDispatcher({
-        webhooks: store.webhooks,
-        audit: store.audit,
-        settings: FAST,
-      });
-      d.start();
-      try {
-        await waitFor(() => receiver.acknowledged().get(id) === 1);
-      } finally {
-        await d.stop();
-        await receiver.close();
-      }
+      await dispatching(receiver, FAST, () => waitFor(() => receiver.acknowledged().get(id) === 1));
       const log = await store.webhooks.attempts(e.id, { limit: 10 });
       expect(log.items.map((x) => x.attempt)).toEqual([2]);
       await store.webhooks.remove(e.id);
@@ -371,18 +379,9 @@ export function webhookConformance(
       const receiver = await startWebhookReceiver(() => 503);
       const e = await endpoint(receiver.url, ['job.failed']);
       const { id } = await emitWebhookEvent(store, 'job.failed', { job_id: 'never' });
-      const d = createWebhookDispatcher({
-        webhooks: store.webhooks,
-        audit: store.audit,
-        settings: { ...FAST, maxAgeMs: 400, disableAfterMs: 300 },
-      });
-      d.start();
-      try {
-        await waitFor(async () => (await store.webhooks.get(e.id))?.enabled === false);
-      } finally {
-        await d.stop();
-        await receiver.close();
-      }
+      await dispatching(receiver, { ...FAST, maxAgeMs: 400, disableAfterMs: 300 }, () =>
+        waitFor(async () => (await store.webhooks.get(e.id))?.enabled === false),
+      );
       const w = await store.webhooks.get(e.id);
       expect(w?.disabled_reason).toMatch(/^failing since /);
       const audit = await store.audit.list({ limit: 10, action: 'webhook.disable' });
@@ -420,11 +419,6 @@ export function webhookConformance(
       let bad = '';
       const receiver = await startWebhookReceiver((id) => (id === bad ? 500 : 200));
       const e = await endpoint(receiver.url, ['job.failed']);
-      const d = createWebhookDispatcher({
-        webhooks: store.webhooks,
-        audit: store.audit,
-        settings: { ...FAST, maxAgeMs: 1000, disableAfterMs: 3_600_000 },
-      });
       const statusOf = async (id: string) => {
         const r = await target.sql.query<{ status: string }>(
           'SELECT status FROM webhook_deliveries WHERE event_id = $1',
@@ -432,17 +426,17 @@ export function webhookConformance(
         );
         return r.rows[0]?.status;
       };
-      d.start();
-      try {
-        bad = (await emitWebhookEvent(store, 'job.failed', { job_id: 'old' })).id;
-        await waitFor(() => receiver.received.some((r) => r.id === bad));
-        const good = await emitWebhookEvent(store, 'job.failed', { job_id: 'fine' });
-        await waitFor(async () => (await statusOf(good.id)) === 'delivered');
-        await waitFor(async () => (await statusOf(bad)) === 'failed');
-      } finally {
-        await d.stop();
-        await receiver.close();
-      }
+      await dispatching(
+        receiver,
+        { ...FAST, maxAgeMs: 1000, disableAfterMs: 3_600_000 },
+        async () => {
+          bad = (await emitWebhookEvent(store, 'job.failed', { job_id: 'old' })).id;
+          await waitFor(() => receiver.received.some((r) => r.id === bad));
+          const good = await emitWebhookEvent(store, 'job.failed', { job_id: 'fine' });
+          await waitFor(async () => (await statusOf(good.id)) === 'delivered');
+          await waitFor(async () => (await statusOf(bad)) === 'failed');
+        },
+      );
       const log = await store.webhooks.attempts(e.id, { limit: 200 });
       const mine = log.items.filter((x) => x.event_id === bad);
       expect(mine.length).toBeGreaterThan(1);
@@ -455,18 +449,9 @@ export function webhookConformance(
       const receiver = await startWebhookReceiver(() => 500);
       const e = await endpoint(receiver.url, ['job.failed']);
       await emitWebhookEvent(store, 'job.failed', { job_id: 'alone' });
-      const d = createWebhookDispatcher({
-        webhooks: store.webhooks,
-        audit: store.audit,
-        settings: { ...FAST, maxAgeMs: 500, disableAfterMs: 3_600_000 },
-      });
-      d.start();
-      try {
-        await waitFor(async () => (await store.webhooks.get(e.id))?.enabled === false);
-      } finally {
-        await d.stop();
-        await receiver.close();
-      }
+      await dispatching(receiver, { ...FAST, maxAgeMs: 500, disableAfterMs: 3_600_000 }, () =>
+        waitFor(async () => (await store.webhooks.get(e.id))?.enabled === false),
+      );
       const log = await store.webhooks.attempts(e.id, { limit: 200 });
       expect(log.items[0]?.delivery_status).toBe('failed');
       await store.webhooks.remove(e.id);

@@ -1,23 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import type { JobEvent } from '@trawl/console';
 import { AnalysisEvent, AnalysisRequestMessage, type Topology } from '@trawl/contracts';
 import { type Broker, batchJobs, type Consumer } from '@trawl/platform';
 
-/** What the console's event stream (GET /api/v1/events) carries: a job was created or ended. */
-export interface JobEvent {
-  type: 'job.created' | 'job.completed' | 'job.failed';
-  job_id: string;
-  email_id: string;
-  workflow: string;
-  at: string;
-  /** The verdict, without evidence or indicators (the job holds them). */
-  result?: {
-    is_phishing: boolean;
-    threat_level: string;
-    confidence: number;
-    recommended_action: string;
-  };
-  error?: { code: string; message: string };
-}
+export type { JobEvent };
 
 export type JobEventListener = (e: JobEvent) => void;
 

@@ -1,4 +1,4 @@
-import type { ComponentChildren, InputHTMLAttributes } from 'preact';
+import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../api.ts';
 
@@ -116,55 +116,6 @@ export function Verdict(props: { phishing: boolean | undefined; status?: string 
 export function Threat(props: { level: string | undefined }) {
   if (!props.level) return <span class="muted">—</span>;
   return <span class={`badge threat-${props.level}`}>{props.level}</span>;
-}
-
-export function Field(
-  props: { label: string; hint?: string } & InputHTMLAttributes<HTMLInputElement> & {
-      name: string;
-    },
-) {
-  const { label, hint, ...rest } = props;
-  const id = `f-${props.name}`;
-  return (
-    <div class="field">
-      <label for={id}>{label}</label>
-      <input id={id} {...rest} aria-describedby={hint ? `${id}-hint` : undefined} />
-      {hint ? (
-        <small id={`${id}-hint`} class="muted">
-          {hint}
-        </small>
-      ) : null}
-    </div>
-  );
-}
-
-export function Select(props: {
-  label: string;
-  name: string;
-  value: string;
-  options: readonly string[];
-  onChange: (v: string) => void;
-  any?: string;
-}) {
-  const id = `f-${props.name}`;
-  return (
-    <div class="field">
-      <label for={id}>{props.label}</label>
-      <select
-        id={id}
-        name={props.name}
-        value={props.value}
-        onChange={(e) => props.onChange((e.currentTarget as HTMLSelectElement).value)}
-      >
-        {props.any !== undefined ? <option value="">{props.any}</option> : null}
-        {props.options.map((o) => (
-          <option key={o} value={o}>
-            {o}
-          </option>
-        ))}
-      </select>
-    </div>
-  );
 }
 
 export function time(iso: string | null | undefined): string {

@@ -1,4 +1,5 @@
 import { api } from '../api.ts';
+import { THead } from '../components/table.tsx';
 import { Loading, Page, Problem, time, useLoad } from '../components/ui.tsx';
 import { Link, useLocation } from '../router.tsx';
 
@@ -31,16 +32,7 @@ export function AuditPage() {
       {log.data ? (
         <table class="audit">
           <caption class="sr-only">Audit log, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Actor</th>
-              <th scope="col">Action</th>
-              <th scope="col">Target</th>
-              <th scope="col">Outcome</th>
-              <th scope="col">Address</th>
-            </tr>
-          </thead>
+          <THead cols={['When', 'Actor', 'Action', 'Target', 'Outcome', 'Address']} />
           <tbody>
             {log.data.items.map((r) => (
               <tr key={r.id}>

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, can } from '../api.ts';
+import { THead } from '../components/table.tsx';
 import { Card, Loading, Page, Problem, time, useLoad } from '../components/ui.tsx';
 import { toYaml } from '../yaml.ts';
 
@@ -26,14 +27,7 @@ function VersionList(props: { n: number }) {
   return (
     <table>
       <caption>Versions run, newest first</caption>
-      <thead>
-        <tr>
-          <th scope="col">Version</th>
-          <th scope="col">Made current by</th>
-          <th scope="col">Current since</th>
-          <th scope="col">First seen</th>
-        </tr>
-      </thead>
+      <THead cols={['Version', 'Made current by', 'Current since', 'First seen']} />
       <tbody>
         {v.data.items.map((x) => (
           <tr key={x.version}>
@@ -115,14 +109,7 @@ export function ConfigPage() {
           <p class="muted">No reload from this page yet.</p>
         ) : (
           <table>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">From</th>
-                <th scope="col">To</th>
-                <th scope="col">Changed</th>
-              </tr>
-            </thead>
+            <THead cols={['When', 'From', 'To', 'Changed']} />
             <tbody role="status">
               {reloads.map((r) => (
                 <tr key={r.at}>

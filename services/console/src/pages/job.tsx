@@ -1,6 +1,7 @@
 import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, can } from '../api.ts';
+import { TableCard, THead } from '../components/table.tsx';
 import {
   Card,
   Loading,
@@ -49,15 +50,7 @@ function Timeline(props: { trace: Trace }) {
             ) : null}
             {s.analyzers.length + s.providers.length > 0 ? (
               <table class="calls">
-                <thead>
-                  <tr>
-                    <th scope="col">Call</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Attempts</th>
-                    <th scope="col">Duration</th>
-                    <th scope="col">Error</th>
-                  </tr>
-                </thead>
+                <THead cols={['Call', 'Status', 'Attempts', 'Duration', 'Error']} />
                 <tbody>
                   {[...s.providers, ...s.analyzers].map((c) => (
                     <tr key={c.id}>
@@ -97,14 +90,7 @@ function SymbolScore(props: { score: NonNullable<Evidence['score']> }) {
         Score by group and symbol ({s.by}): bias {signed(s.bias)}, log-odds {signed(s.log_odds)},
         probability {s.probability.toFixed(3)}
       </caption>
-      <thead>
-        <tr>
-          <th scope="col">Group</th>
-          <th scope="col">Counted (after its cap)</th>
-          <th scope="col">Symbol</th>
-          <th scope="col">Log-odds</th>
-        </tr>
-      </thead>
+      <THead cols={['Group', 'Counted (after its cap)', 'Symbol', 'Log-odds']} />
       <tbody>
         {[...byGroup].flatMap(([g, list]) =>
           list.map((c, n) => (
@@ -143,13 +129,7 @@ function Score(props: { job: Job }) {
       {stages.length > 0 ? (
         <table>
           <caption>Probability of phishing by stage</caption>
-          <thead>
-            <tr>
-              <th scope="col">Stage</th>
-              <th scope="col">Probability</th>
-              <th scope="col">Verdict</th>
-            </tr>
-          </thead>
+          <THead cols={['Stage', 'Probability', 'Verdict']} />
           <tbody>
             {stages.map((s) => (
               <tr key={s.name}>
@@ -168,14 +148,7 @@ function Score(props: { job: Job }) {
       ) : (
         <table>
           <caption>Indicators by group and symbol</caption>
-          <thead>
-            <tr>
-              <th scope="col">Group</th>
-              <th scope="col">Symbol</th>
-              <th scope="col">Confidence</th>
-              <th scope="col">Detail</th>
-            </tr>
-          </thead>
+          <THead cols={['Group', 'Symbol', 'Confidence', 'Detail']} />
           <tbody>
             {[...groups].flatMap(([g, list]) =>
               list.map((i, n) => (
@@ -260,69 +233,48 @@ function EvidenceView(props: { e: Evidence }) {
           )}
         </Card>
       </div>
-      <Card title={`URLs (${e.urls.length})`} id="card-urls">
-        {e.urls.length === 0 ? (
-          <p>No URL.</p>
-        ) : (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">URL</th>
-                <th scope="col">Shown as</th>
-                <th scope="col">Where</th>
-              </tr>
-            </thead>
-            <tbody>
-              {e.urls.map((u, i) => (
-                <tr key={`${i}-${u.url}`}>
-                  <td class="wrap">
-                    <code>{u.decoded}</code>
-                    {u.hidden ? <span class="badge badge-phish">hidden</span> : null}
-                  </td>
-                  <td>{u.text ?? ''}</td>
-                  <td>
-                    {u.found_in} ({u.element})
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+      <TableCard
+        title="URLs"
+        id="card-urls"
+        items={e.urls}
+        empty="No URL."
+        cols={['URL', 'Shown as', 'Where']}
+        row={(u, i) => (
+          <tr key={`${i}-${u.url}`}>
+            <td class="wrap">
+              <code>{u.decoded}</code>
+              {u.hidden ? <span class="badge badge-phish">hidden</span> : null}
+            </td>
+            <td>{u.text ?? ''}</td>
+            <td>
+              {u.found_in} ({u.element})
+            </td>
+          </tr>
         )}
-      </Card>
-      <Card title={`Attachments (${e.attachments.length})`} id="card-attachments">
-        {e.attachments.length === 0 ? (
-          <p>No attachment.</p>
-        ) : (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Type</th>
-                <th scope="col">Size</th>
-                <th scope="col">SHA-256</th>
-              </tr>
-            </thead>
-            <tbody>
-              {e.attachments.map((a, i) => (
-                <tr key={`${i}-${a.filename}`}>
-                  <td>{a.filename}</td>
-                  <td>
-                    {a.declared_type}
-                    {a.sniffed_type && a.sniffed_type !== a.declared_type
-                      ? ` (is ${a.sniffed_type})`
-                      : ''}
-                    {a.findings?.length ? ` · ${a.findings.join(', ')}` : ''}
-                  </td>
-                  <td>{a.size ?? '—'}</td>
-                  <td class="wrap">
-                    {a.sha256 ? <Link href={`/jobs?sha256=${a.sha256}`}>{a.sha256}</Link> : '—'}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+      />
+      <TableCard
+        title="Attachments"
+        id="card-attachments"
+        items={e.attachments}
+        empty="No attachment."
+        cols={['Name', 'Type', 'Size', 'SHA-256']}
+        row={(a, i) => (
+          <tr key={`${i}-${a.filename}`}>
+            <td>{a.filename}</td>
+            <td>
+              {a.declared_type}
+              {a.sniffed_type && a.sniffed_type !== a.declared_type
+                ? ` (is ${a.sniffed_type})`
+                : ''}
+              {a.findings?.length ? ` · ${a.findings.join(', ')}` : ''}
+            </td>
+            <td>{a.size ?? '—'}</td>
+            <td class="wrap">
+              {a.sha256 ? <Link href={`/jobs?sha256=${a.sha256}`}>{a.sha256}</Link> : '—'}
+            </td>
+          </tr>
         )}
-      </Card>
+      />
     </>
   );
 }

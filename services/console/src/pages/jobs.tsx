@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.ts';
+import { THead } from '../components/table.tsx';
 import { Loading, Page, Problem, Threat, time, useLoad, Verdict } from '../components/ui.tsx';
 import { onJobEvent } from '../events.ts';
 import { Link, navigate, useLocation } from '../router.tsx';
@@ -155,17 +156,7 @@ export function JobTable(props: { jobs: Job[] }) {
   return (
     <table class="jobs">
       <caption class="sr-only">Jobs, newest first</caption>
-      <thead>
-        <tr>
-          <th scope="col">Created</th>
-          <th scope="col">Subject</th>
-          <th scope="col">From</th>
-          <th scope="col">Verdict</th>
-          <th scope="col">Threat</th>
-          <th scope="col">Action</th>
-          <th scope="col">Workflow</th>
-        </tr>
-      </thead>
+      <THead cols={['Created', 'Subject', 'From', 'Verdict', 'Threat', 'Action', 'Workflow']} />
       <tbody>
         {props.jobs.map((j) => (
           <tr key={j.job_id} data-job={j.job_id}>

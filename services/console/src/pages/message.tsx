@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, can, send } from '../api.ts';
+import { THead } from '../components/table.tsx';
 import { Card, Loading, Page, Problem, useLoad } from '../components/ui.tsx';
 import { Link } from '../router.tsx';
 
@@ -117,12 +118,7 @@ export function MessagePage(props: { id: string }) {
           </Card>
           <Card title="Headers">
             <table class="headers">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Value</th>
-                </tr>
-              </thead>
+              <THead cols={['Name', 'Value']} />
               <tbody>
                 {m.headers.map((h, i) => (
                   <tr key={`${i}-${h.name}`}>

@@ -1,4 +1,5 @@
 import { api } from '../api.ts';
+import { THead } from '../components/table.tsx';
 import { Card, Loading, Page, Problem, useLoad } from '../components/ui.tsx';
 import { Link } from '../router.tsx';
 
@@ -116,12 +117,7 @@ export function OverviewPage() {
               <p>No analyzer failed or timed out in the last 24 hours.</p>
             ) : (
               <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Analyzer</th>
-                    <th scope="col">Failures and timeouts</th>
-                  </tr>
-                </thead>
+                <THead cols={['Analyzer', 'Failures and timeouts']} />
                 <tbody>
                   {stats.data.failing_analyzers.map((f) => (
                     <tr key={f.analyzer}>
@@ -151,13 +147,7 @@ export function OverviewPage() {
                 </span>
               </p>
               <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Component</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Latency</th>
-                  </tr>
-                </thead>
+                <THead cols={['Component', 'Status', 'Latency']} />
                 <tbody>
                   {Object.entries({ ...health.data.components, ...health.data.plugins }).map(
                     ([name, c]) => (

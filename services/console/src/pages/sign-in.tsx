@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { signIn } from '../api.ts';
+import { Field } from '../components/form.tsx';
 import { Problem } from '../components/ui.tsx';
 import { navigate } from '../router.tsx';
 
@@ -23,20 +24,14 @@ export function SignInPage(props: { next: string }) {
         }}
       >
         <h1 id="signin-title">Sign in to Trawl</h1>
-        <div class="field">
-          <label for="username">Username</label>
-          <input id="username" name="username" autocomplete="username" required />
-        </div>
-        <div class="field">
-          <label for="password">Password</label>
-          <input
-            id="password"
-            name="password"
-            type="password"
-            autocomplete="current-password"
-            required
-          />
-        </div>
+        <Field label="Username" name="username" autocomplete="username" required />
+        <Field
+          label="Password"
+          name="password"
+          type="password"
+          autocomplete="current-password"
+          required
+        />
         {error ? <Problem error={error} /> : null}
         <button type="submit" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api } from '../api.ts';
+import { TextArea } from '../components/form.tsx';
 import { Card, Page, Problem, Threat, useLoad, Verdict } from '../components/ui.tsx';
 import { onJobEvent } from '../events.ts';
 import { Link } from '../router.tsx';
@@ -152,17 +153,13 @@ export function SubmitPage() {
             setPasted('');
           }}
         >
-          <div class="field">
-            <label for="paste">
-              Or paste a message (headers and body, as saved by a mail program)
-            </label>
-            <textarea
-              id="paste"
-              rows={8}
-              value={pasted}
-              onInput={(e) => setPasted((e.currentTarget as HTMLTextAreaElement).value)}
-            />
-          </div>
+          <TextArea
+            id="paste"
+            label="Or paste a message (headers and body, as saved by a mail program)"
+            rows={8}
+            value={pasted}
+            onInput={setPasted}
+          />
           <button type="submit">Analyze the pasted message</button>
         </form>
       </Card>

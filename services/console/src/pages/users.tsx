@@ -1,5 +1,6 @@
-import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
+import { Field, useFormSubmit } from '../components/form.tsx';
+import { THead } from '../components/table.tsx';
 import { Card, Loading, Page, Problem, time, useLoad } from '../components/ui.tsx';
 
 interface User {
@@ -11,50 +12,32 @@ interface User {
 
 export function UsersPage() {
   const users = useLoad(() => api<{ items: User[] }>('/api/v1/users'), []);
-  const [error, setError] = useState<unknown>(null);
-  const [done, setDone] = useState('');
+  const { error, setError, status, onSubmit } = useFormSubmit();
   return (
     <Page title="Users">
       <div class="grid">
         <Card title="Create a user">
           <form
-            onSubmit={(e) => {
-              e.preventDefault();
-              const form = e.currentTarget as HTMLFormElement;
-              const f = new FormData(form);
-              setError(null);
-              setDone('');
+            onSubmit={onSubmit((f) => {
               const username = String(f.get('username') ?? '');
-              api('/api/v1/users', {
+              return api('/api/v1/users', {
                 method: 'POST',
                 json: {
                   username,
                   password: String(f.get('password') ?? ''),
                   roles: [String(f.get('role') ?? 'viewer')],
                 },
-              })
-                .then(() => {
-                  setDone(`User ${username} created.`);
-                  form.reset();
-                  users.reload();
-                })
-                .catch((err: unknown) => setError(err));
-            }}
+              }).then(() => `User ${username} created.`);
+            }, users.reload)}
           >
-            <div class="field">
-              <label for="nu-name">Username</label>
-              <input id="nu-name" name="username" required autocomplete="off" />
-            </div>
-            <div class="field">
-              <label for="nu-password">Password</label>
-              <input
-                id="nu-password"
-                name="password"
-                type="password"
-                required
-                autocomplete="new-password"
-              />
-            </div>
+            <Field label="Username" name="username" required autocomplete="off" />
+            <Field
+              label="Password"
+              name="password"
+              type="password"
+              required
+              autocomplete="new-password"
+            />
             <div class="field">
               <label for="nu-role">Role</label>
               <select id="nu-role" name="role">
@@ -64,7 +47,7 @@ export function UsersPage() {
               </select>
             </div>
             <button type="submit">Create</button>
-            <p role="status">{done}</p>
+            <p role="status">{status}</p>
             {error ? <Problem error={error} /> : null}
           </form>
         </Card>
@@ -72,17 +55,15 @@ export function UsersPage() {
           {users.error ? <Problem error={users.error} /> : null}
           {users.data ? (
             <table>
-              <thead>
-                <tr>
-                  <th scope="col">Username</th>
-                  <th scope="col">Roles</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">
-                    <span class="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
+              <THead
+                cols={[
+                  'Username',
+                  'Roles',
+                  'State',
+                  'Created',
+                  <span class="sr-only">Actions</span>,
+                ]}
+              />
               <tbody>
                 {users.data.items.map((u) => (
                   <tr key={u.username}>

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
+import { useFormSubmit } from '../components/form.tsx';
 import { Card, Loading, Page, Problem, time, useLoad } from '../components/ui.tsx';
 
 interface Webhook {
@@ -53,37 +54,27 @@ function Deliveries(props: { id: string }) {
 
 export function WebhooksPage() {
   const hooks = useLoad(() => api<{ items: Webhook[] }>('/api/v1/webhooks'), []);
-  const [error, setError] = useState<unknown>(null);
-  const [secret, setSecret] = useState('');
+  const { error, setError, status, onSubmit } = useFormSubmit();
   const [open, setOpen] = useState<string | null>(null);
   return (
     <Page title="Webhooks">
       <div class="grid">
         <Card title="Add a webhook">
           <form
-            onSubmit={(e) => {
-              e.preventDefault();
-              const form = e.currentTarget as HTMLFormElement;
-              const f = new FormData(form);
-              setError(null);
-              setSecret('');
-              api<{ secret?: string }>('/api/v1/webhooks', {
-                method: 'POST',
-                json: {
-                  url: String(f.get('url') ?? ''),
-                  events: f.getAll('events').map(String),
-                  ...(f.get('description') ? { description: String(f.get('description')) } : {}),
-                },
-              })
-                .then((w) => {
-                  setSecret(
-                    w.secret ? `Created. Its signing secret, shown once: ${w.secret}` : 'Created.',
-                  );
-                  form.reset();
-                  hooks.reload();
-                })
-                .catch((err: unknown) => setError(err));
-            }}
+            onSubmit={onSubmit(
+              (f) =>
+                api<{ secret?: string }>('/api/v1/webhooks', {
+                  method: 'POST',
+                  json: {
+                    url: String(f.get('url') ?? ''),
+                    events: f.getAll('events').map(String),
+                    ...(f.get('description') ? { description: String(f.get('description')) } : {}),
+                  },
+                }).then((w) =>
+                  w.secret ? `Created. Its signing secret, shown once: ${w.secret}` : 'Created.',
+                ),
+              hooks.reload,
+            )}
           >
             <div class="field">
               <label for="wh-url">URL</label>
@@ -115,7 +106,7 @@ export function WebhooksPage() {
             </div>
             <button type="submit">Add</button>
             <p role="status" class="wrap">
-              {secret}
+              {status}
             </p>
             {error ? <Problem error={error} what="Webhooks" /> : null}
           </form>

@@ -1,5 +1,8 @@
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, can } from '../api.ts';
+import { TextArea } from '../components/form.tsx';
+import { THead } from '../components/table.tsx';
 import { Card, Loading, ms, Page, Problem, useLoad, Verdict } from '../components/ui.tsx';
 import { Link } from '../router.tsx';
 import type { Result, Trace } from '../types.ts';
@@ -25,13 +28,7 @@ export function WorkflowsPage() {
       {list.data ? (
         <table>
           <caption class="sr-only">Workflows</caption>
-          <thead>
-            <tr>
-              <th scope="col">Workflow</th>
-              <th scope="col">Stages</th>
-              <th scope="col">Description</th>
-            </tr>
-          </thead>
+          <THead cols={['Workflow', 'Stages', 'Description']} />
           <tbody>
             {list.data.items.map((w) => (
               <tr key={w.id}>
@@ -66,6 +63,46 @@ const SAMPLE_EMAIL = {
     'Verify your password within 24 hours at http://example-bank.test.verify.example/login',
 };
 
+/**
+ * A card where JSON is edited and sent with a button (`onSend`); with `busyAction`, the button is
+ * disabled and says so while it runs.
+ */
+function JsonCard(props: {
+  title: string;
+  id: string;
+  label: string;
+  value: string;
+  onInput: (v: string) => void;
+  action: string;
+  busyAction?: string;
+  onSend: () => Promise<void>;
+  children: ComponentChildren;
+}) {
+  const [busy, setBusy] = useState(false);
+  return (
+    <Card title={props.title}>
+      <TextArea
+        id={props.id}
+        label={props.label}
+        rows={14}
+        value={props.value}
+        onInput={props.onInput}
+      />
+      <button
+        type="button"
+        disabled={props.busyAction === undefined ? undefined : busy}
+        onClick={() => {
+          setBusy(true);
+          void props.onSend().finally(() => setBusy(false));
+        }}
+      >
+        {busy && props.busyAction !== undefined ? props.busyAction : props.action}
+      </button>
+      {props.children}
+    </Card>
+  );
+}
+
 export function WorkflowPage(props: { id: string }) {
   const wf = useLoad(
     () => api<Workflow>(`/api/v1/workflows/${encodeURIComponent(props.id)}`),
@@ -84,7 +121,6 @@ export function WorkflowPage(props: { id: string }) {
     error?: { message: string };
   } | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
 
   if (wf.error)
     return (
@@ -107,6 +143,14 @@ export function WorkflowPage(props: { id: string }) {
       throw new Error(`not valid JSON: ${(e as Error).message}`);
     }
   }
+  /** Posts `source` parsed as JSON to `path`: clears the error and `show`, then shows the answer or the error. */
+  function post<T>(path: string, source: string, show: (v: T | null) => void): Promise<void> {
+    setError(null);
+    show(null);
+    return Promise.resolve()
+      .then(() => api<T>(path, { method: 'POST', json: parse(source) }))
+      .then(show, setError);
+  }
 
   return (
     <Page
@@ -118,33 +162,15 @@ export function WorkflowPage(props: { id: string }) {
       </Card>
       {can('analyst') ? (
         <div class="grid">
-          <Card title="Validate a change">
-            <div class="field">
-              <label for="wf-json">Workflow (JSON)</label>
-              <textarea
-                id="wf-json"
-                rows={14}
-                value={text}
-                onInput={(e) => setDraft((e.currentTarget as HTMLTextAreaElement).value)}
-              />
-            </div>
-            <button
-              type="button"
-              onClick={() => {
-                setError(null);
-                setValidation(null);
-                Promise.resolve()
-                  .then(() =>
-                    api<typeof validation>('/api/v1/workflows/validate', {
-                      method: 'POST',
-                      json: parse(text),
-                    }),
-                  )
-                  .then(setValidation, setError);
-              }}
-            >
-              Validate
-            </button>
+          <JsonCard
+            title="Validate a change"
+            id="wf-json"
+            label="Workflow (JSON)"
+            value={text}
+            onInput={setDraft}
+            action="Validate"
+            onSend={() => post('/api/v1/workflows/validate', text, setValidation)}
+          >
             {validation ? (
               <div role="status">
                 {validation.valid ? (
@@ -160,37 +186,19 @@ export function WorkflowPage(props: { id: string }) {
                 )}
               </div>
             ) : null}
-          </Card>
-          <Card title="Dry run">
-            <div class="field">
-              <label for="dry-email">Email (JSON, the shape of POST /analyze)</label>
-              <textarea
-                id="dry-email"
-                rows={14}
-                value={email}
-                onInput={(e) => setEmail((e.currentTarget as HTMLTextAreaElement).value)}
-              />
-            </div>
-            <button
-              type="button"
-              disabled={busy}
-              onClick={() => {
-                setError(null);
-                setRun(null);
-                setBusy(true);
-                Promise.resolve()
-                  .then(() =>
-                    api<NonNullable<typeof run>>(
-                      `/api/v1/workflows/${encodeURIComponent(props.id)}/dry-run`,
-                      { method: 'POST', json: parse(email) },
-                    ),
-                  )
-                  .then(setRun, setError)
-                  .finally(() => setBusy(false));
-              }}
-            >
-              {busy ? 'Running…' : 'Run without storing'}
-            </button>
+          </JsonCard>
+          <JsonCard
+            title="Dry run"
+            id="dry-email"
+            label="Email (JSON, the shape of POST /analyze)"
+            value={email}
+            onInput={setEmail}
+            action="Run without storing"
+            busyAction="Running…"
+            onSend={() =>
+              post(`/api/v1/workflows/${encodeURIComponent(props.id)}/dry-run`, email, setRun)
+            }
+          >
             {run ? (
               <div role="status">
                 <p>
@@ -199,14 +207,7 @@ export function WorkflowPage(props: { id: string }) {
                 </p>
                 <table>
                   <caption>Trace ({ms(run.trace.duration_ms)})</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Stage</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Duration</th>
-                      <th scope="col">Calls</th>
-                    </tr>
-                  </thead>
+                  <THead cols={['Stage', 'Status', 'Duration', 'Calls']} />
                   <tbody>
                     {run.trace.stages.map((s) => (
                       <tr key={s.name}>
@@ -224,7 +225,7 @@ export function WorkflowPage(props: { id: string }) {
                 </table>
               </div>
             ) : null}
-          </Card>
+          </JsonCard>
         </div>
       ) : null}
       {error ? <Problem error={error} /> : null}
