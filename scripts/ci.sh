@@ -94,6 +94,8 @@ log "lint (biome)"
 pnpm lint
 log "typecheck (tsc)"
 pnpm typecheck
+log "unused code (knip)"
+pnpm knip
 
 # 7. The README's test command.
 log "running tests"

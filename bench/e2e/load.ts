@@ -131,7 +131,7 @@ export async function submitAll(
   return { accepted, rejected, startedAt, endedAt: performance.now() };
 }
 
-export function percentile(sorted: number[], p: number): number {
+function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
   const idx = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[idx] as number;

@@ -2,7 +2,7 @@ import { ApiClient } from './api-client.ts';
 import { credentialsPath, normaliseUrl, readCredentials } from './credentials.ts';
 import type { CliIo } from './io.ts';
 
-export const DEFAULT_URL = 'http://127.0.0.1:8001';
+const DEFAULT_URL = 'http://127.0.0.1:8001';
 
 export interface Ctx {
   io: CliIo;
@@ -20,7 +20,7 @@ export interface Ctx {
 }
 
 /** --url, else TRAWL_URL, else the server of the last login, else http://127.0.0.1:8001. */
-export function resolveUrl(io: CliIo, urlFlag: string | undefined): string {
+function resolveUrl(io: CliIo, urlFlag: string | undefined): string {
   if (urlFlag) return normaliseUrl(urlFlag);
   if (io.env.TRAWL_URL) return normaliseUrl(io.env.TRAWL_URL);
   const current = readCredentials(credentialsPath(io.env)).current;

@@ -103,7 +103,7 @@ function refLabel(ref: EvidenceRef, ev: Evidence | undefined): string {
 }
 
 /** The evidence, readably: the message, its path, authentication, URLs, attachments. */
-export function formatEvidence(ev: Evidence): string[] {
+function formatEvidence(ev: Evidence): string[] {
   const m = ev.message;
   const out: string[] = ['message'];
   const from = m.from.display_name

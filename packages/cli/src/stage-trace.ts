@@ -1,5 +1,5 @@
 /** One analyzer or provider call of a stage trace, as `trawl job` shows it. */
-export interface CallView {
+interface CallView {
   id: string;
   status: string;
   duration_ms: number;
@@ -26,7 +26,7 @@ const short = (s: string, n = 80) => (s.length > n ? `${s.slice(0, n - 1)}…` :
  * its analyzers succeeded (the llm stage when no LLM is configured: the call fails, the failure is
  * tolerated) shows `no result` rather than `completed`: its calls failed and nothing it gave counts.
  */
-export function stageOutcome(s: StageView): string {
+function stageOutcome(s: StageView): string {
   const calls = s.analyzers ?? [];
   if (
     s.status === 'completed' &&

@@ -132,7 +132,7 @@ export function writeCfb(rootChildren: CfbNode[]): Buffer {
 }
 
 /** A string property stream of a .msg (PT_UNICODE). */
-export function unicodeProp(id: number, value: string): CfbNode {
+function unicodeProp(id: number, value: string): CfbNode {
   return {
     name: `__substg1.0_${id.toString(16).toUpperCase().padStart(4, '0')}001F`,
     data: Buffer.from(value, 'utf16le'),
@@ -140,12 +140,12 @@ export function unicodeProp(id: number, value: string): CfbNode {
 }
 
 /** A binary property stream of a .msg (PT_BINARY). */
-export function binaryProp(id: number, value: Buffer): CfbNode {
+function binaryProp(id: number, value: Buffer): CfbNode {
   return { name: `__substg1.0_${id.toString(16).toUpperCase().padStart(4, '0')}0102`, data: value };
 }
 
 /** The fixed-size property stream (`__properties_version1.0`) with PT_SYSTIME / PT_LONG values. */
-export function fixedProps(
+function fixedProps(
   headerBytes: number,
   props: { id: number; type: number; value: Buffer }[],
 ): CfbNode {
@@ -159,13 +159,13 @@ export function fixedProps(
   return { name: '__properties_version1.0', data: b };
 }
 
-export function filetime(d: Date): Buffer {
+function filetime(d: Date): Buffer {
   const b = Buffer.alloc(8);
   b.writeBigUInt64LE((BigInt(d.getTime()) + 11_644_473_600_000n) * 10_000n);
   return b;
 }
 
-export function long(n: number): Buffer {
+function long(n: number): Buffer {
   const b = Buffer.alloc(8);
   b.writeUInt32LE(n);
   return b;

@@ -11,7 +11,7 @@ import { type JobRunDeps, runJob, withJobEvidence } from './run-job.ts';
 import type { Settlement } from './settlement.ts';
 
 /** What stop() changes while requests are handled (read on each request). */
-export interface RequestRunState {
+interface RequestRunState {
   /** stop() has begun: a request that arrives goes back to the queue. */
   readonly stopping: boolean;
   /** stop()'s grace period is over: the runs are cancelled and their messages returned. */

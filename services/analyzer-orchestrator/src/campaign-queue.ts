@@ -5,7 +5,7 @@ import { recordCampaign } from './campaigns.ts';
 import { errText } from './errors.ts';
 
 /** Jobs waiting to be grouped at most; past it a job is not grouped (logged). */
-export const CAMPAIGN_QUEUE_MAX = 5000;
+const CAMPAIGN_QUEUE_MAX = 5000;
 
 export interface CampaignQueueDeps {
   store: Partial<Pick<Store, 'campaigns' | 'sql'>>;

@@ -11,7 +11,7 @@ import { errText } from './errors.ts';
 import type { OrchestratorMetrics } from './metrics.ts';
 
 /** Where the request came from (mail retrievers), carried into the job's event. */
-export type RequestOrigin = AnalysisRequestMessage['origin'];
+type RequestOrigin = AnalysisRequestMessage['origin'];
 
 export interface SettlementDeps {
   broker: Broker;

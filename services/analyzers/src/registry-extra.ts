@@ -31,6 +31,3 @@ export function extraPlugins(deps: ExtraPluginDeps = {}): Record<string, PluginD
       : {}),
   };
 }
-
-/** The same without a database (eval, embedded mode before the store is up, registry listings). */
-export const networkedPlugins: Record<string, PluginDefinition> = extraPlugins();

@@ -21,7 +21,7 @@ export const offlineAnalyzers: Record<string, AnalyzerDefinition<any>> = {
 /**
  * Every built-in plugin by id. The offline analyzers above; the llm and context analyzers and the
  * directory / sender-history context providers are added here by their owners:
- *   ...networkedPlugins  (llm, context, directory, sender-history)
+ *   ...extraPlugins()  (llm, context, directory, sender-history; registry-extra.ts)
  */
 export const builtinAnalyzers: Record<string, PluginDefinition> = {
   ...offlineAnalyzers,

@@ -13,7 +13,7 @@ import { INTEL_SYMBOLS } from './threat-intel/symbols.ts';
 import { URLS_SYMBOLS } from './urls/symbols.ts';
 
 /** One row of the symbol list: what `trawl symbols` prints and docs/analyzers.md tabulates. */
-export interface SymbolRow {
+interface SymbolRow {
   /** `<analyzer>.<symbol>` as the scorer counts it. */
   symbol: string;
   /** Score declared where the symbol is defined (analyzer code or rule file). */

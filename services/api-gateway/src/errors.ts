@@ -28,8 +28,6 @@ export const GATEWAY_ERRORS = {
   busy: 'TRAWL_ERR_GATEWAY_BUSY',
 } as const;
 
-export type GatewayErrorCode = (typeof GATEWAY_ERRORS)[keyof typeof GATEWAY_ERRORS];
-
 export class UnauthorizedError extends TrawlError {
   constructor(code: string = GATEWAY_ERRORS.unauthorized, message = 'authentication required') {
     super(code, message, { status: 401 });

@@ -20,7 +20,7 @@ function headerName(lower: string): string {
 
 /** Every header as stored (lower-case names, repeated ones once per value); the Email's own fields
  * when the submission carried no raw headers (a JSON submission). */
-export function headersOf(email: Email): { name: string; value: string }[] {
+function headersOf(email: Email): { name: string; value: string }[] {
   const out: { name: string; value: string }[] = [];
   const raw = email.headers.raw_headers;
   if (raw && Object.keys(raw).length > 0) {

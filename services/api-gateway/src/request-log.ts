@@ -10,7 +10,7 @@ import {
  * What a route may add to its request-completed line: ids, never secrets (the line is written
  * without the redaction pass, see GatewayLogController). A new field is added here, on purpose.
  */
-export interface RequestLogFields {
+interface RequestLogFields {
   job_id?: string;
   email_id?: string;
   workflow?: string;

@@ -5,7 +5,7 @@ import { isPlainObject } from './plain-object.ts';
 const WORKFLOW_MAX = 128;
 
 /** The body of `POST /api/v1/analyze`: `{email, workflow_id?, report?}`. */
-export function submissionSchema(emailSchema: EmailParser['schema']) {
+function submissionSchema(emailSchema: EmailParser['schema']) {
   return z.object({
     email: emailSchema,
     workflow_id: z.string().min(1).max(WORKFLOW_MAX).optional(),

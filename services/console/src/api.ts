@@ -71,7 +71,7 @@ async function problemOf(res: Response): Promise<ApiError> {
 
 let refreshing: Promise<boolean> | null = null;
 /** A new access token through the cookie; false when there is no valid session. */
-export function refresh(): Promise<boolean> {
+function refresh(): Promise<boolean> {
   refreshing ??= (async () => {
     try {
       const res = await fetch('/auth/refresh', {

@@ -1,10 +1,8 @@
 import { send } from './api.ts';
 import type { JobEvent } from './job-event.ts';
 
-export type { JobEvent };
-
 /** `connected`: the stream (re)opened; events may have been missed before it, so read again. */
-export type StreamEvent = JobEvent | { type: 'connected' };
+type StreamEvent = JobEvent | { type: 'connected' };
 type Handler = (e: StreamEvent) => void;
 const handlers = new Set<Handler>();
 let stop: AbortController | null = null;

@@ -6,7 +6,7 @@ export interface Indicator {
   evidence?: { kind: string; index?: number; name?: string };
 }
 /** How a scorer made the verdict: each symbol's log-odds and what each group counted (capped). */
-export interface EvidenceScore {
+interface EvidenceScore {
   by: string;
   probability: number;
   log_odds: number;
@@ -71,7 +71,7 @@ export interface Result {
   indicators: Indicator[];
   evidence?: Evidence;
 }
-export interface CallTrace {
+interface CallTrace {
   id: string;
   status: string;
   attempts: number;
@@ -79,7 +79,7 @@ export interface CallTrace {
   error?: string;
   cached?: boolean;
 }
-export interface StageTrace {
+interface StageTrace {
   name: string;
   status: string;
   started_at_ms?: number;

@@ -86,7 +86,7 @@ function failureOf(res: HttpAnswer, what: string): Error {
 }
 
 /** Where a raw message comes from: sent to the gateway as `X-Trawl-*` headers. */
-export interface SubmitOrigin {
+interface SubmitOrigin {
   retriever: string;
   messageId: string;
   /** The mailbox(es) the retriever got it in (RetrievedMessage.envelope.to), already validated. */

@@ -144,5 +144,3 @@ export function createPoller(d: {
 
   return { pollOnce, nextDelay, order };
 }
-
-export type Poller = ReturnType<typeof createPoller>;

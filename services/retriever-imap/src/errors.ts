@@ -1,4 +1,4 @@
-import { BadInputError, TransientError, TrawlError } from '@trawl/contracts';
+import { TransientError, TrawlError } from '@trawl/contracts';
 
 /** Stable error codes of the IMAP retriever (listed in docs/errors.md). */
 export const IMAP_ERRORS = {
@@ -45,5 +45,3 @@ export class MessageNotFoundError extends TrawlError {
     );
   }
 }
-
-export class ImapBadRequestError extends BadInputError {}

@@ -1,5 +1,3 @@
-import { BadInputError } from '@trawl/contracts';
-
 /** Stable error codes of the SMTP content filter (listed in docs/errors.md and docs/smtp-filter.md). */
 export const SMTP_ERRORS = {
   /** Missing or wrong X-Internal-API-Key on /internal/*. */
@@ -13,5 +11,3 @@ export const SMTP_ERRORS = {
   /** Postfix's return port did not take the message back (the message gets 451). */
   reinject: 'TRAWL_ERR_SMTP_REINJECT',
 } as const;
-
-export class SmtpBadRequestError extends BadInputError {}

@@ -18,7 +18,7 @@ const HT = 0x09;
 const TRAWL_PREFIX = 'x-trawl-';
 
 /** Offset of the first byte of the body separator line (the empty line), or -1 (headers only). */
-export function headerEnd(raw: Buffer): { end: number; eol: string } {
+function headerEnd(raw: Buffer): { end: number; eol: string } {
   let eol = '\r\n';
   const firstLf = raw.indexOf(LF);
   if (firstLf > 0 && raw[firstLf - 1] !== CR) eol = '\n';

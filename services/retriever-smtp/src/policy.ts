@@ -20,9 +20,6 @@ export type Decision =
   | { kind: 'reject'; code: 550; message: string; headers: [string, string][] }
   | { kind: 'tempfail'; code: 451; message: string };
 
-/** Values of X-Trawl-Verdict. */
-export type VerdictLabel = 'clean' | 'phishing' | 'unanalyzed';
-
 const JOB_ID_CHARS = /^[A-Za-z0-9:._-]{1,200}$/;
 
 /** The phishing probability the verdict stands for (decisions.md: p of the aggregate). */

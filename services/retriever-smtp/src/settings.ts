@@ -7,7 +7,7 @@ export const FILTER_ACTIONS = ['deliver', 'prefix', 'quarantine', 'reject'] as c
 export const FilterAction = z.enum(FILTER_ACTIONS);
 export type FilterAction = z.infer<typeof FilterAction>;
 
-export const FILTER_MODES = ['after-queue', 'before-queue'] as const;
+const FILTER_MODES = ['after-queue', 'before-queue'] as const;
 export const FilterMode = z.enum(FILTER_MODES);
 export type FilterMode = z.infer<typeof FilterMode>;
 

@@ -14,7 +14,7 @@ interface Submitted {
 }
 
 /** Polls a job until it is completed or failed (or the timeout passes). */
-export async function waitForJob(
+async function waitForJob(
   ctx: Ctx,
   jobId: string,
   timeoutMs: number,
@@ -108,7 +108,7 @@ interface Row {
 }
 
 /** An Outlook .msg (CFB signature) goes as application/vnd.ms-outlook, anything else as mail. */
-export function contentTypeOf(body: Buffer): string {
+function contentTypeOf(body: Buffer): string {
   return isOutlookMsg(body) ? OUTLOOK_MSG_CONTENT_TYPE : 'message/rfc822';
 }
 
@@ -143,7 +143,7 @@ interface Input {
  * The messages of the arguments: files as they are, the mail files of folders (recursively), and
  * each message of an mbox file (split on its `From ` lines, `>From ` unquoted) as `file:N`.
  */
-export async function expandInputs(ctx: Ctx, args: readonly string[]): Promise<Input[]> {
+async function expandInputs(ctx: Ctx, args: readonly string[]): Promise<Input[]> {
   const files: string[] = [];
   for (const a of args) {
     const path = resolve(ctx.io.cwd, a);
@@ -273,7 +273,7 @@ export async function analyzeMany(
  * The summary table of several messages, one row per message: file, subject (from the job's
  * evidence), verdict, phishing probability and action; the job id to look further.
  */
-export function formatSummary(rows: readonly Row[], waited: boolean): string {
+function formatSummary(rows: readonly Row[], waited: boolean): string {
   const fileW = Math.min(40, Math.max(4, ...rows.map((r) => r.file.length)));
   const subjects = rows.map((r) => oneLine(r.job?.result?.evidence?.message?.subject ?? ''));
   const subjW = Math.min(40, Math.max(7, ...subjects.map((x) => x.length)));

@@ -19,7 +19,7 @@ interface AuditPage {
 }
 
 /** The audit table, newest first, with a header row. */
-export function formatAudit(items: readonly AuditRecordView[]): string {
+function formatAudit(items: readonly AuditRecordView[]): string {
   const rows = [['AT', 'ACTOR', 'ACTION', 'TARGET', 'OUTCOME', 'ADDRESS']].concat(
     items.map((r) => [
       r.at,

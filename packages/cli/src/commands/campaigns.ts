@@ -12,7 +12,7 @@ function table(rows: string[][], widths: number[]): string {
 }
 
 /** The campaigns table, newest activity first. */
-export function formatCampaigns(items: readonly Campaign[]): string {
+function formatCampaigns(items: readonly Campaign[]): string {
   return table(
     [['CAMPAIGN', 'LAST SEEN', 'MSGS', 'RCPTS', 'REPORTERS', 'LURES', 'SUBJECT']].concat(
       items.map((c) => [
@@ -30,7 +30,7 @@ export function formatCampaigns(items: readonly Campaign[]): string {
 }
 
 /** One campaign: its counts, then its members with their recipients and verdicts. */
-export function formatCampaign(c: CampaignDetail): string {
+function formatCampaign(c: CampaignDetail): string {
   const head = [
     `campaign   ${c.id}`,
     `subject    ${c.subject}`,

@@ -42,7 +42,7 @@ interface UserView {
 }
 
 /** The users table, with a header row. */
-export function formatUsers(items: readonly UserView[]): string {
+function formatUsers(items: readonly UserView[]): string {
   const rows = [['USER', 'ROLES', 'STATE', 'CREATED']].concat(
     items.map((u) => [
       u.username,

@@ -25,8 +25,6 @@ import {
   Splitter,
 } from './splitter.ts';
 
-export type { HeaderLine } from './splitter.ts';
-
 /** One attachment as mailparser reports it, with its decoded content. */
 interface MimeAttachment {
   filename: string | undefined;

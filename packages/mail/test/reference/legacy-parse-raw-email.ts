@@ -43,12 +43,12 @@ export interface ParseRawEmailOptions {
 }
 
 /** Recipient used when a To header is present but names no address (see docs/mail.md). */
-export const UNDISCLOSED_RECIPIENT = 'undisclosed-recipients@undisclosed.invalid';
+const UNDISCLOSED_RECIPIENT = 'undisclosed-recipients@undisclosed.invalid';
 
 /** Sender used when a From header is present but holds no usable address. */
-export const UNKNOWN_SENDER = 'unknown-sender@unknown.invalid';
+const UNKNOWN_SENDER = 'unknown-sender@unknown.invalid';
 
-export const DEFAULT_MAX_RAW_BYTES = 25 * 1024 * 1024;
+const DEFAULT_MAX_RAW_BYTES = 25 * 1024 * 1024;
 const DEFAULTS = { maxHeaderBytes: 1024 * 1024, maxParts: 500, maxDepth: 32, timeoutMs: 10_000 };
 
 interface ParsedAddress {
@@ -126,7 +126,7 @@ for (let i = 0; i < 16; i++) {
  *  2. then `=` before CRLF, LF or the end (a soft line break) is dropped;
  *  3. then `=XX` with two hex digits becomes that byte; every other byte is kept as it is.
  */
-export function decodeQuotedPrintable(src: Buffer): Buffer {
+function decodeQuotedPrintable(src: Buffer): Buffer {
   const n = src.length;
   const out = Buffer.allocUnsafe(n);
   let w = 0;

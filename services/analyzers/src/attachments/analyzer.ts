@@ -55,7 +55,7 @@ const SCRIPT_SOURCE = new Set([
   'in',
 ]);
 
-export function attachmentFindings(a: AttachmentView, s: AttachmentsSettings): Finding[] {
+function attachmentFindings(a: AttachmentView, s: AttachmentsSettings): Finding[] {
   const w = s.weights;
   const out: Finding[] = [];
   const name = a.filename.slice(0, 200);

@@ -2,7 +2,7 @@ import { defineAnalyzer } from '@trawl/plugin-sdk';
 import { analyzeAttachments } from './analyzer.ts';
 import { AttachmentsSettings } from './settings.ts';
 
-export { analyzeAttachments, attachmentFindings } from './analyzer.ts';
+export { analyzeAttachments } from './analyzer.ts';
 export { AttachmentsSettings } from './settings.ts';
 
 export const analyzer = defineAnalyzer({

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { weightsSchema } from '../shared/symbols.ts';
 import { ATTACHMENTS_SYMBOLS } from './symbols.ts';
 
-export const DANGEROUS_EXTENSIONS = [
+const DANGEROUS_EXTENSIONS = [
   'exe',
   'scr',
   'com',
@@ -55,7 +55,7 @@ export const DANGEROUS_EXTENSIONS = [
   'xbap',
   'ws',
 ];
-export const MACRO_EXTENSIONS = [
+const MACRO_EXTENSIONS = [
   'docm',
   'dotm',
   'xlsm',
@@ -67,7 +67,7 @@ export const MACRO_EXTENSIONS = [
   'sldm',
   'xlsb',
 ];
-export const ARCHIVE_EXTENSIONS = [
+const ARCHIVE_EXTENSIONS = [
   'zip',
   'rar',
   '7z',
@@ -103,7 +103,7 @@ export const DOCUMENT_EXTENSIONS = [
 ];
 
 /** One number per symbol, defaulting to its declared score (symbols.ts). */
-export const AttachmentsWeights = weightsSchema(ATTACHMENTS_SYMBOLS);
+const AttachmentsWeights = weightsSchema(ATTACHMENTS_SYMBOLS);
 
 export const AttachmentsSettings = z.object({
   phishing_score_threshold: z.number().min(0).max(1).default(0.5),

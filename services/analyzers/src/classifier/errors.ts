@@ -1,7 +1,7 @@
 import { BadInputError, TransientError } from '@trawl/contracts';
 
 /** Error codes of the learnt classifier (listed in docs/errors.md). */
-export const CLASSIFIER_ERROR_CODES = {
+const CLASSIFIER_ERROR_CODES = {
   /** The store holding the learnt state cannot be read or written. */
   unavailable: 'TRAWL_ERR_CLASSIFIER_UNAVAILABLE',
   /** An exported state file is not one (`trawl learn --import`). */

@@ -3,27 +3,16 @@ import { analyzeClassifier } from './analyzer.ts';
 import { ClassifierSettings } from './settings.ts';
 import { type CachedSource, cachedSource, type ModelSource } from './source.ts';
 
-export { analyzeClassifier, findingFor } from './analyzer.ts';
-export { CLASSIFIER_ERROR_CODES } from './errors.ts';
+export { analyzeClassifier } from './analyzer.ts';
 export { learn, learnMany, unlearn } from './learn.ts';
-export {
-  type Classification,
-  classify,
-  type LearnLabel,
-  MemoryModel,
-  tokenProbability,
-} from './model.ts';
+export { MemoryModel } from './model.ts';
 export { ClassifierSettings } from './settings.ts';
-export { type CachedSource, cachedSource, type ModelSource, memorySource } from './source.ts';
+export { cachedSource, memorySource } from './source.ts';
 export {
-  ClassifierStateFile,
   exportState,
   importState,
-  modelOfState,
-  readStateFile,
 } from './state-file.ts';
-export { CLASSIFIER_SYMBOLS } from './symbols.ts';
-export { featuresOf, hashFeature, TOKENIZER, tokensOf, wordsOf } from './tokenize.ts';
+export { featuresOf, tokensOf } from './tokenize.ts';
 
 export interface ClassifierDeps {
   /** The learnt state (the store's `classifier`, or a model in memory); without one it abstains. */

@@ -6,7 +6,7 @@ import { TOKENIZER, tokensOf } from './tokenize.ts';
 type Learner = Pick<ClassifierRepository, 'apply'>;
 
 /** The change of learning (`sign` 1) or unlearning (−1) messages' tokens. */
-export function changeOf(
+function changeOf(
   messages: Iterable<{ tokens: readonly number[]; label: LearnLabel }>,
   sign: 1 | -1,
 ) {

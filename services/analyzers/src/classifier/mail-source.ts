@@ -56,7 +56,7 @@ function listFiles(dir: string, out: string[]): void {
 }
 
 /** The message files and mbox files of a training path. */
-export function trainingFiles(path: string): string[] {
+function trainingFiles(path: string): string[] {
   let st: ReturnType<typeof statSync>;
   try {
     st = statSync(path);

@@ -26,7 +26,7 @@ const MIN_DEV = 0.1;
 const MAX_TOKENS = 150;
 
 /** Robinson's f(w): the token's phishing probability, pulled toward 0.5 when seen rarely. */
-export function tokenProbability(c: TokenCounts, t: ClassTotals): number {
+function tokenProbability(c: TokenCounts, t: ClassTotals): number {
   const [p, h] = c;
   const n = p + h;
   if (n === 0 || t.phishing === 0 || t.ham === 0) return X;
@@ -37,7 +37,7 @@ export function tokenProbability(c: TokenCounts, t: ClassTotals): number {
 }
 
 /** Upper tail of the chi-square distribution with an even number of degrees of freedom. */
-export function chi2Q(x2: number, v: number): number {
+function chi2Q(x2: number, v: number): number {
   const m = x2 / 2;
   let term = Math.exp(-m);
   let sum = term;

@@ -3,7 +3,7 @@ import { weightsSchema } from '../shared/symbols.ts';
 import { CLASSIFIER_SYMBOLS } from './symbols.ts';
 
 /** The most each symbol adds (its declared score by default). */
-export const ClassifierWeights = weightsSchema(CLASSIFIER_SYMBOLS);
+const ClassifierWeights = weightsSchema(CLASSIFIER_SYMBOLS);
 
 export const ClassifierSettings = z.object({
   /** Abstains until it has learnt at least this many phishing messages… */

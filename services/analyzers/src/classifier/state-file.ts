@@ -70,7 +70,7 @@ export async function exportState(
 }
 
 /** Reads an exported state file: its header and its token lines, validated. */
-export async function readStateFile(
+async function readStateFile(
   file: string,
 ): Promise<{ header: ClassifierStateFile; tokens: [number, number, number][] }> {
   const rl = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });

@@ -21,7 +21,7 @@ const WORD_RE = /[\p{L}\p{N}][\p{L}\p{N}'’_-]*/gu;
 const DIGITS_RE = /\d/g;
 
 /** Words of a text, lower-cased; digits folded to 0 (an amount or a date is one token each). */
-export function wordsOf(text: string, max: number): string[] {
+function wordsOf(text: string, max: number): string[] {
   const out: string[] = [];
   for (const m of text.toLowerCase().matchAll(WORD_RE)) {
     let w = m[0];
@@ -51,12 +51,12 @@ function fnv(s: string, seed: number): number {
  * without allocation; the lookups are the hot path). Among a million tokens about 500 pairs
  * collide: noise a Bayes filter does not notice (CRM114 keeps 32 bits).
  */
-export function hashFeature(f: string): number {
+function hashFeature(f: string): number {
   return fnv(f, 0x811c9dc5) & 0x3fffffff;
 }
 
 /** OSB features of a word sequence under a prefix: unigrams and the 4 skip-pairs of each word. */
-export function osbFeatures(words: readonly string[], prefix: string, out: string[]): void {
+function osbFeatures(words: readonly string[], prefix: string, out: string[]): void {
   for (let i = 0; i < words.length; i++) {
     const w = words[i]!;
     out.push(`${prefix}${w}`);

@@ -2,7 +2,7 @@ import type { Email } from '@trawl/contracts';
 import { z } from 'zod';
 
 /** The parts of the directory provider's data the analyzer uses (validated loosely). */
-export const DirectoryData = z.object({
+const DirectoryData = z.object({
   configured: z.boolean().default(true),
   sender_internal: z.boolean().default(false),
   sender_partner: z.boolean().default(false),
@@ -23,7 +23,7 @@ export const DirectoryData = z.object({
     })
     .default({ matched: false, display_name: '' }),
 });
-export type DirectoryData = z.output<typeof DirectoryData>;
+type DirectoryData = z.output<typeof DirectoryData>;
 
 const History = z.object({
   known: z.boolean(),
@@ -34,14 +34,14 @@ const History = z.object({
 });
 
 /** The parts of the sender-history provider's data the analyzer uses. */
-export const SenderHistoryData = z.object({
+const SenderHistoryData = z.object({
   available: z.boolean(),
   sender: History,
   domain_history: History,
   first_time_sender: z.boolean(),
   first_time_domain: z.boolean(),
 });
-export type SenderHistoryData = z.output<typeof SenderHistoryData>;
+type SenderHistoryData = z.output<typeof SenderHistoryData>;
 
 export interface Gathered {
   directory?: DirectoryData;

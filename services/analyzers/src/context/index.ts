@@ -3,7 +3,6 @@ import { analyzeContext } from './analyzer.ts';
 import { ContextSettings } from './settings.ts';
 
 export { analyzeContext } from './analyzer.ts';
-export { gatherContext } from './gather.ts';
 export { requestLanguage } from './keywords.ts';
 export { findInternalLookalike } from './lookalike.ts';
 export { ContextSettings } from './settings.ts';

@@ -1,7 +1,7 @@
 import { TrawlError } from '@trawl/contracts';
 
 /** Error codes of the directory provider (listed in docs/errors.md). */
-export const DIRECTORY_ERROR_CODES = {
+const DIRECTORY_ERROR_CODES = {
   /** directory_file cannot be read or parsed, and no earlier version was loaded. */
   fileInvalid: 'TRAWL_ERR_DIRECTORY_FILE_INVALID',
 } as const;

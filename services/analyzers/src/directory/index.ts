@@ -5,9 +5,8 @@ import { DirectoryIndex } from './lookup.ts';
 import { type Directory, mergeDirectories } from './model.ts';
 import { DirectorySettings } from './settings.ts';
 
-export { DIRECTORY_ERROR_CODES } from './errors.ts';
 export { parseDirectoryCsv, readDirectoryFile } from './load.ts';
-export { type DirectoryFacts, DirectoryIndex } from './lookup.ts';
+export { DirectoryIndex } from './lookup.ts';
 export { Directory } from './model.ts';
 export { normalizeName, parseFromHeader } from './names.ts';
 export { DirectorySettings } from './settings.ts';
@@ -66,5 +65,3 @@ export function createDirectoryProvider() {
     },
   });
 }
-
-export const directoryProvider = createDirectoryProvider();

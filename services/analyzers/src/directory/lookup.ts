@@ -2,12 +2,12 @@ import type { Email } from '@trawl/contracts';
 import type { Directory, Person } from './model.ts';
 import { normalizeName, parseFromHeader } from './names.ts';
 
-export function domainOf(address: string): string {
+function domainOf(address: string): string {
   return address.slice(address.lastIndexOf('@') + 1).toLowerCase();
 }
 
 /** True when `domain` is one of `domains` or a subdomain of one. */
-export function inDomains(domain: string, domains: readonly string[]): boolean {
+function inDomains(domain: string, domains: readonly string[]): boolean {
   return domains.some((d) => domain === d || domain.endsWith(`.${d}`));
 }
 
@@ -25,7 +25,7 @@ export function addressRun(s: string): string | undefined {
   return undefined;
 }
 
-export interface PersonMatch {
+interface PersonMatch {
   matched: boolean;
   /** The display name as sent. */
   display_name: string;

@@ -23,9 +23,6 @@ export const Directory = z.object({
   people: z.array(Person).default([]),
 });
 export type Directory = z.output<typeof Directory>;
-export type DirectoryInput = z.input<typeof Directory>;
-
-export const EMPTY_DIRECTORY: Directory = { internal_domains: [], partner_domains: [], people: [] };
 
 /** Union of two directories (file + inline settings). */
 export function mergeDirectories(a: Directory, b: Directory): Directory {

@@ -21,7 +21,7 @@ import {
  * shipped defaults; beside it the same rows without the classifier. The tokens come from a second
  * pass over the files (the normal eval does not tokenise).
  */
-export interface LearnRow extends CrossRow {
+interface LearnRow extends CrossRow {
   /** Messages the fold's classifier learnt, per class. */
   learnt: { phishing: number; ham: number };
   /** The classifier abstained (fewer than the minimum of a class). */

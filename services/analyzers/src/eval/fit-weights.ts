@@ -49,7 +49,7 @@ export interface FitOptions {
   minChange?: number;
 }
 
-export interface SymbolStat {
+interface SymbolStat {
   /** Training messages (either class) where the symbol fired. */
   phishing: number;
   ham: number;

@@ -10,7 +10,7 @@ export interface EvalConfig {
 }
 
 /** config/<name> when present, else config/defaults/<name> (the product's fallback rule). */
-export function configPath(root: string, name: string, explicit?: string): string {
+function configPath(root: string, name: string, explicit?: string): string {
   if (explicit) return explicit;
   const own = join(root, 'config', name);
   return existsSync(own) ? own : join(root, 'config', 'defaults', name);

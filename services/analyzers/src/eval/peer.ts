@@ -11,7 +11,7 @@ import { EVAL_ENVELOPE } from './eval-message.ts';
  * temporary refusal, e.g. rate limits) as negative. A skipped message (`is_skipped`), an error or a
  * timeout counts as negative and is reported.
  */
-export const RSPAMD_POSITIVE_ACTIONS: ReadonlySet<string> = new Set([
+const RSPAMD_POSITIVE_ACTIONS: ReadonlySet<string> = new Set([
   'reject',
   'add header',
   'rewrite subject',
@@ -78,7 +78,7 @@ export function rspamdVerdict(json: unknown): PeerVerdict {
 }
 
 /** Sends one raw message to Rspamd's /checkv2. Never throws: a failure is a verdict with `error`. */
-export async function checkRspamd(
+async function checkRspamd(
   endpoint: string,
   raw: Uint8Array,
   o: { timeoutMs: number },

@@ -47,7 +47,7 @@ export function tableOf(w: Pick<ScorerWeights, 'bias' | 'symbols' | 'groups'>): 
  * sum to exactly −bias, and then the order of the additions (not the evidence) would decide the
  * verdict; snapped, such a message sits at p = 0.5 whatever the order.
  */
-export function logOddsOf(ev: Iterable<Evidence>, t: ScoreTable, s: RescoreSettings): number {
+function logOddsOf(ev: Iterable<Evidence>, t: ScoreTable, s: RescoreSettings): number {
   const z = Math.round(combine(ev, t).logOdds * 1e9) / 1e9;
   return Math.max(-s.maxLogOdds, Math.min(s.maxLogOdds, z));
 }

@@ -9,7 +9,7 @@ import { type EvalItem, evalRunner, type Label, type MessageOutcome } from './ev
 import type { MainMessage, WorkerInput, WorkerMessage } from './eval-worker.ts';
 import { withClassifier } from './with-classifier.ts';
 
-export type { Label, MessageOutcome } from './eval-message.ts';
+export type { Label } from './eval-message.ts';
 
 /** An outcome with the source (corpus) its message came from. */
 export type SourcedOutcome = MessageOutcome & { source: string };
@@ -55,7 +55,7 @@ export function countOutcomes(outs: readonly { label: Label; predicted: boolean 
   return c;
 }
 
-export interface FiringStats {
+interface FiringStats {
   phishing: number;
   ham: number;
   precision: number;

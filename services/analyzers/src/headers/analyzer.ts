@@ -38,7 +38,7 @@ import {
 } from './techniques.ts';
 
 /** The header techniques in the order their findings are reported. */
-export const HEADER_TECHNIQUES: readonly HeaderTechnique[] = [
+const HEADER_TECHNIQUES: readonly HeaderTechnique[] = [
   // sender authentication
   authFailureFindings,
   listResignedFindings,
@@ -77,7 +77,7 @@ export const HEADER_TECHNIQUES: readonly HeaderTechnique[] = [
 ];
 
 /** Pure header checks of one message: every technique of HEADER_TECHNIQUES, in order. */
-export function headerFindings(email: Email, settings: HeadersSettings, lex: Lexicons): Finding[] {
+function headerFindings(email: Email, settings: HeadersSettings, lex: Lexicons): Finding[] {
   const out: Finding[] = [];
   const ctx = headerContext(email, settings, lex, out);
   for (const technique of HEADER_TECHNIQUES) out.push(...technique(ctx));

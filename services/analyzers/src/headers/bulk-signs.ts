@@ -92,7 +92,7 @@ export function unrelatedOrgName(displayName: string, address: string): boolean 
  * and organisations write local parts in lower case, in capitals, or as capitalised words
  * ("JohnSmith"); a generator that draws each letter's case at random writes none of those.
  */
-export function mixedCaseLocalPart(local: string): boolean {
+function mixedCaseLocalPart(local: string): boolean {
   if (local.length < 6 || local.length > 40) return false;
   let lower = 0;
   let upper = 0;

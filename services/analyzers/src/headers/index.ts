@@ -2,7 +2,7 @@ import { defineAnalyzer } from '@trawl/plugin-sdk';
 import { analyzeHeaders } from './analyzer.ts';
 import { HeadersSettings } from './settings.ts';
 
-export { analyzeHeaders, headerFindings } from './analyzer.ts';
+export { analyzeHeaders } from './analyzer.ts';
 export { HeadersSettings } from './settings.ts';
 
 export const analyzer = defineAnalyzer({

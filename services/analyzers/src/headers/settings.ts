@@ -4,7 +4,7 @@ import { weightsSchema } from '../shared/symbols.ts';
 import { HEADERS_SYMBOLS } from './symbols.ts';
 
 /** One number per symbol, defaulting to its declared score (headers/symbols.ts). */
-export const HeadersWeights = weightsSchema(HEADERS_SYMBOLS);
+const HeadersWeights = weightsSchema(HEADERS_SYMBOLS);
 
 export const HeadersSettings = z.object({
   /** p at or above which the analyzer answers is_phishing. */

@@ -47,7 +47,7 @@ function isLowerAlnum(c: number): boolean {
 }
 
 /** Whether `word` stands in `s` with no [a-z0-9] right before or after it. */
-export function containsWord(s: string, word: string): boolean {
+function containsWord(s: string, word: string): boolean {
   for (let at = s.indexOf(word); at !== -1; at = s.indexOf(word, at + 1)) {
     const end = at + word.length;
     if (

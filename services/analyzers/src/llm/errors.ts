@@ -1,7 +1,7 @@
 import { TransientError, TrawlError } from '@trawl/contracts';
 
 /** Error codes of the llm analyzer (listed in docs/errors.md). */
-export const LLM_ERROR_CODES = {
+const LLM_ERROR_CODES = {
   notConfigured: 'TRAWL_ERR_LLM_NOT_CONFIGURED',
   unavailable: 'TRAWL_ERR_LLM_UNAVAILABLE',
   timeout: 'TRAWL_ERR_LLM_TIMEOUT',

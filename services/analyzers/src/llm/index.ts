@@ -6,12 +6,8 @@ import { LlmNotConfiguredError } from './errors.ts';
 import { buildMessages } from './prompt.ts';
 import { LlmSettings, resolveApi } from './settings.ts';
 
-export { LLM_ERROR_CODES } from './errors.ts';
-export { buildMessages } from './prompt.ts';
-export { LlmSettings } from './settings.ts';
-
 /** Runs one LLM assessment of `email`. Never fetches the email's URLs. */
-export async function analyzeWithLlm(
+async function analyzeWithLlm(
   email: Email,
   s: LlmSettings,
   signal: AbortSignal,

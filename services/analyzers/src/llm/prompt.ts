@@ -32,7 +32,7 @@ const URL_RE = /\bhttps?:\/\/[^\s<>"'()]+/gi;
 const HREF_RE = /\b(?:href|src|action)\s*=\s*["']?([^"'\s>]+)/gi;
 
 /** URLs as text, from the body text and the HTML attributes; never fetched. */
-export function listUrls(email: Email, max: number): string[] {
+function listUrls(email: Email, max: number): string[] {
   const seen = new Set<string>();
   const add = (u: string) => {
     if (seen.size < max && !u.startsWith('cid:') && !u.startsWith('#')) seen.add(clip(u, 300));

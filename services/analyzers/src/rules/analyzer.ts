@@ -10,7 +10,7 @@ type Log = { warn(obj: object, msg?: string): void };
 const sets = new Map<string, RuleSet>();
 
 /** The live rule set of a file (one per path per process). */
-export function ruleSetFor(path: string, checkEveryMs: number, log?: Log): RuleSet {
+function ruleSetFor(path: string, checkEveryMs: number, log?: Log): RuleSet {
   let s = sets.get(path);
   if (!s) {
     s = new RuleSet(path, {

@@ -1,7 +1,7 @@
 import { BadInputError } from '@trawl/contracts';
 
 /** Error codes of the rules analyzer (listed in docs/errors.md). */
-export const RULES_ERROR_CODES = {
+const RULES_ERROR_CODES = {
   fileInvalid: 'TRAWL_ERR_RULES_FILE_INVALID',
 } as const;
 

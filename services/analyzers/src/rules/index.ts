@@ -2,8 +2,8 @@ import { defineAnalyzer } from '@trawl/plugin-sdk';
 import { analyzeRules } from './analyzer.ts';
 import { RulesSettings } from './settings.ts';
 
-export { analyzeRules, ruleSetFor } from './analyzer.ts';
-export { compileRuleText, RuleSet } from './rule-file.ts';
+export { analyzeRules } from './analyzer.ts';
+export { compileRuleText } from './rule-file.ts';
 export { ruleView } from './rule-view.ts';
 export { RulesSettings } from './settings.ts';
 

@@ -34,7 +34,7 @@ export const Rule = z.object({
 });
 export type Rule = z.output<typeof Rule>;
 
-export const RuleFile = z.object({
+const RuleFile = z.object({
   version: z.union([z.string(), z.number()]).optional(),
   rules: z.array(Rule).max(5000),
 });

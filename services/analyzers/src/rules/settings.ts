@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { INSTALL_ROOT } from '../shared/install-root.ts';
 import { DEFAULT_LEXICON_DIR } from '../shared/lexicons.ts';
 
-export const DEFAULT_RULE_FILE = fileURLToPath(
+const DEFAULT_RULE_FILE = fileURLToPath(
   new URL('../../../../config/defaults/rules/default.yaml', import.meta.url),
 );
 

@@ -9,8 +9,6 @@ import { type Contribution, combine, type Evidence, type GroupTally } from './co
 import type { ScorerSettings } from './settings.ts';
 import { type ScorerWeights, weightsFor } from './weights.ts';
 
-export type { Contribution } from './combine.ts';
-
 export interface EnsembleScore {
   /** bias + Σ counted weights (groups capped), bounded at ±max_log_odds. */
   logOdds: number;

@@ -1,7 +1,7 @@
 import { BadInputError } from '@trawl/contracts';
 
 /** Error codes of the scorer analyzer (to be listed in docs/errors.md). */
-export const SCORER_ERROR_CODES = {
+const SCORER_ERROR_CODES = {
   weightsInvalid: 'TRAWL_ERR_SCORER_WEIGHTS_INVALID',
 } as const;
 

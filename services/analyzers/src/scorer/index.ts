@@ -2,9 +2,9 @@ import { defineAnalyzer } from '@trawl/plugin-sdk';
 import { analyzeScore } from './analyzer.ts';
 import { ScorerSettings } from './settings.ts';
 
-export { analyzeScore, type Contribution, type EnsembleScore, ensembleScore } from './analyzer.ts';
-export { DEFAULT_WEIGHTS_FILE, ScorerSettings } from './settings.ts';
-export { parseWeights, ScorerWeights, weightsFor } from './weights.ts';
+export { analyzeScore, ensembleScore } from './analyzer.ts';
+export { ScorerSettings } from './settings.ts';
+export { parseWeights, weightsFor } from './weights.ts';
 
 export const analyzer = defineAnalyzer({
   id: 'scorer',

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { INSTALL_ROOT } from '../shared/install-root.ts';
 
-export const DEFAULT_WEIGHTS_FILE = fileURLToPath(
+const DEFAULT_WEIGHTS_FILE = fileURLToPath(
   new URL('../../../../config/defaults/scorer/weights.yaml', import.meta.url),
 );
 

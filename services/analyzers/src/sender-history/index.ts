@@ -4,16 +4,15 @@ import { defineContextProvider } from '@trawl/plugin-sdk';
 import { z } from 'zod';
 
 /** Error codes of the sender-history provider (listed in docs/errors.md). */
-export const SENDER_HISTORY_ERROR_CODES = {
+const SENDER_HISTORY_ERROR_CODES = {
   /** The database behind the sender history cannot be read. */
   unavailable: 'TRAWL_ERR_SENDER_HISTORY_UNAVAILABLE',
 } as const;
 
-export const SenderHistorySettings = z.object({
+const SenderHistorySettings = z.object({
   /** Cache hint returned to the platform. */
   ttl_seconds: z.number().int().nonnegative().default(60),
 });
-export type SenderHistorySettings = z.output<typeof SenderHistorySettings>;
 
 /** History of one address or domain, as the provider answers it. */
 export interface HistoryFacts {
@@ -27,7 +26,7 @@ export interface HistoryFacts {
 }
 
 /** `data` of the provider's answer. */
-export interface SenderHistoryData {
+interface SenderHistoryData {
   available: boolean;
   address: string;
   domain: string;

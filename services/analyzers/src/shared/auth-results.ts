@@ -1,1 +1,1 @@
-export { type AuthOutcome, type AuthResults, authservIdOf, readAuthResults } from '@trawl/mail';
+export { type AuthResults, readAuthResults } from '@trawl/mail';

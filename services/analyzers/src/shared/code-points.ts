@@ -3,7 +3,7 @@
  * expression test per distinct code point, then read from a table: loops over text stay free of
  * regular expressions and match objects.
  */
-export class CodePointTable {
+class CodePointTable {
   /** Values of the BMP code points; 0 while not yet learnt. */
   readonly bmp = new Uint8Array(0x10000);
   private readonly astral = new Map<number, number>();
@@ -44,7 +44,7 @@ export class CodePointTable {
 /** Word classes: OTHER, LETTER (\p{L}) or NUMBER (\p{N}); a lone surrogate is OTHER. */
 export const OTHER = 1;
 export const LETTER = 2;
-export const NUMBER = 3;
+const NUMBER = 3;
 const IS_LETTER = /^\p{L}$/u;
 const IS_NUMBER = /^\p{N}$/u;
 export const WORD_CLASSES = new CodePointTable(
@@ -53,7 +53,7 @@ export const WORD_CLASSES = new CodePointTable(
 );
 
 /** Scripts that matter for look-alike letters: LATIN, CYRILLIC_GREEK or OTHER_SCRIPT. */
-export const OTHER_SCRIPT = 1;
+const OTHER_SCRIPT = 1;
 export const LATIN = 2;
 export const CYRILLIC_GREEK = 3;
 const IS_LATIN = /^\p{Script=Latin}$/u;

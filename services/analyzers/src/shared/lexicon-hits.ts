@@ -15,22 +15,12 @@ export interface LanguageHits {
 }
 
 /** Lexicons applied: English plus the message's language; all of them when the language is unknown. */
-export function lexiconsFor(lex: Lexicons, language: string, allowed: string[]): string[] {
+function lexiconsFor(lex: Lexicons, language: string, allowed: string[]): string[] {
   const langs = [...lex.languages.keys()].filter(
     (l) => allowed.length === 0 || allowed.includes(l),
   );
   if (!language) return langs;
   return langs.filter((l) => l === 'en' || l === language);
-}
-
-export function languageHits(
-  subject: string,
-  text: string,
-  language: string,
-  lex: Lexicons,
-  allowed: string[],
-): LanguageHits {
-  return wordHits(lex.readText(subject), lex.readText(text), language, lex, allowed);
 }
 
 function mergeHits(
@@ -43,7 +33,7 @@ function mergeHits(
   }
 }
 
-/** languageHits of the words of a subject and a text, normalised and read already. */
+/** LanguageHits of the words of a subject and a text, normalised and read already. */
 function wordHits(
   st: TokenIds,
   bt: TokenIds,
@@ -87,7 +77,7 @@ function viewWords(v: MailView, lex: Lexicons): ViewWords {
 
 const hitMemo = new WeakMap<object, Map<string, LanguageHits>>();
 
-/** languageHits of a view, computed once per view and language selection. */
+/** LanguageHits of a view, computed once per view and language selection. */
 export function viewHits(v: MailView, lex: Lexicons, allowed: string[]): LanguageHits {
   let m = hitMemo.get(v);
   if (!m) {

@@ -63,7 +63,7 @@ function phraseTokens(phrase: string): { tokens: string[]; stem: boolean } {
 }
 
 /** Every category of one language lexicon in one token index. */
-export class LanguageMatcher {
+class LanguageMatcher {
   private readonly index: PhraseIndex;
   private readonly list: number;
   /** `shared`: a phrase list of an index shared with other matchers (scanned once for all). */
@@ -100,7 +100,7 @@ export class LanguageMatcher {
 }
 
 /** Finds brand names in text. */
-export interface BrandMatcher {
+interface BrandMatcher {
   /** Brand ids named in `raw` (original case) with the number of mentions. */
   find(raw: string): Map<string, number>;
   /**

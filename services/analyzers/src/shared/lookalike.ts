@@ -130,7 +130,7 @@ const LURE_WORD_MAX = Math.max(...LURE_WORD_LIST.map((w) => w.length));
  * word break by dynamic programming, linear in its length (a regex of alternatives under `+`
  * backtracks exponentially on a long run of digits or of overlapping words).
  */
-export function isLureRest(rest: string): boolean {
+function isLureRest(rest: string): boolean {
   const n = rest.length;
   if (n === 0 || n > 253) return false;
   const ok = new Uint8Array(n + 1);

@@ -17,7 +17,7 @@ export function sigmoid(x: number): number {
   return 1 / (1 + Math.exp(-x));
 }
 
-export function logit(p: number): number {
+function logit(p: number): number {
   const q = Math.min(Math.max(p, 1e-6), 1 - 1e-6);
   return Math.log(q / (1 - q));
 }

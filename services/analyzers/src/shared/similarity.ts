@@ -67,7 +67,7 @@ export interface Fold {
 }
 
 /** Characters and digraphs that look alike in a domain label (Unicode TR39 in spirit). */
-export const LOOKALIKE_FOLD: Fold = {
+const LOOKALIKE_FOLD: Fold = {
   chars: {
     '0': 'o',
     '1': 'l',

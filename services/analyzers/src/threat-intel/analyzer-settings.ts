@@ -3,7 +3,7 @@ import { weightsSchema } from '../shared/symbols.ts';
 import { INTEL_SYMBOLS } from './symbols.ts';
 
 /** One number per symbol, defaulting to its declared score (symbols.ts). */
-export const IntelWeights = weightsSchema(INTEL_SYMBOLS);
+const IntelWeights = weightsSchema(INTEL_SYMBOLS);
 
 export const IntelAnalyzerSettings = z.object({
   phishing_score_threshold: z.number().min(0).max(1).default(0.5),

@@ -4,10 +4,10 @@ import type { IntelAnalyzerSettings } from './analyzer-settings.ts';
 import { type IntelMatch, ThreatIntelData } from './data.ts';
 import { INTEL_SYMBOLS, type IntelSymbol } from './symbols.ts';
 
-export const PROVIDER_ID = 'threat-intel';
+const PROVIDER_ID = 'threat-intel';
 
 /** The threat-intel provider's data in analysis_context (the latest stage that has it). */
-export function gatherIntel(email: Email): { data?: ThreatIntelData; problem?: string } {
+function gatherIntel(email: Email): { data?: ThreatIntelData; problem?: string } {
   let out: { data?: ThreatIntelData; problem?: string } = {};
   for (const [stage, value] of Object.entries(email.analysis_context ?? {})) {
     const providers = (value as { providers?: Record<string, unknown> } | null)?.providers;

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 
 /** What a message held that a feed lists. */
-export const MATCH_KINDS = ['url', 'host', 'domain', 'ip', 'attachment'] as const;
-export type MatchKind = (typeof MATCH_KINDS)[number];
+const MATCH_KINDS = ['url', 'host', 'domain', 'ip', 'attachment'] as const;
 
 export const IntelMatch = z.object({
   /**

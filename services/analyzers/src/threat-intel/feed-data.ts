@@ -1,5 +1,5 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { HashSet, HashSetBuilder } from './hash-set.ts';
+import { type HashSet, HashSetBuilder } from './hash-set.ts';
 import { normalizeHash, normalizeHost, normalizeUrl } from './normalize.ts';
 
 /** One loaded version of a feed: immutable, swapped whole when a reload succeeds. */
@@ -83,17 +83,4 @@ export class FeedBuilder {
       ...(this.note ? { note: this.note } : {}),
     };
   }
-}
-
-/** A snapshot with nothing in it (MISP instance with no attribute in the window). */
-export function emptySnapshot(): FeedSnapshot {
-  return {
-    urls: HashSet.EMPTY,
-    hosts: HashSet.EMPTY,
-    hashes: HashSet.EMPTY,
-    entries: 0,
-    skipped: 0,
-    dropped: 0,
-    loadedAt: new Date(),
-  };
 }

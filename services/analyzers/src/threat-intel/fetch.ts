@@ -25,7 +25,7 @@ export interface FetchOptions {
   authenticated?: boolean;
 }
 
-export function isHttpSource(source: string): boolean {
+function isHttpSource(source: string): boolean {
   return /^https?:\/\//i.test(source);
 }
 
@@ -41,7 +41,7 @@ export function sourceChild(base: string, name: string): string {
  * file read after its size is checked. Gzip content is inflated, within the same limit. Throws
  * FeedError with a catalogued code.
  */
-export async function fetchFeedBytes(source: string, o: FetchOptions): Promise<Buffer> {
+async function fetchFeedBytes(source: string, o: FetchOptions): Promise<Buffer> {
   const raw = isHttpSource(source) ? await fetchHttp(source, o) : await readLocal(source, o);
   if (raw.length >= 2 && raw[0] === 0x1f && raw[1] === 0x8b) {
     try {

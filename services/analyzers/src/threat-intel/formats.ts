@@ -3,7 +3,7 @@ import { THREAT_INTEL_ERROR_CODES as CODES, FeedError } from './errors.ts';
 import type { FeedBuilder } from './feed-data.ts';
 
 /** Each line of `text` without its line break (no array of a million lines is built). */
-export function* lines(text: string): Generator<string> {
+function* lines(text: string): Generator<string> {
   let start = 0;
   while (start < text.length) {
     let end = text.indexOf('\n', start);

@@ -68,7 +68,7 @@ export class HashSetBuilder {
  * A 53-bit hash of a string's UTF-16 code units (two multiplicative 32-bit lanes, mixed at the end,
  * as cyrb53 does): exact in a double, so it sorts and compares as a number.
  */
-export function hash53(s: string, seed = 0): number {
+function hash53(s: string, seed = 0): number {
   let h1 = 0xdeadbeef ^ seed;
   let h2 = 0x41c6ce57 ^ seed;
   for (let i = 0; i < s.length; i++) {

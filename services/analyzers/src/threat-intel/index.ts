@@ -4,14 +4,10 @@ import { IntelAnalyzerSettings } from './analyzer-settings.ts';
 import { ThreatIntel, type ThreatIntelDeps } from './intel.ts';
 import { ThreatIntelSettings } from './settings.ts';
 
-export { analyzeIntel, gatherIntel } from './analyzer.ts';
-export { IntelAnalyzerSettings } from './analyzer-settings.ts';
-export { IntelMatch, ThreatIntelData } from './data.ts';
+export { ThreatIntelData } from './data.ts';
 export { THREAT_INTEL_ERROR_CODES } from './errors.ts';
-export { ThreatIntel, type ThreatIntelDeps } from './intel.ts';
-export { normalizeUrl } from './normalize.ts';
-export { FEED_FORMATS, ThreatIntelSettings } from './settings.ts';
-export { INTEL_SYMBOLS } from './symbols.ts';
+export { ThreatIntel } from './intel.ts';
+export { ThreatIntelSettings } from './settings.ts';
 
 export interface ThreatIntelProviderDeps extends ThreatIntelDeps {
   /** The feed store (tests pass their own to await loads); default: a new one. */

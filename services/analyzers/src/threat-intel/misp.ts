@@ -6,13 +6,12 @@ import { type FetchLike, fetchFeedText, sourceChild } from './fetch.ts';
 import type { MispSettings } from './settings.ts';
 
 /** A MISP attribute as feeds and restSearch write it (only the members read here). */
-export const MispAttribute = z.object({
+const MispAttribute = z.object({
   type: z.string(),
   value: z.string(),
   to_ids: z.union([z.boolean(), z.string(), z.number()]).optional(),
   deleted: z.union([z.boolean(), z.string(), z.number()]).optional(),
 });
-export type MispAttribute = z.output<typeof MispAttribute>;
 
 const truthy = (v: unknown) => v === true || v === 1 || v === '1' || v === 'true';
 
@@ -42,7 +41,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * ip-dst, and the composite types split at `|` (`filename|sha256`, `domain|ip`, `hostname|port`,
  * `ip-dst|port`). Deleted attributes are skipped, and those not marked `to_ids` when asked.
  */
-export async function addMispAttributes(
+async function addMispAttributes(
   items: readonly unknown[],
   b: FeedBuilder,
   toIdsOnly: boolean,
@@ -175,7 +174,7 @@ export interface MispApiOptions {
 }
 
 /** The API key from `api_key_file` (trimmed). Never logged; errors name the setting, not the key. */
-export async function readMispKey(s: MispSettings): Promise<string> {
+async function readMispKey(s: MispSettings): Promise<string> {
   if (!s.api_key_file)
     throw new FeedError(CODES.mispRejected, s.name, 'misp.api_key_file is not set', {
       retryable: false,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** The published formats a feed can be in. */
-export const FEED_FORMATS = [
+const FEED_FORMATS = [
   /** OpenPhish `feed.txt`: one URL per line. */
   'openphish',
   /** Any plain URL list, one per line, `#` comments (URLhaus `text` export, in-house lists). */
@@ -17,7 +17,6 @@ export const FEED_FORMATS = [
   /** One md5, sha1 or sha256 per line (first word of the line), `#` comments. */
   'hash_list',
 ] as const;
-export type FeedFormat = (typeof FEED_FORMATS)[number];
 
 const FeedName = z
   .string()
@@ -44,7 +43,7 @@ export const FeedSpec = z.object({
 export type FeedSpec = z.output<typeof FeedSpec>;
 
 /** MISP attribute types the provider understands (composite `a|b` types are split). */
-export const MISP_TYPES = [
+const MISP_TYPES = [
   'url',
   'uri',
   'domain',

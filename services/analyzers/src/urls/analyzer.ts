@@ -28,10 +28,8 @@ import {
   userinfoFindings,
 } from './techniques.ts';
 
-export { sensitiveInputs } from './techniques.ts';
-
 /** The per-link techniques in the order their findings are reported for each link. */
-export const URL_TECHNIQUES: readonly UrlTechnique[] = [
+const URL_TECHNIQUES: readonly UrlTechnique[] = [
   scriptUrlFindings,
   formFindings,
   ipUrlFindings,
@@ -51,7 +49,7 @@ export const URL_TECHNIQUES: readonly UrlTechnique[] = [
 ];
 
 /** The techniques that look at the message once all its links were seen, in order. */
-export const MESSAGE_URL_TECHNIQUES: readonly MessageUrlTechnique[] = [
+const MESSAGE_URL_TECHNIQUES: readonly MessageUrlTechnique[] = [
   hiddenLinksFindings,
   statusBarFindings,
 ];
@@ -60,7 +58,7 @@ export const MESSAGE_URL_TECHNIQUES: readonly MessageUrlTechnique[] = [
  * Pure URL checks; never fetches anything. Link by link, every technique of URL_TECHNIQUES that
  * applies to the link's kind, in order; then MESSAGE_URL_TECHNIQUES.
  */
-export function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Finding[] {
+function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Finding[] {
   const ctx = urlContext(email, s, lex);
   const out: Finding[] = [];
   for (const u of ctx.v.urls) {

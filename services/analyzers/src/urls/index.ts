@@ -2,7 +2,7 @@ import { defineAnalyzer } from '@trawl/plugin-sdk';
 import { analyzeUrls } from './analyzer.ts';
 import { UrlsSettings } from './settings.ts';
 
-export { analyzeUrls, urlFindings } from './analyzer.ts';
+export { analyzeUrls } from './analyzer.ts';
 export { UrlsSettings } from './settings.ts';
 
 export const analyzer = defineAnalyzer({

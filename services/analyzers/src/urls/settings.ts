@@ -4,7 +4,7 @@ import { weightsSchema } from '../shared/symbols.ts';
 import { URLS_SYMBOLS } from './symbols.ts';
 
 /** One number per symbol, defaulting to its declared score (symbols.ts). */
-export const UrlsWeights = weightsSchema(URLS_SYMBOLS);
+const UrlsWeights = weightsSchema(URLS_SYMBOLS);
 
 export const UrlsSettings = z.object({
   phishing_score_threshold: z.number().min(0).max(1).default(0.5),

@@ -218,7 +218,7 @@ const SENSITIVE_NAME =
  * numbers (the forms of classic bank and card phishing ask for these, often without a password
  * field). A bounded scan of at most 200 input tags of 500 characters each.
  */
-export function sensitiveInputs(html: string): boolean {
+function sensitiveInputs(html: string): boolean {
   const lower = html.slice(0, 500_000).toLowerCase();
   let at = 0;
   for (let n = 0; n < 200; n++) {

@@ -25,7 +25,7 @@ export interface Access {
   service?: readonly ServiceScope[];
 }
 
-export function hasRole(p: Principal, role: Role): boolean {
+function hasRole(p: Principal, role: Role): boolean {
   return p.kind === 'user' && p.roles.some((r) => RANK[r] >= RANK[role]);
 }
 

@@ -8,7 +8,7 @@ import { hash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
  * OWASP's minimum for scrypt: N=2^17, r=8, p=1 (128 MiB and a few hundred ms per hash). scrypt needs
  * 128·N·r bytes, which is exactly Node's default `maxmem` (32 MiB) times four: `maxmem` is passed.
  */
-export const SCRYPT_PARAMS = { N: 2 ** 17, r: 8, p: 1, keylen: 32 } as const;
+const SCRYPT_PARAMS = { N: 2 ** 17, r: 8, p: 1, keylen: 32 } as const;
 
 /** Parameters a stored hash may carry (bounds what a forged or corrupt row can make us compute). */
 const MAX_N = 2 ** 20;

@@ -6,7 +6,7 @@ import { type Access, guard } from './access.ts';
 import { SERVICE_SCOPES } from './service-principals.ts';
 
 /** Who may call a route: anyone (`public`), or the users and services of an Access rule. */
-export type RouteAccess = 'public' | Access;
+type RouteAccess = 'public' | Access;
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -6,7 +6,7 @@
  * as a part of one (`max_tokens`, `tokenizer` stay readable); a key ending in `file` or `path`
  * names where a secret is kept (`api_key_file`) and stays readable.
  */
-export const REDACTED = '***';
+const REDACTED = '***';
 
 const SECRET_WORDS = new Set([
   'password',
@@ -35,7 +35,7 @@ function wordsOf(key: string): string[] {
 /** Last words naming where a secret is, not the secret (`api_key_file`: a path). */
 const REFERENCE_WORDS = new Set(['file', 'path']);
 
-export function isSecretKey(key: string): boolean {
+function isSecretKey(key: string): boolean {
   const words = wordsOf(key);
   if (REFERENCE_WORDS.has(words[words.length - 1] ?? '')) return false;
   for (let i = 0; i < words.length; i++) {

@@ -25,7 +25,7 @@ export const SERVICE_SCOPES = [
 export type ServiceScope = (typeof SERVICE_SCOPES)[number];
 
 /** Who holds a service credential: the platform key itself, or a party with a derived credential. */
-export type ServiceCaller = { kind: 'platform' } | Party;
+type ServiceCaller = { kind: 'platform' } | Party;
 
 const SCOPES_OF = {
   // The platform key (operators' scripts, the benchmarks): submit and read, never speak as a
@@ -83,8 +83,4 @@ export function serviceAuthenticator(
     const party = verifyCredential(platformKey, presented);
     return party ? principalOf(party) : null;
   };
-}
-
-export function hasScope(p: { kind: string; scopes?: ReadonlySet<ServiceScope> }, s: ServiceScope) {
-  return p.kind === 'service' && p.scopes?.has(s) === true;
 }

@@ -18,7 +18,7 @@ export type Principal =
     }
   | ServicePrincipal;
 
-export type UserPrincipal = Principal & { kind: 'user' };
+type UserPrincipal = Principal & { kind: 'user' };
 
 export interface TokenService {
   issueAccess(

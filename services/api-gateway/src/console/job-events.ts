@@ -5,7 +5,7 @@ import { type Broker, batchJobs, type Consumer } from '@trawl/platform';
 
 export type { JobEvent };
 
-export type JobEventListener = (e: JobEvent) => void;
+type JobEventListener = (e: JobEvent) => void;
 
 export interface JobEventHub {
   /** Starts following the broker (once; again after a failure). Rejects when it cannot. */
@@ -16,7 +16,7 @@ export interface JobEventHub {
 }
 
 /** The events of one broker message: requests (maybe a batch) or a result event. */
-export function jobEventsOf(exchange: string, t: Topology, body: unknown): JobEvent[] {
+function jobEventsOf(exchange: string, t: Topology, body: unknown): JobEvent[] {
   if (exchange === t.exchanges.analysis) {
     const out: JobEvent[] = [];
     for (const item of batchJobs(body) ?? [body]) {

@@ -35,7 +35,7 @@ function isPoisoned(root: object): boolean {
  * (the gateway's settings): same values, same refusals (a byte order mark is dropped; an empty
  * body is FST_ERR_CTP_EMPTY_JSON_BODY, invalid or poisoned JSON FST_ERR_CTP_INVALID_JSON_BODY).
  */
-export function parseJsonBody(text: string): unknown {
+function parseJsonBody(text: string): unknown {
   if (text.length === 0) throw new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY();
   let value: unknown;
   try {

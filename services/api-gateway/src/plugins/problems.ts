@@ -18,7 +18,7 @@ const TITLES: Record<number, string> = {
   503: 'Service Unavailable',
 };
 
-export function problemType(code: string): string {
+function problemType(code: string): string {
   return `urn:trawl:error:${code}`;
 }
 

@@ -26,7 +26,7 @@ const RefreshGrant = z.object({
   refresh_token: z.string().min(1).max(512),
 });
 
-export interface TokenAnswer {
+interface TokenAnswer {
   access_token: string;
   token_type: 'bearer';
   expires_in: number;
@@ -39,7 +39,7 @@ export interface TokenAnswer {
  * sends `X-Trawl-Refresh: cookie` gets the refresh token in the cookie only (not in the JSON), and
  * refreshes with the cookie by sending that header again (a header a cross-site form cannot send).
  */
-export const REFRESH_COOKIE = 'trawl_refresh';
+const REFRESH_COOKIE = 'trawl_refresh';
 const COOKIE_MODE_HEADER = 'x-trawl-refresh';
 const COOKIE_VALUE = /^[A-Za-z0-9_-]{1,512}$/;
 

@@ -6,7 +6,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
  * The console's own Content-Security-Policy: its scripts and styles only, no inline script, mail
  * HTML only inside a sandboxed srcdoc frame (frame-src blob: for the raw download), and never framed.
  */
-export const CONSOLE_CSP = [
+const CONSOLE_CSP = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { GatewayContext } from '../context.ts';
 
-export interface ComponentHealth {
+interface ComponentHealth {
   status: 'ok' | 'down';
   latency_ms: number;
   error?: string;

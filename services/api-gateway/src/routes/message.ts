@@ -7,7 +7,7 @@ import { rebuildRfc822 } from '../message-view.ts';
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** 410: the retention purge removed the body; the verdict and the evidence stay readable. */
-export class MessagePurgedError extends BadInputError {
+class MessagePurgedError extends BadInputError {
   constructor(jobId: string, at: string) {
     super(
       GATEWAY_ERRORS.messagePurged,

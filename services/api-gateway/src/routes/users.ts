@@ -20,7 +20,7 @@ const Password = z
   });
 const RoleList = z.array(z.enum(ROLES)).min(1).max(3);
 
-export const CreateUser = z
+const CreateUser = z
   .object({
     username: Username,
     password: Password,
@@ -32,7 +32,7 @@ export const CreateUser = z
       c.addIssue({ code: 'custom', path: ['password'], message });
     }
   });
-export const UpdateUser = z
+const UpdateUser = z
   .object({
     password: Password.optional(),
     roles: RoleList.optional(),

@@ -12,7 +12,7 @@ import type { GatewayContext } from '../context.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 
 /** Analyzer / provider ids a workflow may reference under the current configuration. */
-export function knownIds(s: ConfigSnapshot): { analyzers: string[]; providers: string[] } {
+function knownIds(s: ConfigSnapshot): { analyzers: string[]; providers: string[] } {
   const svc = s.files.service;
   const analyzers = new Set<string>(s.known?.analyzers ?? []);
   for (const [id, a] of Object.entries(svc.analyzers)) if (a.enabled) analyzers.add(id);
@@ -23,7 +23,7 @@ export function knownIds(s: ConfigSnapshot): { analyzers: string[]; providers: s
   return { analyzers: [...analyzers].sort(), providers: [...providers].sort() };
 }
 
-export function validateOneWorkflow(body: unknown, s: ConfigSnapshot): ValidationProblem[] {
+function validateOneWorkflow(body: unknown, s: ConfigSnapshot): ValidationProblem[] {
   const parsed = parseWith(Workflow, body);
   if (!parsed.ok) return parsed.problems;
   const known = knownIds(s);

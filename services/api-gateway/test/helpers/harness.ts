@@ -15,7 +15,7 @@ import { type ConfigState, createConfigState } from '../../src/config-state.ts';
 import type { GatewayDeps, PluginInvoker } from '../../src/deps.ts';
 import { defaultGatewayOptions, type GatewayOptions } from '../../src/options.ts';
 
-export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
+const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
 export const SECRET = 'test-secret-key-0123456789abcdef0123456789';
 export const INTERNAL_KEY = 'internal-key-for-tests-0123456789';
 export const PASSWORD = 'correct horse battery staple';
@@ -46,7 +46,7 @@ export function configDir(): {
 }
 
 /** A stand-in for the analyzers (the plugins are not what these tests are about). */
-export const fakeInvoker: PluginInvoker = {
+const fakeInvoker: PluginInvoker = {
   async analyze(id): Promise<AnalyzerAnswer> {
     return {
       is_phishing: true,

@@ -10,7 +10,7 @@ type RabbitFactory = (o: { url: string; connectionName?: string }) => Broker & {
 };
 
 /** The RabbitMQ adapter when @trawl/platform exports it (it is landing); else null. */
-export function rabbitFactory(): RabbitFactory | null {
+function rabbitFactory(): RabbitFactory | null {
   const f = (platform as unknown as Record<string, unknown>).createRabbitBroker;
   return typeof f === 'function' ? (f as RabbitFactory) : null;
 }

@@ -70,32 +70,3 @@ export function useFormSubmit() {
   }
   return { error, setError, status, onSubmit };
 }
-
-export function Select(props: {
-  label: string;
-  name: string;
-  value: string;
-  options: readonly string[];
-  onChange: (v: string) => void;
-  any?: string;
-}) {
-  const id = `f-${props.name}`;
-  return (
-    <div class="field">
-      <label for={id}>{props.label}</label>
-      <select
-        id={id}
-        name={props.name}
-        value={props.value}
-        onChange={(e) => props.onChange((e.currentTarget as HTMLSelectElement).value)}
-      >
-        {props.any !== undefined ? <option value="">{props.any}</option> : null}
-        {props.options.map((o) => (
-          <option key={o} value={o}>
-            {o}
-          </option>
-        ))}
-      </select>
-    </div>
-  );
-}

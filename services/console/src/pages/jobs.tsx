@@ -151,7 +151,7 @@ export function JobsPage() {
   );
 }
 
-export function JobTable(props: { jobs: Job[] }) {
+function JobTable(props: { jobs: Job[] }) {
   if (props.jobs.length === 0) return <p>No job matches.</p>;
   return (
     <table class="jobs">

@@ -16,8 +16,8 @@ interface Message {
  * origin, no forms, no popups) whose own policy forbids every load but inline styles and data:
  * images: a remote image, a tracking pixel, a font or a stylesheet is never fetched.
  */
-export const FRAME_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
-export function frameDocument(html: string): string {
+const FRAME_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
+function frameDocument(html: string): string {
   return `<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${FRAME_CSP}"><meta name="referrer" content="no-referrer"><base target="_blank"></head><body>${html}</body></html>`;
 }
 

@@ -9,7 +9,7 @@ import {
 import { freePort, smtpClient } from '../../src/testing/index.ts';
 
 export const PLATFORM_KEY = 'smtp-filter-test-platform-key-0123456789abcdef';
-export const RETRIEVER = 'smtp';
+const RETRIEVER = 'smtp';
 export const silent = pino({ level: 'silent' });
 
 /** The filter in this process, its HTTP side listening on `httpPort`, SMTP on `smtpPort`. */

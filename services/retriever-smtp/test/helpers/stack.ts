@@ -16,7 +16,7 @@ import type { CompiledWorkflow } from '@trawl/workflow-engine';
 import type { FastifyInstance } from 'fastify';
 import { PLATFORM_KEY, silent } from './harness.ts';
 
-export const SECRET = 'smtp-filter-test-secret-0123456789abcdef0123';
+const SECRET = 'smtp-filter-test-secret-0123456789abcdef0123';
 
 export interface TrawlStack {
   /** Starts the services (again, after stop()): gateway, analyzer orchestrator, mail orchestrator. */

@@ -43,7 +43,7 @@ export type Behaviour =
   | { ms?: number; error: string | Error }
   | { hang: true; ignoreAbort?: boolean };
 
-export interface CallRecord {
+interface CallRecord {
   id: string;
   stage: string;
   attempt: number;
