@@ -11,6 +11,7 @@ import {
   contentContext,
   greetingFindings,
   hiddenTextFindings,
+  htmlOnlyFindings,
   imageOnlyFindings,
   insertedNoiseFindings,
   languageFindings,
@@ -19,10 +20,10 @@ import {
   subjectMoneyFindings,
 } from './techniques.ts';
 
-export { insertedNoise, sentimentScore, visibleBelow } from './signals.ts';
+export { insertedNoise, visibleBelow } from './signals.ts';
 
 /** The content techniques in the order their findings are reported. */
-export const CONTENT_TECHNIQUES: readonly ContentTechnique[] = [
+const CONTENT_TECHNIQUES: readonly ContentTechnique[] = [
   // pressure language
   languageFindings,
   comboFindings,
@@ -36,6 +37,7 @@ export const CONTENT_TECHNIQUES: readonly ContentTechnique[] = [
   hiddenTextFindings,
   // lures
   subjectMoneyFindings,
+  htmlOnlyFindings,
   imageOnlyFindings,
   // how the recipient is addressed
   greetingFindings,
@@ -44,7 +46,7 @@ export const CONTENT_TECHNIQUES: readonly ContentTechnique[] = [
 ];
 
 /** Pure content checks of one message: every technique of CONTENT_TECHNIQUES, in order. */
-export function contentFindings(
+function contentFindings(
   email: Email,
   s: ContentSettings,
   lex: Lexicons,

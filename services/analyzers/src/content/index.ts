@@ -2,8 +2,7 @@ import { defineAnalyzer } from '@trawl/plugin-sdk';
 import { analyzeContent } from './analyzer.ts';
 import { ContentSettings } from './settings.ts';
 
-export { languageHits } from '../shared/lexicon-hits.ts';
-export { analyzeContent, contentFindings, sentimentScore } from './analyzer.ts';
+export { analyzeContent } from './analyzer.ts';
 export { ContentSettings } from './settings.ts';
 
 export const analyzer = defineAnalyzer({

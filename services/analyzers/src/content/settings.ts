@@ -5,7 +5,7 @@ import { CATEGORY_PER_HIT, CONTENT_SYMBOLS } from './symbols.ts';
 /** Log-odds per distinct phrase of a category, and the cap on phrases counted. */
 const CategoryWeight = z.object({ per_hit: z.number(), max_hits: z.number().int().positive() });
 
-export const ContentWeights = z.object({
+const ContentWeights = z.object({
   urgency: CategoryWeight.default({ per_hit: CATEGORY_PER_HIT.urgency, max_hits: 3 }),
   threat: CategoryWeight.default({ per_hit: CATEGORY_PER_HIT.threat, max_hits: 3 }),
   reward: CategoryWeight.default({ per_hit: CATEGORY_PER_HIT.reward, max_hits: 3 }),
@@ -20,6 +20,7 @@ export const ContentWeights = z.object({
   brand_sender_offsite_links: z.number().default(CONTENT_SYMBOLS.brand_sender_offsite_links.score),
   text_obfuscation: z.number().default(CONTENT_SYMBOLS.text_obfuscation.score),
   image_only: z.number().default(CONTENT_SYMBOLS.image_only.score),
+  html_only: z.number().default(CONTENT_SYMBOLS.html_only.score),
   combo_bonus: z.number().default(CONTENT_SYMBOLS.combo_bonus.score),
   subject_money: z.number().default(CONTENT_SYMBOLS.subject_money.score),
   hidden_text: z.number().default(CONTENT_SYMBOLS.hidden_text.score),

@@ -54,7 +54,7 @@ const isLowerAscii = (c: number) => c >= 97 && c <= 122;
 const isCapitalOrDigit = (c: number) => (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
 
 /** The text with every http(s) URL blanked to the next white space; one pass with indexOf. */
-export function withoutUrls(text: string): string {
+function withoutUrls(text: string): string {
   const lower = text.toLowerCase();
   let out = '';
   let from = 0;

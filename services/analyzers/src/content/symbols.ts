@@ -111,6 +111,12 @@ export const CONTENT_SYMBOLS = {
       group: 'obfuscation',
       reason: 'HTML pushes text far off screen (hidden filler or a hidden lure)',
     },
+    html_only: {
+      score: 0.7,
+      group: 'structure',
+      reason:
+        'HTML without the plain-text alternative that mail clients and bulk-mail tools write, from a sender that is not a managed list',
+    },
     image_only: {
       score: 1.5,
       group: 'obfuscation',

@@ -3,6 +3,7 @@
  * ContentContext. contentFindings (analyzer.ts) runs them in the order of CONTENT_TECHNIQUES.
  */
 import type { Email } from '@trawl/contracts';
+import { firstHeader } from '../shared/header-values.ts';
 import { type LanguageHits, viewBrands, viewHits } from '../shared/lexicon-hits.ts';
 import type { Brand, Lexicons } from '../shared/lexicons.ts';
 import { countMixedScriptWords, countStyledLetters, hasNonAscii } from '../shared/normalize.ts';
@@ -19,7 +20,7 @@ import {
 } from './signals.ts';
 
 /** What every content technique reads, built once per message. */
-export interface ContentContext {
+interface ContentContext {
   email: Email;
   v: MailView;
   settings: ContentSettings;
@@ -267,6 +268,29 @@ export const subjectMoneyFindings: ContentTechnique = ({ v, w }) => {
 
 // image-only lure: an HTML body whose visible text is almost nothing but which links out (a link
 // or an image map's area)
+/**
+ * HTML with no plain-text alternative. Every mainstream mail client (Outlook, Gmail, Apple Mail,
+ * Thunderbird) and bulk-mail tool writes multipart/alternative; HTML alone comes from hand-rolled
+ * scripts (SpamAssassin's MIME_HTML_ONLY). Mail from a list manager or a newsletter tool (List-Id,
+ * List-Unsubscribe) is left out: some of those send HTML alone. The parser makes the text from the
+ * HTML when the message has none, so "the text is the HTML's text" is how it shows here.
+ */
+export const htmlOnlyFindings: ContentTechnique = ({ email, v, w }) => {
+  if (!v.has_html || v.html_text.trim() === '') return NONE;
+  const plain = email.body_text ?? '';
+  // the view's HTML text is bounded: the parser's copy starts with it
+  if (plain.trim() !== '' && !plain.startsWith(v.html_text)) return NONE;
+  if (firstHeader(email, 'list-unsubscribe') || firstHeader(email, 'list-id')) return NONE;
+  return [
+    {
+      type: 'suspicious_content',
+      value: 'HTML without a plain-text alternative, not from a list or newsletter tool',
+      symbol: 'html_only',
+      weight: w.html_only,
+    },
+  ];
+};
+
 export const imageOnlyFindings: ContentTechnique = ({ email, v, w }) => {
   if (
     !v.has_html ||

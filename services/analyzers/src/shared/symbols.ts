@@ -56,7 +56,7 @@ export const GROUPS = {
       'sender authentication as the receiving organisation recorded it (SPF, DKIM, DMARC, ARC)',
   },
   reply_to: {
-    max: 2,
+    max: 2.5,
     min: 0,
     reason: 'replies or bounces routed away from the sender (one fact, several analyzers)',
   },
@@ -107,6 +107,12 @@ export const GROUPS = {
     min: 0,
     reason: 'links to hosting that phishing favours (shorteners, free hosting, high-abuse TLDs)',
   },
+  structure: {
+    max: 1,
+    min: 0,
+    reason:
+      'how the message was built: by hand or by a script, not by a mail client or a list manager',
+  },
   obfuscation: {
     max: 3,
     min: 0,
@@ -137,4 +143,4 @@ export const GROUPS = {
   },
 } as const satisfies Record<string, GroupDef>;
 
-export type GroupId = keyof typeof GROUPS;
+type GroupId = keyof typeof GROUPS;

@@ -280,10 +280,22 @@ export function stripTags(html: string): string {
   return from === 0 ? html : out + html.slice(from);
 }
 
-export function buildView(email: Email): MailView {
+function buildView(email: Email): MailView {
   const fromHeader = firstHeader(email, 'from');
-  const from = party(fromHeader) ??
+  const parsedFrom = party(fromHeader);
+  const from = parsedFrom ??
     party(email.headers.sender) ?? { address: '', domain: '', org_domain: '', display_name: '' };
+  // "Mercado Livre <contato@mercadolivre>": an address that is not one still comes with the name
+  // it poses under
+  if (!parsedFrom && fromHeader && !from.display_name) {
+    const lt = fromHeader.lastIndexOf('<');
+    if (lt > 0)
+      from.display_name = fromHeader
+        .slice(0, lt)
+        .trim()
+        .replace(/^"(.*)"$/s, '$1')
+        .trim();
+  }
   if (!from.address) {
     const d = domainOf(email.headers.sender) ?? '';
     Object.assign(from, {

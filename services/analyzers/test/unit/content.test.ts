@@ -13,6 +13,22 @@ describe('content analyzer', () => {
     expect(a.is_phishing).toBe(false);
   });
 
+  it('html_only: HTML without a text alternative, outside list and newsletter mail', () => {
+    const symbols = (e: ReturnType<typeof makeEmail>) =>
+      (analyzeContent(e, settings).analyzer_details?.symbols as string[] | undefined) ?? [];
+    const html = '<p>Hello, your parcel is waiting.</p>';
+    expect(symbols(makeEmail({ html }))).toContain('html_only');
+    // a mail client writes the text alternative too
+    expect(symbols(makeEmail({ html, text: 'Hello, the agenda is attached.' }))).not.toContain(
+      'html_only',
+    );
+    // a newsletter tool or a list manager may send HTML alone
+    for (const h of ['list-unsubscribe', 'list-id'])
+      expect(
+        symbols(makeEmail({ html, headers: { [h]: '<https://news.example.org/u/1>' } })),
+      ).not.toContain('html_only');
+  });
+
   it('finds urgency, threat and credential-request language (en)', () => {
     const e = makeEmail({
       subject: 'Action required: your account has been suspended',

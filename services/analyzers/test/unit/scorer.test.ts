@@ -147,14 +147,14 @@ describe('scorer: declared scores and groups', () => {
   });
 
   it('counts the symbols of one group together up to its cap, across analyzers', () => {
-    // reply_to: max 2. The same fact seen by headers and rules counts once up to the cap.
+    // reply_to: max 2.5. The same fact seen by headers and rules counts once up to the cap.
     const ctx = stage(
       declared('headers', { reply_to_free_mail: 1.6 }, { reply_to_free_mail: 'reply_to' }),
       declared('rules', { 'reply-to-free-mail': 1.2 }, { 'reply-to-free-mail': 'reply_to' }),
     );
     const e = ensembleScore(ctx, none, { stages: [], maxLogOdds: 12 });
-    expect(e.logOdds).toBeCloseTo(-1);
-    expect(e.groups.reply_to).toEqual({ sum: 2.8, counted: 2 });
+    expect(e.logOdds).toBeCloseTo(-0.5);
+    expect(e.groups.reply_to).toEqual({ sum: 2.8, counted: 2.5 });
   });
 
   it('an explaining symbol cancels its group and never goes below the group floor', () => {
