@@ -13,6 +13,29 @@ export const RECOMMENDED_ACTIONS = ['allow', 'flag', 'review', 'quarantine'] as 
 export const RecommendedAction = z.enum(RECOMMENDED_ACTIONS);
 export type RecommendedAction = z.infer<typeof RecommendedAction>;
 
+/** Indicator types about one of the message's links. */
+export const URL_INDICATOR_TYPES = [
+  'suspicious_url',
+  'ip_url',
+  'lookalike_domain',
+  'homograph_domain',
+  'link_text_mismatch',
+  'url_shortener',
+  'risky_tld',
+  'credential_form',
+  'script_url',
+] as const;
+
+/** Indicator types about one of the message's attachments. */
+export const ATTACHMENT_INDICATOR_TYPES = [
+  'dangerous_attachment',
+  'double_extension',
+  'macro_document',
+  'disguised_executable',
+  'archive_with_executable',
+  'html_attachment',
+] as const;
+
 /**
  * Indicator types raised by the built-in analyzers. Third-party analyzers may use other
  * snake_case labels; the list documents the vocabulary, it does not restrict it.
@@ -24,15 +47,7 @@ export const KNOWN_INDICATOR_TYPES = [
   'reply_to_mismatch',
   'return_path_mismatch',
   'header_anomaly',
-  'suspicious_url',
-  'ip_url',
-  'lookalike_domain',
-  'homograph_domain',
-  'link_text_mismatch',
-  'url_shortener',
-  'risky_tld',
-  'credential_form',
-  'script_url',
+  ...URL_INDICATOR_TYPES,
   'urgency_language',
   'threat_language',
   'reward_language',
@@ -40,12 +55,7 @@ export const KNOWN_INDICATOR_TYPES = [
   'payment_request',
   'brand_impersonation',
   'negative_sentiment',
-  'dangerous_attachment',
-  'double_extension',
-  'macro_document',
-  'disguised_executable',
-  'archive_with_executable',
-  'html_attachment',
+  ...ATTACHMENT_INDICATOR_TYPES,
   'rule_match',
   'llm_assessment',
   'vip_impersonation',

@@ -1,4 +1,4 @@
-import type { Email } from '@trawl/contracts';
+import { AUTH_RESULT_VALUES, type Email } from '@trawl/contracts';
 import { getDomain } from 'tldts';
 import { firstHeader, headerValues } from './header-values.ts';
 
@@ -79,17 +79,8 @@ const RANK: Record<AuthOutcome, number> = {
   fail: 6,
 };
 
-const OUTCOMES = new Set<string>([
-  'pass',
-  'fail',
-  'softfail',
-  'neutral',
-  'none',
-  'temperror',
-  'permerror',
-  'policy',
-  'hardfail',
-]);
+/** The results a method may give (RFC 8601), and the "hardfail" some receivers write for fail. */
+const OUTCOMES = new Set<string>([...AUTH_RESULT_VALUES, 'hardfail']);
 
 function worse(a: AuthOutcome, b: AuthOutcome): AuthOutcome {
   return RANK[b] > RANK[a] ? b : a;

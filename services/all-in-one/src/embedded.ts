@@ -3,9 +3,9 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import {
   buildOrchestrator,
-  createRetention,
   type Orchestrator,
   reportNotifierFromConfig,
+  retentionOfStore,
 } from '@trawl/analyzer-orchestrator';
 import { builtinPlugins, createAnalysisPool, createEmbeddedInvoker } from '@trawl/analyzers';
 import {
@@ -26,7 +26,6 @@ import {
   createMemoryCache,
   createPgClient,
   createPgliteClient,
-  createRetentionRepository,
   createServiceBroker,
   createServiceCache,
   createStore,
@@ -207,13 +206,7 @@ export async function startEmbedded(cfg: AppConfig, opts: EmbeddedOptions = {}):
         serviceVersion: version,
         instanceId: 'embedded',
       },
-      retention: createRetention({
-        repo: createRetentionRepository(sql),
-        sql,
-        cache,
-        policy: cfg.retention,
-        logger,
-      }),
+      retention: retentionOfStore(sql, cache, cfg.retention, logger),
     });
     let requeued = 0;
     if (broker.kind === 'memory') {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   type AnalysisContext,
   type AnalysisResult,
+  ATTACHMENT_INDICATOR_TYPES,
   type Email,
   EVIDENCE_LIMITS,
   type Evidence,
@@ -12,6 +13,7 @@ import {
   type Indicator,
   type ReceivedHop,
   searchTermsOf,
+  URL_INDICATOR_TYPES,
 } from '@trawl/contracts';
 import { type ExtractedUrl, extractUrls, readAuthResults, sniffAttachment } from '@trawl/mail';
 import type { RunOutcome } from '@trawl/workflow-engine';
@@ -284,25 +286,8 @@ const HEADER_TYPES: Record<string, string> = {
   suspicious_sender: 'from',
   internal_domain_lookalike: 'from',
 };
-const URL_TYPES = new Set([
-  'suspicious_url',
-  'ip_url',
-  'lookalike_domain',
-  'homograph_domain',
-  'link_text_mismatch',
-  'url_shortener',
-  'risky_tld',
-  'credential_form',
-  'script_url',
-]);
-const ATTACHMENT_TYPES = new Set([
-  'dangerous_attachment',
-  'double_extension',
-  'macro_document',
-  'disguised_executable',
-  'archive_with_executable',
-  'html_attachment',
-]);
+const URL_TYPES = new Set<string>(URL_INDICATOR_TYPES);
+const ATTACHMENT_TYPES = new Set<string>(ATTACHMENT_INDICATOR_TYPES);
 const BODY_TYPES = new Set([
   'urgency_language',
   'threat_language',

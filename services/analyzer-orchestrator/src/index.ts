@@ -64,4 +64,5 @@ export {
   type RetentionOptions,
   type RetentionPolicy,
   type RetentionReport,
+  retentionOfStore,
 } from './retention.ts';

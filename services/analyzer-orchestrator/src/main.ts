@@ -23,7 +23,6 @@ import {
   createRabbitBroker,
   createRedisCache,
   createRedisClient,
-  createRetentionRepository,
   createServiceLogger,
   createStore,
   declareTopology,
@@ -38,7 +37,7 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import { buildOrchestrator } from './app.ts';
 import { type ConfigSnapshot, createConfigSource, snapshotFromFiles } from './config-snapshot.ts';
 import { reportNotifierFromConfig } from './report-notifier.ts';
-import { createRetention } from './retention.ts';
+import { retentionOfStore } from './retention.ts';
 
 async function main(): Promise<RunningService> {
   const cfg = loadConfigOrExit({ needs: { postgres: true, rabbitmq: true, redis: true } });
@@ -149,13 +148,7 @@ async function main(): Promise<RunningService> {
       jobGraceMs: cfg.orchestrator.jobGraceMs,
       queuedMaxMs: cfg.orchestrator.queuedMaxMs,
     },
-    retention: createRetention({
-      repo: createRetentionRepository(sql),
-      sql,
-      cache,
-      policy: cfg.retention,
-      logger,
-    }),
+    retention: retentionOfStore(sql, cache, cfg.retention, logger),
   });
   await orch.start();
   // Reporter notifications (issue 17): on when TRAWL_SMTP_URL is set.

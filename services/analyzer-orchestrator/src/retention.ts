@@ -1,4 +1,9 @@
-import type { Cache, RetentionRepository, SqlClient } from '@trawl/platform';
+import {
+  type Cache,
+  createRetentionRepository,
+  type RetentionRepository,
+  type SqlClient,
+} from '@trawl/platform';
 import type { Logger } from 'pino';
 
 /**
@@ -172,4 +177,14 @@ export function createRetention(deps: RetentionDeps): Retention {
       await running?.catch(() => undefined);
     },
   };
+}
+
+/** The retention of a service's own PostgreSQL store (the orchestrator's and the embedded mode's). */
+export function retentionOfStore(
+  sql: SqlClient,
+  cache: Cache | undefined,
+  policy: RetentionPolicy,
+  logger: Logger,
+): Retention {
+  return createRetention({ repo: createRetentionRepository(sql), sql, cache, policy, logger });
 }

@@ -1,20 +1,7 @@
-import type { Email } from '@trawl/contracts';
 import { isSpaceCode } from '@trawl/mail';
 
-/** Every value of a raw header (lower-case name), bounded. */
-export function headerValues(email: Email, name: string): string[] {
-  const v = email.headers.raw_headers?.[name];
-  if (v === undefined) return [];
-  const list = Array.isArray(v) ? v : [v];
-  return list.slice(0, 50).map((s) => (s.length > 8192 ? s.slice(0, 8192) : s));
-}
-
-export function firstHeader(email: Email, name: string): string | undefined {
-  const v = email.headers.raw_headers?.[name];
-  const first = Array.isArray(v) ? v[0] : v;
-  if (first === undefined) return undefined;
-  return first.length > 8192 ? first.slice(0, 8192) : first;
-}
+// the raw-header readers live in @trawl/mail (the auth-results reader uses them too)
+export { firstHeader, headerValues } from '@trawl/mail';
 
 export interface ParsedAddress {
   address: string;
