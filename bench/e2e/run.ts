@@ -19,9 +19,9 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { corpusDir } from '@trawl/config';
-import { loadEvalConfig } from '../../services/analyzers/src/eval/load-config.ts';
-import { runEval } from '../../services/analyzers/src/eval/run-eval.ts';
-import { builtinAnalyzers } from '../../services/analyzers/src/registry.ts';
+import { loadEvalConfig } from '../../packages/analyzers/src/eval/load-config.ts';
+import { runEval } from '../../packages/analyzers/src/eval/run-eval.ts';
+import { builtinAnalyzers } from '../../packages/analyzers/src/registry.ts';
 import {
   pidsNamed,
   since,

@@ -28,12 +28,12 @@ import {
 } from '@trawl/platform/testing';
 import { createInProcessInvoker } from '@trawl/plugin-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silent, snapshot, wf } from '../../services/analyzer-orchestrator/test/unit/helpers.ts';
 import {
   analyzeClassifier,
   ClassifierSettings,
   cachedSource,
-} from '../../services/analyzers/src/classifier/index.ts';
+} from '../../packages/analyzers/src/classifier/index.ts';
+import { silent, snapshot, wf } from '../../services/analyzer-orchestrator/test/unit/helpers.ts';
 import {
   bearer,
   type Gateway,

@@ -10,13 +10,16 @@
  * thread, as in a scale-out orchestrator: measured 27% fewer msgs/s with the pool on a shared 2-core
  * machine (docs/benchmarks.md).
  */
+import {
+  type AnalysisPool,
+  builtinPlugins,
+  createAnalysisPool,
+  pooledPlugins,
+} from '@trawl/analyzers';
 import { loadConfigOrExit, loadServiceFiles } from '@trawl/config';
 import { credentialDeriver } from '@trawl/contracts';
 import { createPgClient, createStore, type RunningService, runService } from '@trawl/platform';
 import { startPlugin } from '@trawl/plugin-sdk';
-import { builtinPlugins } from './server.ts';
-import { type AnalysisPool, createAnalysisPool } from './worker-pool/analysis-pool.ts';
-import { pooledPlugins } from './worker-pool/pooled-plugins.ts';
 
 const config = loadConfigOrExit({
   needs: { postgres: true, rabbitmq: false, redis: false, secretKey: false },

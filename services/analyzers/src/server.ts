@@ -1,13 +1,7 @@
+import { builtinPlugins } from '@trawl/analyzers';
 import type { ClassifierRepository, SenderHistoryRepository } from '@trawl/platform';
-import {
-  createPluginApp,
-  type PluginAppOptions,
-  type PluginDefinition,
-  type SettingsSource,
-} from '@trawl/plugin-sdk';
+import { createPluginApp, type PluginAppOptions, type SettingsSource } from '@trawl/plugin-sdk';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { builtinAnalyzers } from './registry.ts';
-import { extraPlugins } from './registry-extra.ts';
 
 export interface AnalyzersAppDeps {
   /** Sender history store for the `sender-history` provider. */
@@ -21,16 +15,6 @@ export interface AnalyzersAppDeps {
   registry?: PluginAppOptions['registry'];
   /** Serve only these ids (default: every built-in). */
   only?: readonly string[];
-}
-
-/** Every built-in analyzer and context provider, by id. */
-export function builtinPlugins(
-  deps: Pick<AnalyzersAppDeps, 'senders' | 'classifier'> = {},
-): Record<string, PluginDefinition> {
-  return {
-    ...builtinAnalyzers,
-    ...extraPlugins({ senders: deps.senders, classifier: deps.classifier }),
-  };
 }
 
 /**

@@ -16,7 +16,7 @@ function repoRoot(from: string): string | undefined {
 }
 
 /**
- * `trawl eval <dir> [args…]`: runs the analyzers' evaluation tool (services/analyzers/src/bin/eval.ts)
+ * `trawl eval <dir> [args…]`: runs the analyzers' evaluation tool (packages/analyzers/src/bin/eval.ts)
  * on a folder of phishing/*.eml and ham/*.eml, offline and in-process; its own options pass through.
  */
 export async function evalCommand(ctx: Ctx, args: string[]): Promise<number> {
@@ -25,7 +25,7 @@ export async function evalCommand(ctx: Ctx, args: string[]): Promise<number> {
 
 /**
  * `trawl symbols [--json|--markdown]`: every symbol with the score the scorer uses, its group and
- * its reason (services/analyzers/src/bin/symbols.ts, offline, reading the local configuration).
+ * its reason (packages/analyzers/src/bin/symbols.ts, offline, reading the local configuration).
  */
 export async function symbolsCommand(ctx: Ctx, args: string[]): Promise<number> {
   return analyzersTool(ctx, 'symbols.ts', args);
@@ -33,11 +33,11 @@ export async function symbolsCommand(ctx: Ctx, args: string[]): Promise<number> 
 
 export async function analyzersTool(ctx: Ctx, bin: string, args: string[]): Promise<number> {
   const root = repoRoot(ctx.io.cwd) ?? repoRoot(new URL('.', import.meta.url).pathname);
-  const tool = root ? join(root, 'services/analyzers/src/bin', bin) : undefined;
+  const tool = root ? join(root, 'packages/analyzers/src/bin', bin) : undefined;
   if (!root || !tool || !existsSync(tool)) {
     throw new CliError(
       CLI_ERRORS.input,
-      `the analyzers' tools (services/analyzers/src/bin/${bin}) are not installed here`,
+      `the analyzers' tools (packages/analyzers/src/bin/${bin}) are not installed here`,
       EXIT.error,
     );
   }

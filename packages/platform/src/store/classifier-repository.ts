@@ -3,7 +3,7 @@ import type { SqlClient } from './types.ts';
 /**
  * The learnt text classifier's state (issue 17): messages learnt per class and, per token (a
  * hashed feature, a non-negative integer below 2^53), the phishing and legitimate messages it
- * appeared in. The tokens and the model are the analyzers' (services/analyzers/src/classifier);
+ * appeared in. The tokens and the model are the analyzers' (packages/analyzers/src/classifier);
  * the store only counts. Written once for PostgreSQL and PGlite.
  */
 export interface ClassifierTotals {

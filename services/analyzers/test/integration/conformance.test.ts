@@ -1,10 +1,14 @@
 import { fileURLToPath } from 'node:url';
+import { builtinPlugins } from '@trawl/analyzers';
 import { type TestSchema, testSchema } from '@trawl/platform/testing';
 import { pluginConformance } from '@trawl/plugin-sdk/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll } from 'vitest';
-import { buildAnalyzersApp, builtinPlugins } from '../../src/server.ts';
-import { type FakeLlm, startFakeLlm } from './fake-llm.ts';
+import {
+  type FakeLlm,
+  startFakeLlm,
+} from '../../../../packages/analyzers/test/integration/fake-llm.ts';
+import { buildAnalyzersApp } from '../../src/server.ts';
 
 // Every built-in analyzer and context provider, served together as the analyzers service serves
 // them, must pass the plugin SDK's conformance suite at its base path.
@@ -12,7 +16,7 @@ const KEY = 'conformance-internal-key-0123456789';
 const settings: Record<string, unknown> = {
   directory: {
     directory_file: fileURLToPath(
-      new URL('../../fixtures/directory.example.yaml', import.meta.url),
+      new URL('../../../../packages/analyzers/fixtures/directory.example.yaml', import.meta.url),
     ),
   },
 };

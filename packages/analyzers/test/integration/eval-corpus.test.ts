@@ -11,7 +11,7 @@ describe.skipIf(corpus === null)('pnpm eval on the shared corpus', () => {
   it('runs the default workflow and ends with the figures line', () => {
     const out = execFileSync(
       join(root, 'node_modules', '.bin', 'tsx'),
-      [join(root, 'services/analyzers/src/bin/eval.ts'), corpus!, '--limit', '15'],
+      [join(root, 'packages/analyzers/src/bin/eval.ts'), corpus!, '--limit', '15'],
       { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 },
     );
     const lines = out.trim().split('\n');

@@ -1,11 +1,11 @@
 export { pluginTargets } from '@trawl/plugin-client';
+export { builtinPlugins } from './builtins.ts';
 export {
   type FeedbackLearning,
   learnFeedback,
   learnPendingFeedback,
 } from './classifier/feedback-learning.ts';
 export { createEmbeddedInvoker, type EmbeddedInvoker } from './local-invoker.ts';
-export { type AnalyzersAppDeps, buildAnalyzersApp, builtinPlugins } from './server.ts';
 export { type AuthResults, readAuthResults } from './shared/auth-results.ts';
 export {
   type AnalysisPool,
@@ -13,3 +13,4 @@ export {
   type AnalysisPoolStats,
   createAnalysisPool,
 } from './worker-pool/analysis-pool.ts';
+export { pooledPlugins } from './worker-pool/pooled-plugins.ts';

@@ -2,7 +2,7 @@
  * The linear scans that replaced backtracking regular expressions over header values and bodies
  * (issue 15, "Quadratic regexes stall the process") give the answers of the patterns they replace:
  * each is compared with its original regex on many random strings built from the characters that
- * pattern reads. services/analyzers/test/unit/hostile-headers.test.ts times them on adversarial input.
+ * pattern reads. packages/analyzers/test/unit/hostile-headers.test.ts times them on adversarial input.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
