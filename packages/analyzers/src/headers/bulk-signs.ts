@@ -73,12 +73,17 @@ function fold(s: string): string {
 
 /**
  * An organisation-like display name ("Endurance Auto Warranty") on a generic role address
- * (info@, noreply@, renew@ …) whose address shares none of the name's words: a sender posing as an
- * organisation it does not mail from. Person names on personal addresses do not qualify.
+ * (info@, noreply@, renew@ …), or on a generated mailbox (`generatedMailbox`), whose address shares
+ * none of the name's words: a sender posing as an organisation it does not mail from. Person names
+ * on personal addresses do not qualify.
  */
-export function unrelatedOrgName(displayName: string, address: string): boolean {
+export function unrelatedOrgName(
+  displayName: string,
+  address: string,
+  generatedMailbox = false,
+): boolean {
   const [local = '', domain = ''] = fold(address).split('@');
-  if (!ROLE_LOCAL.test(local)) return false;
+  if (!generatedMailbox && !ROLE_LOCAL.test(local)) return false;
   const words = fold(displayName)
     .split(/[^a-z0-9]+/)
     .filter((w) => w.length >= 4);
@@ -92,7 +97,7 @@ export function unrelatedOrgName(displayName: string, address: string): boolean 
  * and organisations write local parts in lower case, in capitals, or as capitalised words
  * ("JohnSmith"); a generator that draws each letter's case at random writes none of those.
  */
-function mixedCaseLocalPart(local: string): boolean {
+export function mixedCaseLocalPart(local: string): boolean {
   if (local.length < 6 || local.length > 40) return false;
   let lower = 0;
   let upper = 0;

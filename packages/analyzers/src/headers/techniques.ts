@@ -23,6 +23,7 @@ import {
   generatedSubdomain,
   junkSuffix,
   malformedDisplayName,
+  mixedCaseLocalPart,
   unrelatedOrgName,
 } from './bulk-signs.ts';
 import type { HeaderContext } from './context.ts';
@@ -57,6 +58,12 @@ function containsWord(s: string, word: string): boolean {
       return true;
   }
   return false;
+}
+
+/** The From address as written (the view lower-cases it; the case of its letters is evidence). */
+function writtenAddress({ v, unquoted }: HeaderContext): string {
+  const at = unquoted.toLowerCase().lastIndexOf(v.from.address);
+  return at === -1 ? v.from.address : unquoted.slice(at, at + v.from.address.length);
 }
 
 // 1. explicit authentication failures only; missing results are not evidence
@@ -645,8 +652,12 @@ export const fakeReplyFindings: HeaderTechnique = ({ v, w }) => {
 };
 
 // 10. an organisation's name on a role address that is not its own
-export const unrelatedOrgNameFindings: HeaderTechnique = ({ v, dn, w }) => {
-  if (!dn || v.list_id || !unrelatedOrgName(dn, v.from.address)) return NONE;
+export const unrelatedOrgNameFindings: HeaderTechnique = (ctx) => {
+  const { v, dn, w } = ctx;
+  if (!dn || v.list_id) return NONE;
+  // a mailbox name of random-case letters is no organisation's, as a role address is not a person's
+  const generated = mixedCaseLocalPart(writtenAddress(ctx).split('@')[0] ?? '');
+  if (!unrelatedOrgName(dn, v.from.address, generated)) return NONE;
   return [
     {
       type: 'display_name_spoofing',
@@ -693,12 +704,10 @@ export const generatedSubdomainFindings: HeaderTechnique = ({ v, fromOrg, w }) =
 };
 
 // 10. a sender mailbox name that looks generated
-export const generatedLocalPartFindings: HeaderTechnique = ({ v, w, unquoted }) => {
+export const generatedLocalPartFindings: HeaderTechnique = (ctx) => {
+  const { v, w } = ctx;
   if (!v.from.address || v.list_id) return NONE;
-  // the address as written (the view lower-cases it; the case of its letters is evidence here)
-  const at = unquoted.toLowerCase().lastIndexOf(v.from.address);
-  const written = at === -1 ? v.from.address : unquoted.slice(at, at + v.from.address.length);
-  if (!generatedLocalPart(written)) return NONE;
+  if (!generatedLocalPart(writtenAddress(ctx))) return NONE;
   return [
     {
       type: 'suspicious_sender',

@@ -80,6 +80,12 @@ describe('bulk-mail signs in From and Subject', () => {
     expect(unrelatedOrgName('Support', 'info@unrelated.test')).toBe(false); // one word
   });
 
+  it('unrelatedOrgName: also an organisation name on a random-case mailbox', () => {
+    expect(unrelatedOrgName('Home Warranty Plans', 'snytvkoqu@deck.example.test', true)).toBe(true);
+    expect(unrelatedOrgName('Home Warranty Plans', 'snytvkoqu@deck.example.test')).toBe(false);
+    expect(unrelatedOrgName('Home Warranty Plans', 'xq@homewarranty.example.test', true)).toBe(false);
+  });
+
   it('generatedLocalPart and generatedSubdomain', () => {
     expect(generatedLocalPart('new_offre_1_89227@x.test')).toBe(true);
     expect(generatedLocalPart('migo0003-----r172@x.test')).toBe(true);
