@@ -18,7 +18,8 @@ export function createMessageRepository(sql: SqlClient): MessageRepository {
   return {
     async get(jobId) {
       const r = await sql.query<{ email: unknown; body_purged_at: unknown }>(
-        'SELECT email, body_purged_at FROM jobs WHERE job_id = $1',
+        // the JSON text: a large message is read (parsed, validated) off the HTTP thread
+        'SELECT email::text AS email, body_purged_at FROM jobs WHERE job_id = $1',
         [jobId],
         'message_get',
       );

@@ -1,10 +1,4 @@
-import {
-  BadInputError,
-  type Email,
-  type MessageView,
-  TransientError,
-  TrawlError,
-} from '@trawl/contracts';
+import { BadInputError, TransientError, TrawlError } from '@trawl/contracts';
 import { MailUnparseableError } from '@trawl/mail';
 import { createTaskPool, type TaskPool, TaskPoolError } from '@trawl/platform/worker-pool';
 import { GATEWAY_ERRORS } from '../errors.ts';
@@ -45,7 +39,11 @@ export const DEFAULT_CPU_WORK: CpuWorkOptions = {
  */
 export interface CpuWork {
   parseRaw(input: ParseRawInput): Promise<ParseRawOutput>;
-  messageView(jobId: string, email: Email): Promise<MessageView>;
+  /**
+   * The message view's JSON text from a job row's stored Email (JSON text), null when unreadable.
+   * A large one is read, sanitized and serialized in a worker.
+   */
+  messageView(jobId: string, stored: unknown): Promise<string | null>;
   /** The pool, once a task has needed it (tests and metrics). */
   pool(): TaskPool | undefined;
   close(): Promise<void>;
@@ -90,9 +88,10 @@ export function createCpuWork(
       const bytes = b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? b : b.slice();
       return run('parseRaw', { ...input, bytes }, 'the message could not be parsed');
     },
-    async messageView(jobId, email) {
-      if (!pooled(email.body_html?.length ?? 0)) return messageViewTask({ jobId, email });
-      return run('messageView', { jobId, email }, 'the message view could not be built');
+    async messageView(jobId, stored) {
+      const size = typeof stored === 'string' ? stored.length : 0;
+      if (!pooled(size)) return messageViewTask({ jobId, stored });
+      return run('messageView', { jobId, stored }, 'the message view could not be built');
     },
     pool: () => pool,
     async close() {

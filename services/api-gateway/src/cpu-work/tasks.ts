@@ -1,4 +1,4 @@
-import type { Email, EmailLimits, JobReport, MessageView } from '@trawl/contracts';
+import { type Email, type EmailLimits, type JobReport, safeParseEmail } from '@trawl/contracts';
 import { isOutlookMsg, outlookMsgToEml, parseRawEmail } from '@trawl/mail';
 import { type SerializedEmail, serializeEmail } from '../email-json.ts';
 import { messageViewOf } from '../message-view.ts';
@@ -45,9 +45,22 @@ export async function parseRawTask(input: ParseRawInput): Promise<ParseRawOutput
   return { ...r, serialized: serializeEmail(r.email) };
 }
 
-/** The message view of a stored job (GET /analyze/{id}/message): sanitized HTML, text, hashes. */
-export function messageViewTask(input: { jobId: string; email: Email }): MessageView {
-  return messageViewOf(input.jobId, input.email);
+/**
+ * The message view of a stored job (GET /analyze/{id}/message: sanitized HTML, text, hashes) as
+ * the JSON text of the answer, from the job row's Email (its JSON text, or a value a driver parsed):
+ * reading, validating, sanitizing and serializing a large message all happen where this runs.
+ * null when the stored Email is unreadable.
+ */
+export function messageViewTask(input: { jobId: string; stored: unknown }): string | null {
+  let value = input.stored;
+  try {
+    if (typeof value === 'string') value = JSON.parse(value);
+  } catch {
+    return null;
+  }
+  const r = safeParseEmail(value);
+  if (!r.success) return null;
+  return JSON.stringify(messageViewOf(input.jobId, r.data));
 }
 
 /** The handlers a CPU worker serves, by task name. */

@@ -23,7 +23,8 @@ class MessagePurgedError extends BadInputError {
  * as message/rfc822, rebuilt from what is stored; a viewer gets 403).
  */
 export function messageRoutes(ctx: GatewayContext): FastifyPluginAsync {
-  async function storedEmail(request: FastifyRequest): Promise<{ id: string; email: Email }> {
+  /** The job row's stored Email as read (JSON text), after the not-found and purged checks. */
+  async function storedRow(request: FastifyRequest): Promise<{ id: string; stored: unknown }> {
     const { job_id: jobId } = request.params as { job_id: string };
     if (!UUID_RE.test(jobId)) throw new NotFoundError(`job ${jobId}`);
     const id = jobId.toLowerCase();
@@ -39,22 +40,24 @@ export function messageRoutes(ctx: GatewayContext): FastifyPluginAsync {
     }
     if (!stored) throw new NotFoundError(`job ${jobId}`);
     if (stored.body_purged_at !== null) throw new MessagePurgedError(id, stored.body_purged_at);
-    let value: unknown = stored.email;
+    return { id, stored: stored.email };
+  }
+
+  const unreadable = (id: string) =>
+    new TrawlError(GATEWAY_ERRORS.internal, `the stored message of job ${id} is unreadable`, {
+      status: 500,
+    });
+
+  async function storedEmail(request: FastifyRequest): Promise<{ id: string; email: Email }> {
+    const { id, stored } = await storedRow(request);
+    let value: unknown = stored;
     try {
       if (typeof value === 'string') value = JSON.parse(value);
     } catch {
       value = undefined;
     }
     const r = safeParseEmail(value);
-    if (!r.success) {
-      throw new TrawlError(
-        GATEWAY_ERRORS.internal,
-        `the stored message of job ${id} is unreadable`,
-        {
-          status: 500,
-        },
-      );
-    }
+    if (!r.success) throw unreadable(id);
     return { id, email: r.data };
   }
 
@@ -63,11 +66,15 @@ export function messageRoutes(ctx: GatewayContext): FastifyPluginAsync {
       '/analyze/:job_id/message',
       { config: { access: { role: 'viewer', service: ['jobs:read'] } } },
       async (request, reply) => {
-        const { id, email } = await storedEmail(request);
+        const { id, stored } = await storedRow(request);
+        // a large message is read, sanitized and serialized in a worker thread (issue 15)
+        const json = await ctx.cpu.messageView(id, stored);
+        if (json === null) throw unreadable(id);
         // the HTML is data for a sandboxed frame, never a page of this origin
-        reply.header('cache-control', 'private, no-store');
-        // a large HTML body is sanitized in a worker thread (issue 15)
-        return ctx.cpu.messageView(id, email);
+        return reply
+          .header('cache-control', 'private, no-store')
+          .type('application/json; charset=utf-8')
+          .send(json);
       },
     );
 

@@ -40,9 +40,20 @@ describe('gateway CPU work', () => {
   it('builds the message view of a large HTML body in a worker, as on the HTTP thread', async () => {
     const work = make({ workers: 1, inlineMaxBytes: 1024, deadlineMs: 30_000 });
     const { email } = await work.parseRaw(input(rawMessage(256 * 1024)));
-    const view = await work.messageView('00000000-0000-4000-8000-000000000001', email);
-    expect(view).toEqual(messageViewOf('00000000-0000-4000-8000-000000000001', email));
+    const json = await work.messageView(
+      '00000000-0000-4000-8000-000000000001',
+      JSON.stringify(email),
+    );
+    expect(work.pool()?.stats().started).toBe(1);
+    const view = JSON.parse(json ?? 'null');
+    expect(view).toEqual(
+      JSON.parse(JSON.stringify(messageViewOf('00000000-0000-4000-8000-000000000001', email))),
+    );
     expect(view.html).toContain('data-trawl-href');
+    // an unreadable stored Email is null, in a worker as inline
+    expect(
+      await work.messageView('00000000-0000-4000-8000-000000000001', `{${'x'.repeat(2048)}`),
+    ).toBeNull();
   });
 
   it('answers the parser errors of a worker with their own code and status', async () => {
