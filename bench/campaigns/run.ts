@@ -5,25 +5,25 @@
  * (`trawl_bench_campaigns` on the test PostgreSQL server, or PGlite with --pglite); then, as the
  * orchestrator does for a suspicious job:
  *   1. lure keys (`lureOf`): CPU per message;
- *   2. `campaigns.assign`: one at a time (latency) and then with 16 in flight (the orchestrator's
- *      prefetch), against a lure_keys table pre-filled with --background synthetic jobs;
+ *   2. `campaigns.assign`: one at a time (latency) over the first half of the messages, and then
+ *      over the second half with 16 in flight (the orchestrator's prefetch), or with --batch=N by
+ *      `assignMany` N at a time, one batch after the other (the orchestrator's background grouping
+ *      under load; --batch=1: `assign` one at a time), against a lure_keys table pre-filled with
+ *      --background synthetic jobs. --copies=2 stores every message twice (as bench:e2e submits
+ *      the corpus once per phase): the second half is then the copies, each joining a campaign;
  * and it prints the campaigns formed. Not a timed test: it prints numbers.
  *
- *   pnpm bench:campaigns [--background 200000] [--pglite] [--all]   (--all: ham grouped too)
+ *   pnpm bench:campaigns [--background 200000] [--pglite] [--all] [--batch 64] [--copies 2]
+ *   (--all: ham grouped too)
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { buildEvidence, isSuspicious, type Lure, lureOf } from '@trawl/analyzer-orchestrator';
 import type { AnalysisResult, Email } from '@trawl/contracts';
 import { parseRawEmail } from '@trawl/mail';
-import {
-  createMigratedPglite,
-  createPgClient,
-  createStore,
-  migrate,
-  type SqlClient,
-} from '@trawl/platform';
+import { createPgClient, createStore, type SqlClient } from '@trawl/platform';
 import { testUrls } from '@trawl/platform/testing';
+import { openBenchDatabase } from '../bench-database.ts';
 import { loadCorpus } from '../e2e/corpus.ts';
 
 const { values: args } = parseArgs({
@@ -31,28 +31,23 @@ const { values: args } = parseArgs({
     background: { type: 'string' },
     pglite: { type: 'boolean' },
     all: { type: 'boolean' },
+    batch: { type: 'string' },
+    copies: { type: 'string' },
   },
 });
 const PGLITE = !!args.pglite;
 const BACKGROUND = Number(args.background ?? (PGLITE ? 20_000 : 200_000));
+const BATCH = args.batch === undefined ? 0 : Math.max(1, Number(args.batch));
+const COPIES = Math.max(1, Number(args.copies ?? 1));
 const DB = 'trawl_bench_campaigns';
 
-async function openDatabase(): Promise<SqlClient> {
-  if (PGLITE) return createMigratedPglite();
-  const base = testUrls().databaseUrl;
-  const admin = createPgClient({ url: base, max: 1, applicationName: 'trawl-bench-campaigns' });
-  await admin.exec(`DROP DATABASE IF EXISTS ${DB}`);
-  await admin.exec(`CREATE DATABASE ${DB}`);
-  await admin.close();
-  const u = new URL(base);
-  u.pathname = `/${DB}`;
-  const sql = createPgClient({
-    url: u.toString(),
+function openDatabase(): Promise<SqlClient> {
+  return openBenchDatabase({
+    name: DB,
+    pglite: PGLITE,
     max: 8,
     applicationName: 'trawl-bench-campaigns',
   });
-  await migrate(sql);
-  return sql;
 }
 
 function pct(xs: number[], p: number): number {
@@ -83,6 +78,33 @@ function timed(inner: SqlClient): SqlClient {
   };
 }
 
+/** Statements of assign (see the listing below): their count and summed time so far. */
+function assignStatements(): { n: number; ms: number } {
+  let n = 0;
+  let ms = 0;
+  for (const [k, l] of spent) {
+    if (!isAssignStatement(k)) continue;
+    n += l.length;
+    for (const x of l) ms += x;
+  }
+  return { n, ms };
+}
+
+function isAssignStatement(k: string): boolean {
+  return (
+    k.startsWith('campaign_') ||
+    // a lookup of several jobs' keys is unnamed (planned for its rows)
+    k.startsWith('WITH k AS') ||
+    k.startsWith('UPDATE campaign') ||
+    k.startsWith('INSERT INTO job_terms') ||
+    k.startsWith('DELETE FROM job_terms') ||
+    k.startsWith('DELETE FROM campaigns') ||
+    k.startsWith('INSERT INTO campaign_') ||
+    k === 'BEGIN' ||
+    k === 'COMMIT'
+  );
+}
+
 async function main(): Promise<void> {
   const corpus = loadCorpus();
   if (!corpus) throw new Error('no corpus at ../shared/corpus');
@@ -102,7 +124,7 @@ async function main(): Promise<void> {
 
   type Item = { id: string; email: Email; result: AnalysisResult; label: string };
   const items: Item[] = [];
-  for (const m of corpus) {
+  for (const m of Array.from({ length: COPIES }, () => corpus).flat()) {
     let email: Email;
     try {
       email = await parseRawEmail(m.raw);
@@ -147,6 +169,7 @@ async function main(): Promise<void> {
   // 2a. assign one at a time: the first half of the messages
   const half = Math.floor(grouped.length / 2);
   const lat: number[] = [];
+  const st0 = assignStatements();
   const t1 = performance.now();
   for (let i = 0; i < half; i++) {
     const s = performance.now();
@@ -154,10 +177,28 @@ async function main(): Promise<void> {
     lat.push(performance.now() - s);
   }
   const seqWall = performance.now() - t1;
-  // 2b. the second half with 16 in flight
+  const st1 = assignStatements();
+  // 2b. the second half with 16 in flight, or by batches of BATCH
   const t2 = performance.now();
   let next = half;
   const lat16: number[] = [];
+  if (BATCH > 0) {
+    for (let i = half; i < grouped.length; i += BATCH) {
+      const s = performance.now();
+      const end = Math.min(grouped.length, i + BATCH);
+      if (BATCH === 1) {
+        await store.campaigns.assign({ job_id: (grouped[i] as Item).id, ...(lures[i] as Lure) });
+        lat16.push(performance.now() - s);
+        continue;
+      }
+      await store.campaigns.assignMany(
+        grouped.slice(i, end).map((g, k) => ({ job_id: g.id, ...(lures[i + k] as Lure) })),
+      );
+      const ms = performance.now() - s;
+      for (let k = i; k < end; k++) lat16.push(ms);
+    }
+    next = grouped.length;
+  }
   await Promise.all(
     Array.from({ length: 16 }, async () => {
       for (;;) {
@@ -170,21 +211,28 @@ async function main(): Promise<void> {
     }),
   );
   const parWall = performance.now() - t2;
+  const st2 = assignStatements();
+  const perJob = (a: { n: number; ms: number }, b: { n: number; ms: number }, jobs: number) =>
+    `statements ${r2((b.n - a.n) / jobs)} a job, ${r2((b.ms - a.ms) / jobs)} ms a job`;
 
   const list = await store.campaigns.list({ limit: 200 });
   const members = list.items.reduce((a, c) => a + c.size, 0);
   const byLabel = { phishing: 0, ham: 0 };
-  for (const i of grouped) {
-    if (await store.campaigns.forJob(i.id)) byLabel[i.label as 'phishing' | 'ham']++;
+  // the grouping itself, whatever the campaigns' ids: the sets of messages grouped together
+  const together = new Map<string, number[]>();
+  for (const [n, i] of grouped.entries()) {
+    const c = await store.campaigns.forJob(i.id);
+    if (!c) continue;
+    byLabel[i.label as 'phishing' | 'ham']++;
+    together.set(c.id, [...(together.get(c.id) ?? []), n]);
   }
+  const partition = createHash('sha256')
+    .update(JSON.stringify([...together.values()].map((l) => l.join(',')).sort()))
+    .digest('hex')
+    .slice(0, 12);
   console.log('statements of assign (ms: count, p50, p99):');
   for (const [k, l] of spent) {
-    if (
-      !k.startsWith('campaign_') &&
-      !k.startsWith('UPDATE campaign') &&
-      !k.startsWith('INSERT INTO job_terms')
-    )
-      continue;
+    if (!isAssignStatement(k)) continue;
     console.log(
       `  ${k.padEnd(42)} ${String(l.length).padStart(5)} ${r2(pct(l, 50))} ${r2(pct(l, 99))}`,
     );
@@ -202,13 +250,13 @@ async function main(): Promise<void> {
       `${r2((lureCpu.user + lureCpu.system) / 1000 / grouped.length)} CPU ms a message`,
   );
   console.log(
-    `assign, one at a time: ${half} in ${Math.round(seqWall)} ms; p50 ${r2(pct(lat, 50))} ms, p99 ${r2(pct(lat, 99))} ms`,
+    `assign, one at a time: ${half} in ${Math.round(seqWall)} ms; p50 ${r2(pct(lat, 50))} ms, p99 ${r2(pct(lat, 99))} ms; ${perJob(st0, st1, half)}`,
   );
   console.log(
-    `assign, 16 in flight: ${grouped.length - half} in ${Math.round(parWall)} ms (${Math.round(((grouped.length - half) / parWall) * 1000)}/s); p50 ${r2(pct(lat16, 50))} ms, p99 ${r2(pct(lat16, 99))} ms`,
+    `assign, ${BATCH > 1 ? `batches of ${BATCH}` : BATCH === 1 ? 'one at a time' : '16 in flight'}: ${grouped.length - half} in ${Math.round(parWall)} ms (${Math.round(((grouped.length - half) / parWall) * 1000)}/s); p50 ${r2(pct(lat16, 50))} ms, p99 ${r2(pct(lat16, 99))} ms; ${perJob(st1, st2, grouped.length - half)}`,
   );
   console.log(
-    `campaigns: ${list.items.length}${list.next_cursor ? '+' : ''}, ${members} members (phishing ${byLabel.phishing}, ham ${byLabel.ham}); largest:`,
+    `campaigns: ${list.items.length}${list.next_cursor ? '+' : ''}, ${members} members (phishing ${byLabel.phishing}, ham ${byLabel.ham}); grouping ${partition} (${together.size} campaigns); largest:`,
   );
   for (const c of top) {
     console.log(

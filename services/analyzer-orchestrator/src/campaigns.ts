@@ -1,8 +1,10 @@
 import type { AnalysisResult, Email, Evidence } from '@trawl/contracts';
 import { htmlToText, registrableDomain } from '@trawl/mail';
 import {
+  type CampaignAssignment,
   type CampaignRepository,
   emitWebhookEvent,
+  type LureInput,
   MINHASH_BAND_ROWS,
   MINHASH_SIZE,
   type SqlClient,
@@ -11,9 +13,11 @@ import type { Logger } from 'pino';
 
 /**
  * Campaigns (issue 16, docs/investigation.md): the lure of a finished suspicious job, as keys that
- * another message of the same campaign would share, and its grouping by the store. On the hot path:
- * one pass over the evidence the job already has and over at most TEXT_MAX_CHARS of its text; one
- * transaction when the job is suspicious, none otherwise.
+ * another message of the same campaign would share, and its grouping by the store. After the job is
+ * settled: one pass over the evidence the job already has and over at most TEXT_MAX_CHARS of its
+ * text, no SQL when the job cannot join a campaign; in the background, the jobs finished meanwhile
+ * grouped together (createCampaignGrouper: one or two statements a batch, one lock for the jobs
+ * that share a lure).
  *
  * Keys: `dom:<registrable domain>` of each link (anchors, forms, URLs in the text: not images or
  * style sheets), except the sender's own domain, the recipients' domains and BIG_PLATFORMS (there,
@@ -110,7 +114,7 @@ export const BIG_PLATFORMS: ReadonlySet<string> = new Set([
  * Registrable domains whose subdomains are their customers' sites (hosting, serverless, site
  * builders, object storage): there the lure is the host (`dom:<full host>`), not the platform.
  */
-export const HOSTING_PLATFORMS: ReadonlySet<string> = new Set([
+const HOSTING_PLATFORMS: ReadonlySet<string> = new Set([
   'run.app',
   'web.app',
   'firebaseapp.com',
@@ -147,9 +151,9 @@ export const HOSTING_PLATFORMS: ReadonlySet<string> = new Set([
 const LINK_ELEMENTS: ReadonlySet<string> = new Set(['href', 'area', 'form', 'meta', 'text']);
 
 /** Characters of text read for the signature (the head of a message is where its lure is). */
-export const TEXT_MAX_CHARS = 8192;
+const TEXT_MAX_CHARS = 8192;
 /** Fewer distinct words than this: no text key (short texts are alike by chance). */
-export const TEXT_MIN_WORDS = 12;
+const TEXT_MIN_WORDS = 12;
 /** At most this many domain / URL keys per job. */
 const MAX_URL_KEYS = 32;
 
@@ -348,6 +352,40 @@ export interface CampaignDeps {
   sql?: SqlClient | undefined;
 }
 
+/** The lure to group a finished job by; undefined when it cannot join a campaign (no SQL then). */
+function lureToGroup(
+  jobId: string,
+  email: Email,
+  result: AnalysisResult,
+  reported = false,
+): LureInput | undefined {
+  const evidence = result.evidence;
+  if (!evidence || (!isSuspicious(result) && !reported)) return undefined;
+  const lure = lureOf(email, evidence);
+  return lure.keys.length === 0 ? undefined : { job_id: jobId, ...lure };
+}
+
+/** Logs and announces a campaign that gained members (after the change is stored). */
+async function announce(deps: CampaignDeps, a: CampaignAssignment | null, log: Logger) {
+  if (!a || a.joined.length === 0) return;
+  log.info(
+    { campaign: a.campaign.id, size: a.campaign.size, joined: a.joined.length },
+    a.created ? 'campaign started' : 'campaign grew',
+  );
+  // THE call site of the `campaign.updated` webhook event (docs/investigation.md): once per
+  // campaign that gained members, after the change is stored.
+  if (deps.sql) {
+    await emitWebhookEvent(deps.sql, 'campaign.updated', {
+      campaign: a.campaign,
+      joined: a.joined,
+      merged: a.merged,
+      created: a.created,
+    });
+  }
+}
+
+const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
 /**
  * Groups a finished job: computes its lure, asks the store to assign it, and announces a campaign
  * that gained members. Suspicious jobs are grouped, and reported ones whatever their verdict (many
@@ -363,28 +401,116 @@ export async function recordCampaign(
   log: Logger,
   reported = false,
 ): Promise<void> {
-  const evidence = result.evidence;
-  if (!evidence || (!isSuspicious(result) && !reported)) return;
   try {
-    const lure = lureOf(email, evidence);
-    if (lure.keys.length === 0) return;
-    const a = await deps.campaigns.assign({ job_id: jobId, ...lure });
-    if (!a || a.joined.length === 0) return;
-    log.info(
-      { campaign: a.campaign.id, size: a.campaign.size, joined: a.joined.length },
-      a.created ? 'campaign started' : 'campaign grew',
-    );
-    // THE call site of the `campaign.updated` webhook event (docs/investigation.md): once per
-    // campaign that gained members, after the change is stored.
-    if (deps.sql) {
-      await emitWebhookEvent(deps.sql, 'campaign.updated', {
-        campaign: a.campaign,
-        joined: a.joined,
-        merged: a.merged,
-        created: a.created,
-      });
-    }
+    const lure = lureToGroup(jobId, email, result, reported);
+    if (!lure) return;
+    await announce(deps, await deps.campaigns.assign(lure), log);
   } catch (e) {
-    log.warn({ err: e instanceof Error ? e.message : String(e) }, 'could not group the job');
+    log.warn({ err: errText(e) }, 'could not group the job');
   }
+}
+
+export interface CampaignGrouper {
+  /**
+   * Queues a finished job to be grouped (as recordCampaign does) in the background; a job that
+   * cannot join a campaign is left out here, before any SQL. Never throws.
+   */
+  add(jobId: string, email: Email, result: AnalysisResult, log: Logger, reported?: boolean): void;
+  /** Resolves once every job queued so far (and since, while waiting) is grouped. */
+  settled(): Promise<void>;
+  /** Waits for the queued jobs to be grouped, at most graceMs; logs what is left ungrouped. */
+  drain(graceMs: number): Promise<void>;
+  /** Jobs queued and not yet grouped. */
+  pending(): number;
+}
+
+export interface CampaignGrouperOptions {
+  /** Jobs queued at most; a job beyond is not grouped (logged). */
+  maxQueued?: number;
+  /** Jobs grouped by one call of the store (one or two statements, one lock when they match). */
+  maxBatch?: number;
+}
+
+/**
+ * The orchestrator's background grouping (issue 16): one chain groups the finished jobs in their
+ * order, as many as have queued meanwhile in one `assignMany` (group commit: a loaded orchestrator
+ * pays one or two statements per batch, not per job; an idle one groups each job at once). A batch
+ * that fails is grouped again job by job, so that one bad job does not leave the others ungrouped.
+ * Bounded: a full queue, or a crash, leaves a job ungrouped (logged); `drain` on shutdown.
+ */
+export function createCampaignGrouper(
+  deps: CampaignDeps,
+  log: Logger,
+  opts: CampaignGrouperOptions = {},
+): CampaignGrouper {
+  const maxQueued = opts.maxQueued ?? 5000;
+  const maxBatch = Math.max(1, opts.maxBatch ?? 64);
+  const queue: { lure: LureInput; log: Logger }[] = [];
+  let inBatch = 0;
+  let chain: Promise<void> | undefined;
+
+  async function group(batch: { lure: LureInput; log: Logger }[]): Promise<void> {
+    let answers: (CampaignAssignment | null)[] | undefined;
+    try {
+      answers = await deps.campaigns.assignMany(batch.map((b) => b.lure));
+    } catch (e) {
+      if (batch.length === 1) {
+        batch[0]?.log.warn({ err: errText(e) }, 'could not group the job');
+        return;
+      }
+      for (const b of batch) await group([b]);
+      return;
+    }
+    for (let i = 0; i < batch.length; i++) {
+      const b = batch[i] as { lure: LureInput; log: Logger };
+      try {
+        await announce(deps, answers[i] ?? null, b.log);
+      } catch (e) {
+        b.log.warn({ err: errText(e) }, 'could not group the job');
+      }
+    }
+  }
+
+  async function run(): Promise<void> {
+    while (queue.length > 0) {
+      const batch = queue.splice(0, maxBatch);
+      inBatch = batch.length;
+      await group(batch).catch((e) => log.warn({ err: errText(e) }, 'could not group jobs'));
+      inBatch = 0;
+    }
+    chain = undefined;
+  }
+
+  async function settled(): Promise<void> {
+    while (chain) await chain;
+  }
+
+  return {
+    add(jobId, email, result, jlog, reported = false) {
+      let lure: LureInput | undefined;
+      try {
+        lure = lureToGroup(jobId, email, result, reported);
+      } catch (e) {
+        jlog.warn({ err: errText(e) }, 'could not group the job');
+        return;
+      }
+      if (!lure) return;
+      if (queue.length >= maxQueued) {
+        log.warn({ queued: queue.length }, 'campaign queue full: a job is not grouped');
+        return;
+      }
+      queue.push({ lure, log: jlog });
+      chain ??= run();
+    },
+    settled,
+    async drain(graceMs) {
+      if (!chain) return;
+      let t: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([settled(), new Promise((r) => (t = setTimeout(r, graceMs)))]);
+      clearTimeout(t);
+      const left = queue.length + inBatch;
+      if (left > 0) log.warn({ ungrouped: left }, 'shutdown: jobs left ungrouped');
+    },
+    pending: () => queue.length + inBatch,
+  };
 }

@@ -41,6 +41,12 @@ export interface CampaignRepository {
    * statements and no lock; grouping is serialised across replicas by an advisory lock.
    */
   assign(input: LureInput): Promise<CampaignAssignment | null>;
+  /**
+   * `assign` of several jobs, answered in their order: the same groupings and answers as calling
+   * `assign` for each in turn, at the cost of one or two statements for the jobs that share no lure
+   * and one lock for those that do (group commit of the orchestrator's finished jobs).
+   */
+  assignMany(inputs: LureInput[]): Promise<(CampaignAssignment | null)[]>;
   /** The campaign of a job, with its counts; null when the job is in none. */
   forJob(jobId: string): Promise<JobCampaign | null>;
   /** Newest activity first; the cursor is opaque. */
@@ -105,23 +111,38 @@ const ts = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH
  * own statement): their writes commit without waiting for the WAL flush (`synchronous_commit` off
  * for that transaction only). A crash loses at most the last moments of grouping, never consistency.
  */
-/** Records the keys and answers the earlier jobs holding one of them, with their campaign. */
-const MATCH_SQL = `WITH k AS (
-    SELECT * FROM unnest($1::text[], $2::text[]) AS k(key, signature)
-  ), async AS (
-    SELECT set_config('synchronous_commit', 'off', true) AS v
-  ), ins AS (
-    INSERT INTO lure_keys (key, job_id, signature) SELECT key, $3::uuid, signature FROM k, async
-    ON CONFLICT DO NOTHING
-  )
-  SELECT l.key, l.job_id::text AS job_id, l.signature, m.campaign_id::text AS campaign_id,
-    (SELECT c.created_at FROM campaigns c WHERE c.id = m.campaign_id) AS campaign_created
-  FROM k CROSS JOIN LATERAL (
+/**
+ * The earlier jobs holding a key of row `k` (at most PER_KEY, PER_BAND for a text band), with
+ * their campaign. Rows of a batch (`assignMany`) are (job, key, signature, position of the job in
+ * the batch); a job of the batch is earlier than another when its first position is lower
+ * ($5: the batch's jobs, $6: their first positions): the jobs of the batch after it are not seen.
+ */
+const LOOKUP = `CROSS JOIN LATERAL (
     SELECT x.key, x.job_id, x.signature FROM lure_keys x
-    WHERE x.key = k.key AND x.job_id <> $3::uuid
+    WHERE x.key = k.key AND x.job_id <> k.job_id
+      AND COALESCE(($6::int[])[array_position($5::uuid[], x.job_id)], -1) <= k.pos
     LIMIT CASE WHEN k.signature IS NULL THEN ${PER_KEY} ELSE ${PER_BAND} END
   ) l
   LEFT JOIN campaign_members m ON m.job_id = l.job_id`;
+const MATCH_COLUMNS = `k.ord::int AS ord, l.job_id::text AS job_id, l.signature,
+    m.campaign_id::text AS campaign_id,
+    (SELECT c.created_at FROM campaigns c WHERE c.id = m.campaign_id) AS campaign_created`;
+const ROWS = `k AS (
+    SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[]) WITH ORDINALITY
+      AS k(job_id, key, signature, pos, ord)
+  )`;
+/** Records the keys of the rows and answers the earlier jobs holding one of them (one snapshot). */
+const LOOK_SQL = `WITH ${ROWS}, async AS (
+    SELECT set_config('synchronous_commit', 'off', true) AS v
+  ), ins AS (
+    INSERT INTO lure_keys (key, job_id, signature) SELECT key, job_id, signature FROM k, async
+    ON CONFLICT DO NOTHING
+  )
+  SELECT ${MATCH_COLUMNS} FROM k ${LOOKUP}`;
+/** Transaction settings of grouping: no WAL flush wait (derived data, see above), no JIT. */
+const NO_JIT_SQL = `SELECT set_config('synchronous_commit', 'off', true), set_config('jit', 'off', true)`;
+/** The earlier jobs holding a key of the rows (their keys are stored already). */
+const FIND_SQL = `WITH ${ROWS} SELECT ${MATCH_COLUMNS} FROM k ${LOOKUP}`;
 
 /** Recipients of a job as its evidence shows them (To, Cc, Bcc), lower-cased, each once. */
 const RECIPIENTS_OF = (j: string) => `COALESCE((SELECT jsonb_agg(DISTINCT lower(a))
@@ -171,7 +192,8 @@ const ADD_MEMBERS_SQL = `WITH n AS (
     ARRAY(SELECT job_id::text FROM added) AS joined`;
 
 interface MatchRow {
-  key: string;
+  /** 1-based row of the statement's keys. */
+  ord: number;
   job_id: string;
   signature: string | null;
   campaign_id: string | null;
@@ -214,92 +236,251 @@ function pageCursor(cursor: string | undefined): [string, string] | undefined {
   return [at, id];
 }
 
-export function createCampaignRepository(sql: SqlClient): CampaignRepository {
+/** A job of an `assignMany` batch with keys to group by. */
+interface BatchJob {
+  /** Its index in the caller's list. */
+  index: number;
+  /** Its position among the batch's jobs with keys (their order is the grouping order). */
+  pos: number;
+  job_id: string;
+  keys: string[];
+  signature: string | undefined;
+}
+
+/** The batch's jobs, each once with its first position: what a row of the batch does not see. */
+interface BatchOrder {
+  ids: string[];
+  first: number[];
+}
+
+interface KeyRow {
+  job: BatchJob;
+  key: string;
+}
+
+/** The parameters of LOOK_SQL / FIND_SQL for the keys of `jobs`, and whose key each row is. */
+function rowsOf(jobs: BatchJob[], order: BatchOrder): { params: unknown[]; owner: KeyRow[] } {
+  const ids: string[] = [];
+  const keys: string[] = [];
+  const sigs: (string | null)[] = [];
+  const pos: number[] = [];
+  const owner: KeyRow[] = [];
+  for (const job of jobs) {
+    for (const key of job.keys) {
+      ids.push(job.job_id);
+      keys.push(key);
+      sigs.push(key.startsWith('txt') ? (job.signature ?? null) : null);
+      pos.push(job.pos);
+      owner.push({ job, key });
+    }
+  }
+  return { params: [ids, keys, sigs, pos, order.ids, order.first], owner };
+}
+
+interface Match {
+  key: string;
+  row: MatchRow;
+}
+
+/** The earlier jobs that share a lure, per job (a text band only when the whole texts are alike). */
+function matchesOf(rows: MatchRow[], owner: KeyRow[]): Map<BatchJob, Match[]> {
+  const out = new Map<BatchJob, Match[]>();
+  for (const row of [...rows].sort((a, b) => Number(a.ord) - Number(b.ord))) {
+    const o = owner[Number(row.ord) - 1];
+    if (!o) continue;
+    const sig = o.job.signature;
+    if (
+      o.key.startsWith('txt') &&
+      (sig === undefined ||
+        row.signature === null ||
+        signatureSimilarity(sig, row.signature) < MIN_TEXT_SIMILARITY)
+    ) {
+      continue;
+    }
+    const l = out.get(o.job);
+    if (l) l.push({ key: o.key, row });
+    else out.set(o.job, [{ key: o.key, row }]);
+  }
+  return out;
+}
+
+/**
+ * What the lock transaction changed so far, for the rows its one lookup read before (the campaign
+ * of a job and the age of a campaign as the statements so far left them).
+ */
+interface LockedState {
+  /** Jobs that joined a campaign (or left one: null) in this transaction. */
+  campaignOf: Map<string, string | null>;
+  /** Campaigns merged into another in this transaction. */
+  mergedInto: Map<string, string>;
+  /** created_at (ms) of the campaigns this transaction created or merged into. */
+  createdAt: Map<string, number>;
+  /** The order in which this transaction created its campaigns (they share its now()). */
+  createdSeq: Map<string, number>;
+  /** The transaction's now() (ms). */
+  now: number;
+}
+
+/**
+ * Groups one job that shares a lure, under the campaign lock: the campaign it joins (the oldest of
+ * those its matches are in, the others merged into it, or a new one) and the lone jobs it matched.
+ * `matches` were read at the start of the transaction; `state` brings them up to date with what
+ * the jobs before this one changed (as a lookup made now would read them).
+ */
+async function assignLocked(
+  tx: SqlClient,
+  job: BatchJob,
+  matches: Match[],
+  state: LockedState,
+): Promise<CampaignAssignment | null> {
+  const lone = new Map<string, string>();
+  const campaigns = new Map<string, number>();
+  const matched: string[] = [];
+  for (const { key, row: m } of matches) {
+    matched.push(key);
+    let c = state.campaignOf.has(m.job_id)
+      ? (state.campaignOf.get(m.job_id) ?? null)
+      : m.campaign_id;
+    for (let into = c && state.mergedInto.get(c); into; into = state.mergedInto.get(into)) c = into;
+    if (c) campaigns.set(c, state.createdAt.get(c) ?? Date.parse(iso(m.campaign_created)));
+    else if (!lone.has(m.job_id)) lone.set(m.job_id, key);
+  }
+  if (matched.length === 0) return null;
+  const seq = (id: string) => state.createdSeq.get(id) ?? -1;
+  const byAge = [...campaigns.entries()].sort(
+    (a, b) => a[1] - b[1] || seq(a[0]) - seq(b[0]) || (a[0] < b[0] ? -1 : 1),
+  );
+  let target = byAge[0]?.[0];
+  const created = target === undefined;
+  if (target === undefined) {
+    target = randomUUID();
+    await tx.query('INSERT INTO campaigns (id) VALUES ($1)', [target], 'campaign_create');
+    state.createdSeq.set(target, state.createdSeq.size);
+    state.createdAt.set(target, state.now);
+  } else {
+    state.createdAt.set(target, byAge[0]?.[1] as number);
+  }
+  const others = byAge.slice(1).map(([id]) => id);
+  if (others.length > 0) {
+    await mergeInto(tx, target, others);
+    for (const o of others) state.mergedInto.set(o, target);
+  }
+  const first = matched[0] as string;
+  const jobs = [job.job_id, ...lone.keys()];
+  const why = [first, ...lone.values()].map(publicLure);
+  const kinds = [...new Set(matched.map(lureKindOf))];
+  const r = await tx.query<{
+    id: string;
+    size: number;
+    recipients: number;
+    reporters: number;
+    joined: string[];
+  }>(ADD_MEMBERS_SQL, [target, jobs, why, kinds], 'campaign_add_members');
+  const row = r.rows[0];
+  if (!row) return null;
+  for (const id of row.joined) state.campaignOf.set(id, target);
+  if (created && Number(row.size) < 2) {
+    // the earlier jobs it matched are gone (deleted by retention): no campaign of one
+    await tx.query(`DELETE FROM job_terms WHERE kind = 'camp' AND value = $1`, [target]);
+    await tx.query('DELETE FROM campaigns WHERE id = $1', [target]);
+    for (const id of row.joined) state.campaignOf.set(id, null);
+    return null;
+  }
   return {
-    async assign(input) {
+    campaign: {
+      id: row.id,
+      size: Number(row.size),
+      recipients: Number(row.recipients),
+      reporters: Number(row.reporters),
+    },
+    joined: row.joined,
+    merged: others,
+    created,
+  };
+}
+
+export function createCampaignRepository(sql: SqlClient): CampaignRepository {
+  async function assignMany(inputs: LureInput[]): Promise<(CampaignAssignment | null)[]> {
+    const out: (CampaignAssignment | null)[] = inputs.map(() => null);
+    const batch: BatchJob[] = [];
+    inputs.forEach((input, index) => {
       const sig = input.signature;
       const sigOk = sig !== undefined && SIGNATURE_RE.test(sig);
       // a text key without a well-formed signature to confirm it by is dropped
       const keys = [...new Set(input.keys)].filter((k) => sigOk || !k.startsWith('txt'));
-      if (keys.length === 0) return null;
-      const signatures = keys.map((k) => (k.startsWith('txt') ? (sig ?? null) : null));
-      const params = [keys, signatures, input.job_id];
-      /** The earlier jobs that share a lure (a text band only when the whole texts are alike). */
-      const matchesOf = (rows: MatchRow[]) =>
-        rows.filter(
-          (m) =>
-            !m.key.startsWith('txt') ||
-            (sig !== undefined &&
-              m.signature !== null &&
-              signatureSimilarity(sig, m.signature) >= MIN_TEXT_SIMILARITY),
-        );
-      // Fast path, no lock: most jobs share no lure. The keys are stored and looked up in one
-      // statement, then looked up again in a later snapshot: of two jobs stored at the same time
-      // with a key in common, the one whose second look comes last sees the other.
-      for (let look = 0; look < 2; look++) {
-        const r = await sql.query<MatchRow>(MATCH_SQL, params, 'campaign_match');
-        if (matchesOf(r.rows).length > 0) break;
-        if (look === 1) return null;
+      if (keys.length === 0) return;
+      const job_id = input.job_id.toLowerCase();
+      batch.push({ index, pos: batch.length, job_id, keys, signature: sigOk ? sig : undefined });
+    });
+    if (batch.length === 0) return out;
+    const firstPos = new Map<string, number>();
+    for (const j of batch) if (!firstPos.has(j.job_id)) firstPos.set(j.job_id, j.pos);
+    const order: BatchOrder = { ids: [...firstPos.keys()], first: [...firstPos.values()] };
+    // Fast path, no lock: most jobs share no lure. The keys of the whole batch are stored and looked
+    // up in one statement, then the jobs that matched nothing are looked up again in a later
+    // snapshot: of two jobs stored at the same time with a key in common, the one whose second look
+    // comes last sees the other. A job of the batch sees the jobs before it, never those after.
+    const sharing = new Set<BatchJob>();
+    let pending = batch;
+    for (let look = 0; look < 2 && pending.length > 0; look++) {
+      const { params, owner } = rowsOf(pending, order);
+      const text = look === 0 ? LOOK_SQL : FIND_SQL;
+      // A statement of several jobs is planned for its own rows (unnamed: a custom plan). A plan
+      // cached while lure_keys was small (a new database, before its first ANALYZE) reads the
+      // whole table once per row: 500 rows of a batch made that seconds of PostgreSQL CPU.
+      const name =
+        pending.length > 1 ? undefined : look === 0 ? 'campaign_look' : 'campaign_look_again';
+      // The plan of a statement of several jobs' keys is costed above jit_above_cost (by the
+      // default settings) and JIT compiling it takes 100 times what running it does (0.4 s against
+      // 5 ms for 64 jobs, bench:campaigns --batch 64): off for that transaction.
+      const rows =
+        pending.length > 1
+          ? await sql.transaction(async (tx) => {
+              await tx.query(NO_JIT_SQL, [], 'campaign_no_jit');
+              return (await tx.query<MatchRow>(text, params, name)).rows;
+            })
+          : (await sql.query<MatchRow>(text, params, name)).rows;
+      for (const j of matchesOf(rows, owner).keys()) sharing.add(j);
+      pending = pending.filter((j) => !sharing.has(j));
+    }
+    if (sharing.size === 0) return out;
+    // Then the jobs that share a lure, in the batch's order, under one lock (every replica): one
+    // lookup of all their keys, brought up to date in memory with what each job changes.
+    await sql.transaction(async (tx) => {
+      const lock = await tx.query<{ now: unknown }>(
+        `SELECT pg_advisory_xact_lock($1), set_config('synchronous_commit', 'off', true),
+           set_config('jit', 'off', true), now() AS now`,
+        [CAMPAIGN_LOCK_KEY],
+        'campaign_lock',
+      );
+      const jobs = batch.filter((j) => sharing.has(j));
+      const { params, owner } = rowsOf(jobs, order);
+      const found = await tx.query<MatchRow>(
+        FIND_SQL,
+        params,
+        jobs.length > 1 ? undefined : 'campaign_match',
+      );
+      const matches = matchesOf(found.rows, owner);
+      const state: LockedState = {
+        campaignOf: new Map(),
+        mergedInto: new Map(),
+        createdAt: new Map(),
+        createdSeq: new Map(),
+        now: Date.parse(iso(lock.rows[0]?.now)),
+      };
+      for (const job of jobs) {
+        out[job.index] = await assignLocked(tx, job, matches.get(job) ?? [], state);
       }
-      return sql.transaction(async (tx) => {
-        await tx.query(
-          `SELECT pg_advisory_xact_lock($1), set_config('synchronous_commit', 'off', true)`,
-          [CAMPAIGN_LOCK_KEY],
-          'campaign_lock',
-        );
-        const found = await tx.query<MatchRow>(MATCH_SQL, params, 'campaign_match');
-        const lone = new Map<string, string>();
-        const campaigns = new Map<string, number>();
-        const matched: string[] = [];
-        for (const m of matchesOf(found.rows)) {
-          matched.push(m.key);
-          if (m.campaign_id) campaigns.set(m.campaign_id, Date.parse(iso(m.campaign_created)));
-          else if (!lone.has(m.job_id)) lone.set(m.job_id, m.key);
-        }
-        if (matched.length === 0) return null;
-        const byAge = [...campaigns.entries()].sort(
-          (a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1),
-        );
-        let target = byAge[0]?.[0];
-        const created = target === undefined;
-        if (target === undefined) {
-          target = randomUUID();
-          await tx.query('INSERT INTO campaigns (id) VALUES ($1)', [target], 'campaign_create');
-        }
-        const others = byAge.slice(1).map(([id]) => id);
-        if (others.length > 0) await mergeInto(tx, target, others);
-        const first = matched[0] as string;
-        const jobs = [input.job_id, ...lone.keys()];
-        const why = [first, ...lone.values()].map(publicLure);
-        const kinds = [...new Set(matched.map(lureKindOf))];
-        const r = await tx.query<{
-          id: string;
-          size: number;
-          recipients: number;
-          reporters: number;
-          joined: string[];
-        }>(ADD_MEMBERS_SQL, [target, jobs, why, kinds], 'campaign_add_members');
-        const row = r.rows[0];
-        if (!row) return null;
-        if (created && Number(row.size) < 2) {
-          // the earlier jobs it matched are gone (deleted by retention): no campaign of one
-          await tx.query(`DELETE FROM job_terms WHERE kind = 'camp' AND value = $1`, [target]);
-          await tx.query('DELETE FROM campaigns WHERE id = $1', [target]);
-          return null;
-        }
-        return {
-          campaign: {
-            id: row.id,
-            size: Number(row.size),
-            recipients: Number(row.recipients),
-            reporters: Number(row.reporters),
-          },
-          joined: row.joined,
-          merged: others,
-          created,
-        };
-      });
+    });
+    return out;
+  }
+
+  return {
+    async assign(input) {
+      return (await assignMany([input]))[0] ?? null;
     },
+
+    assignMany,
 
     async forJob(jobId) {
       const r = await sql.query<{

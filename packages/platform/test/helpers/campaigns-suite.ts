@@ -207,6 +207,68 @@ export function campaignsSuite(name: string, makeTarget: () => Promise<CampaignT
       expect(await store.campaigns.forJob(c)).toBeNull();
     });
 
+    it('assignMany groups a batch as assign does one job after the other', async () => {
+      const letters = ['a', 'b', 'c', 'd', 'e', 'f', 'g'] as const;
+      const lures: Record<(typeof letters)[number], string[]> = {
+        a: ['K1'],
+        b: ['K1'],
+        c: ['K2'],
+        d: ['K2'],
+        e: ['K1', 'K2'],
+        f: ['K3'],
+        g: ['K4', 'K1'],
+      };
+      /** Answers and final campaigns of the letters, with job ids and campaign ids as letters. */
+      async function run(mode: 'one' | 'many') {
+        const ids = new Map<string, string>();
+        for (const l of letters) ids.set(l, await finished(`Batch ${l}`, [`${l}@corp.example`]));
+        const letterOf = new Map([...ids].map(([l, id]) => [id, l]));
+        const inputs = letters.map((l) => ({
+          job_id: ids.get(l) as string,
+          keys: lures[l].map((k) => `dom:${mode}-${k.toLowerCase()}.example`),
+        }));
+        const answers =
+          mode === 'many'
+            ? await store.campaigns.assignMany(inputs)
+            : await inputs.reduce(
+                async (acc, i) => [...(await acc), await store.campaigns.assign(i)],
+                Promise.resolve([] as Awaited<ReturnType<typeof store.campaigns.assign>>[]),
+              );
+        const campaignOf = new Map<string, string>();
+        for (const l of letters) {
+          const c = await store.campaigns.forJob(ids.get(l) as string);
+          if (c) campaignOf.set(c.id, campaignOf.get(c.id) ?? l);
+        }
+        const name = (id: string) =>
+          campaignOf.get(id) ?? `gone(${answers.findIndex((a) => a?.campaign.id === id)})`;
+        return {
+          answers: answers.map((a) =>
+            a
+              ? {
+                  campaign: name(a.campaign.id),
+                  size: a.campaign.size,
+                  recipients: a.campaign.recipients,
+                  joined: a.joined.map((j) => letterOf.get(j)).sort(),
+                  merged: a.merged.map(name),
+                  created: a.created,
+                }
+              : null,
+          ),
+          members: await Promise.all(
+            letters.map(async (l) => {
+              const c = await store.campaigns.forJob(ids.get(l) as string);
+              return c ? `${l}:${campaignOf.get(c.id)}:${c.size}` : `${l}:-`;
+            }),
+          ),
+        };
+      }
+      const one = await run('one');
+      const many = await run('many');
+      expect(many).toEqual(one);
+      expect(one.members).toEqual(['a:a:6', 'b:a:6', 'c:a:6', 'd:a:6', 'e:a:6', 'f:-', 'g:a:6']);
+      expect(one.answers[4]?.merged).toHaveLength(1);
+    });
+
     it('lists campaigns newest activity first, a page at a time', async () => {
       const p1 = await store.campaigns.list({ limit: 1 });
       expect(p1.items).toHaveLength(1);

@@ -1,6 +1,14 @@
-import type { Email } from '@trawl/contracts';
-import { MIN_TEXT_SIMILARITY, signatureSimilarity } from '@trawl/platform';
+import type { AnalysisResult, Email } from '@trawl/contracts';
+import {
+  type CampaignAssignment,
+  type CampaignRepository,
+  type LureInput,
+  MIN_TEXT_SIMILARITY,
+  signatureSimilarity,
+} from '@trawl/platform';
+import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import { createCampaignGrouper } from '../../src/campaigns.ts';
 import { buildEvidence, lureOf, textSignature } from '../../src/index.ts';
 import { email } from './helpers.ts';
 
@@ -102,5 +110,106 @@ describe('campaign lure keys', () => {
     expect(
       signatureSimilarity(k.signature as string, textSignature(LURE_TEXT) as string),
     ).toBeGreaterThanOrEqual(MIN_TEXT_SIMILARITY);
+  });
+});
+
+describe('campaign grouper (the orchestrator background grouping)', () => {
+  const log = pino({ level: 'silent' });
+  const m = message({
+    to: 'alice@corp.example',
+    html: '<a href="https://login.evil-verify.example/a">verify</a>',
+  });
+  const verdict = (phishing: boolean): AnalysisResult => ({
+    is_phishing: phishing,
+    threat_level: phishing ? 'high' : 'none',
+    confidence: 0.9,
+    summary: '',
+    recommended_action: phishing ? 'quarantine' : 'allow',
+    indicators: [],
+    evidence: buildEvidence(m),
+  });
+
+  /** A store that records its calls; each call waits for `release` when `hold` is set. */
+  function fakeStore(o: { failWhen?: (batch: LureInput[]) => boolean } = {}) {
+    const calls: string[][] = [];
+    let release: (() => void) | undefined;
+    const gate = { hold: false };
+    const campaigns: CampaignRepository = {
+      assign: async () => null,
+      async assignMany(inputs) {
+        calls.push(inputs.map((i) => i.job_id));
+        if (gate.hold) await new Promise<void>((r) => (release = r));
+        if (o.failWhen?.(inputs)) throw new Error('boom');
+        return inputs.map(
+          (i): CampaignAssignment => ({
+            campaign: { id: 'c1', size: 2, recipients: 1, reporters: 0 },
+            joined: [i.job_id],
+            merged: [],
+            created: false,
+          }),
+        );
+      },
+      forJob: async () => null,
+      list: async () => ({ items: [], next_cursor: null }),
+      get: async () => null,
+    };
+    return { campaigns, calls, gate, release: () => release?.() };
+  }
+
+  it('groups the jobs that queued while a batch was stored in one call, in their order', async () => {
+    const f = fakeStore();
+    const g = createCampaignGrouper({ campaigns: f.campaigns }, log);
+    f.gate.hold = true;
+    g.add('j1', m, verdict(true), log);
+    for (const id of ['j2', 'j3', 'j4']) g.add(id, m, verdict(true), log);
+    expect(g.pending()).toBe(4);
+    f.gate.hold = false;
+    f.release();
+    await g.settled();
+    expect(f.calls).toEqual([['j1'], ['j2', 'j3', 'j4']]);
+    expect(g.pending()).toBe(0);
+  });
+
+  it('leaves out a clean job that nobody reported before any call; groups a reported one', async () => {
+    const f = fakeStore();
+    const g = createCampaignGrouper({ campaigns: f.campaigns }, log);
+    g.add('clean', m, verdict(false), log);
+    expect(g.pending()).toBe(0);
+    g.add('reported', m, verdict(false), log, true);
+    await g.settled();
+    expect(f.calls).toEqual([['reported']]);
+  });
+
+  it('bounds its batches and its queue', async () => {
+    const f = fakeStore();
+    const g = createCampaignGrouper({ campaigns: f.campaigns }, log, { maxBatch: 2, maxQueued: 4 });
+    f.gate.hold = true;
+    for (const id of ['a', 'b', 'c', 'd', 'e', 'f']) g.add(id, m, verdict(true), log);
+    f.gate.hold = false;
+    f.release();
+    await g.settled();
+    // 'a' is being stored, b..e queue (4 at most), 'f' is dropped
+    expect(f.calls).toEqual([['a'], ['b', 'c'], ['d', 'e']]);
+  });
+
+  it('a batch that fails is grouped again job by job: one bad job leaves the others grouped', async () => {
+    const f = fakeStore({ failWhen: (b) => b.some((i) => i.job_id === 'bad') });
+    const g = createCampaignGrouper({ campaigns: f.campaigns }, log);
+    f.gate.hold = true;
+    g.add('first', m, verdict(true), log);
+    for (const id of ['x', 'bad', 'y']) g.add(id, m, verdict(true), log);
+    f.gate.hold = false;
+    f.release();
+    await g.settled();
+    expect(f.calls).toEqual([['first'], ['x', 'bad', 'y'], ['x'], ['bad'], ['y']]);
+  });
+
+  it('drain waits for the queued jobs within the grace period', async () => {
+    const f = fakeStore();
+    const g = createCampaignGrouper({ campaigns: f.campaigns }, log);
+    for (const id of ['a', 'b']) g.add(id, m, verdict(true), log);
+    await g.drain(5_000);
+    expect(g.pending()).toBe(0);
+    expect(f.calls.flat()).toEqual(['a', 'b']);
   });
 });
