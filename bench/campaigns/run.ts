@@ -19,6 +19,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { buildEvidence, isSuspicious, type Lure, lureOf } from '@trawl/analyzer-orchestrator';
+import { cliOptions } from '@trawl/config';
 import type { AnalysisResult, Email } from '@trawl/contracts';
 import { parseRawEmail } from '@trawl/mail';
 import { createPgClient, createStore, type SqlClient } from '@trawl/platform';
@@ -27,13 +28,7 @@ import { openBenchDatabase } from '../bench-database.ts';
 import { loadCorpus } from '../e2e/corpus.ts';
 
 const { values: args } = parseArgs({
-  options: {
-    background: { type: 'string' },
-    pglite: { type: 'boolean' },
-    all: { type: 'boolean' },
-    batch: { type: 'string' },
-    copies: { type: 'string' },
-  },
+  options: cliOptions(['background', 'batch', 'copies'], ['pglite', 'all']),
 });
 const PGLITE = !!args.pglite;
 const BACKGROUND = Number(args.background ?? (PGLITE ? 20_000 : 200_000));

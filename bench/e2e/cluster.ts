@@ -7,13 +7,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { topology } from '@trawl/contracts';
 import { createPgClient, createRabbitBroker, createRedisClient } from '@trawl/platform';
 import { testUrls, uniqueSuffix } from '@trawl/platform/testing';
+import { freePort } from '../../test/e2e-run/helpers.ts';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -68,18 +68,6 @@ function killAll(): void {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
 }
 process.once('exit', killAll);
-
-async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      const port = typeof a === 'object' && a ? a.port : 0;
-      s.close(() => res(port));
-    });
-  });
-}
 
 async function waitHttp(url: string, timeoutMs: number, child?: ChildProcess): Promise<void> {
   const until = Date.now() + timeoutMs;

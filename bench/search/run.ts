@@ -17,18 +17,13 @@
  */
 import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { cliOptions } from '@trawl/config';
 import type { JobSearchFilters } from '@trawl/contracts';
 import { createStore, type SqlClient } from '@trawl/platform';
 import { openBenchDatabase } from '../bench-database.ts';
 
 const { values: args } = parseArgs({
-  options: {
-    jobs: { type: 'string' },
-    runs: { type: 'string' },
-    reuse: { type: 'boolean' },
-    pglite: { type: 'boolean' },
-    database: { type: 'string' },
-  },
+  options: cliOptions(['jobs', 'runs', 'database'], ['reuse', 'pglite']),
 });
 const PGLITE = !!args.pglite;
 const N = Number(args.jobs ?? (PGLITE ? 20_000 : 1_000_000));

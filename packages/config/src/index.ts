@@ -1,5 +1,6 @@
 export * from './app-config.ts';
 export { canonicalJson, contentVersion } from './canonical.ts';
+export { cliOptions } from './cli-options.ts';
 export {
   DEFAULTS,
   DEV_ONLY_VARIABLES,

@@ -20,32 +20,26 @@ interface Route {
   path: string;
   role: Role;
   view: (p: Params) => ComponentChildren;
+  /** The page's entry in the main menu, if it has one (in the order of ROUTES). */
+  nav?: string;
 }
 
 const ROUTES: Route[] = [
-  { path: '/', role: 'viewer', view: () => <OverviewPage /> },
-  { path: '/jobs', role: 'viewer', view: () => <JobsPage /> },
+  { path: '/', role: 'viewer', view: () => <OverviewPage />, nav: 'Overview' },
+  { path: '/jobs', role: 'viewer', view: () => <JobsPage />, nav: 'Jobs' },
   { path: '/jobs/:id', role: 'viewer', view: (p) => <JobPage id={p.id!} /> },
   { path: '/jobs/:id/message', role: 'viewer', view: (p) => <MessagePage id={p.id!} /> },
-  { path: '/submit', role: 'analyst', view: () => <SubmitPage /> },
-  { path: '/workflows', role: 'viewer', view: () => <WorkflowsPage /> },
+  { path: '/submit', role: 'analyst', view: () => <SubmitPage />, nav: 'Submit' },
+  { path: '/workflows', role: 'viewer', view: () => <WorkflowsPage />, nav: 'Workflows' },
   { path: '/workflows/:id', role: 'viewer', view: (p) => <WorkflowPage id={p.id!} /> },
-  { path: '/config', role: 'viewer', view: () => <ConfigPage /> },
-  { path: '/users', role: 'admin', view: () => <UsersPage /> },
-  { path: '/audit', role: 'admin', view: () => <AuditPage /> },
-  { path: '/webhooks', role: 'admin', view: () => <WebhooksPage /> },
+  { path: '/config', role: 'viewer', view: () => <ConfigPage />, nav: 'Configuration' },
+  { path: '/users', role: 'admin', view: () => <UsersPage />, nav: 'Users' },
+  { path: '/audit', role: 'admin', view: () => <AuditPage />, nav: 'Audit log' },
+  { path: '/webhooks', role: 'admin', view: () => <WebhooksPage />, nav: 'Webhooks' },
 ];
 
-const NAV: { href: string; label: string; role: Role }[] = [
-  { href: '/', label: 'Overview', role: 'viewer' },
-  { href: '/jobs', label: 'Jobs', role: 'viewer' },
-  { href: '/submit', label: 'Submit', role: 'analyst' },
-  { href: '/workflows', label: 'Workflows', role: 'viewer' },
-  { href: '/config', label: 'Configuration', role: 'viewer' },
-  { href: '/users', label: 'Users', role: 'admin' },
-  { href: '/audit', label: 'Audit log', role: 'admin' },
-  { href: '/webhooks', label: 'Webhooks', role: 'admin' },
-];
+/** The main menu: the pages with a `nav` label. */
+const NAV = ROUTES.flatMap((r) => (r.nav ? [{ href: r.path, label: r.nav, role: r.role }] : []));
 
 function useSession() {
   const [, setN] = useState(0);

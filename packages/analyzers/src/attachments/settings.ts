@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cacheTtlSeconds, VERDICT_SETTINGS } from '../shared/settings.ts';
 import { weightsSchema } from '../shared/symbols.ts';
 import { ATTACHMENTS_SYMBOLS } from './symbols.ts';
 
@@ -82,6 +83,9 @@ const ARCHIVE_EXTENSIONS = [
   'tar',
   'z',
 ];
+/** One number per symbol, defaulting to its declared score (symbols.ts). */
+const AttachmentsWeights = weightsSchema(ATTACHMENTS_SYMBOLS);
+
 export const DOCUMENT_EXTENSIONS = [
   'pdf',
   'doc',
@@ -102,16 +106,12 @@ export const DOCUMENT_EXTENSIONS = [
   'html',
 ];
 
-/** One number per symbol, defaulting to its declared score (symbols.ts). */
-const AttachmentsWeights = weightsSchema(ATTACHMENTS_SYMBOLS);
-
 export const AttachmentsSettings = z.object({
-  phishing_score_threshold: z.number().min(0).max(1).default(0.5),
-  base_probability: z.number().min(0.001).max(0.999).default(0.1),
+  ...VERDICT_SETTINGS,
   dangerous_extensions: z.array(z.string()).default(DANGEROUS_EXTENSIONS),
   macro_extensions: z.array(z.string()).default(MACRO_EXTENSIONS),
   archive_extensions: z.array(z.string()).default(ARCHIVE_EXTENSIONS),
-  cache_ttl_seconds: z.number().int().nonnegative().default(0),
+  cache_ttl_seconds: cacheTtlSeconds,
   weights: AttachmentsWeights.default(AttachmentsWeights.parse({})),
 });
 export type AttachmentsSettings = z.output<typeof AttachmentsSettings>;

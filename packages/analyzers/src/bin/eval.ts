@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { findRepoRoot } from '@trawl/config';
+import { cliOptions, findRepoRoot } from '@trawl/config';
 import { crossEvaluate, formatCross } from '../eval/cross.ts';
 import { crossLearn, formatCrossLearn, tokensOfFiles } from '../eval/cross-learn.ts';
 import { type FitOptions, fitTable, fitWeights, weightsYaml } from '../eval/fit-weights.ts';
@@ -47,25 +47,24 @@ async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
     options: {
-      workflow: { type: 'string' },
-      json: { type: 'string' },
-      config: { type: 'string' },
-      workflows: { type: 'string' },
-      concurrency: { type: 'string' },
-      limit: { type: 'string' },
-      workers: { type: 'string' },
-      'by-class': { type: 'boolean' },
-      cross: { type: 'boolean' },
-      learn: { type: 'boolean' },
-      'classifier-state': { type: 'string' },
-      'fit-weights': { type: 'string' },
-      split: { type: 'boolean' },
-      'allow-negative': { type: 'boolean' },
-      'fixed-bias': { type: 'boolean' },
-      l2: { type: 'string' },
-      peer: { type: 'string' },
-      'peer-concurrency': { type: 'string' },
-      'peer-timeout': { type: 'string' },
+      ...cliOptions(
+        [
+          'workflow',
+          'json',
+          'config',
+          'workflows',
+          'concurrency',
+          'limit',
+          'workers',
+          'classifier-state',
+          'fit-weights',
+          'l2',
+          'peer',
+          'peer-concurrency',
+          'peer-timeout',
+        ],
+        ['by-class', 'cross', 'learn', 'split', 'allow-negative', 'fixed-bias'],
+      ),
       help: { type: 'boolean', short: 'h' },
     },
   });

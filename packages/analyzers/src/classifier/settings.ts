@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { phishingScoreThreshold } from '../shared/settings.ts';
 import { weightsSchema } from '../shared/symbols.ts';
 import { CLASSIFIER_SYMBOLS } from './symbols.ts';
 
@@ -20,7 +21,7 @@ export const ClassifierSettings = z.object({
   cache_ttl_ms: z.number().int().nonnegative().default(10_000),
   /** Token counts kept in memory between messages (dropped when the state changes). */
   token_cache_entries: z.number().int().nonnegative().default(200_000),
-  phishing_score_threshold: z.number().min(0).max(1).default(0.5),
+  phishing_score_threshold: phishingScoreThreshold,
   weights: ClassifierWeights.default(ClassifierWeights.parse({})),
 });
 export type ClassifierSettings = z.output<typeof ClassifierSettings>;

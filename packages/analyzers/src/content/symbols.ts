@@ -48,91 +48,94 @@ function categorySymbols(): Record<string, SymbolDef> {
   return out;
 }
 
+/** The symbols of the content techniques (the language categories' are above); each score a setting. */
+export const CONTENT_TECHNIQUE_SYMBOLS = defineSymbols({
+  combo_bonus: {
+    score: 1.0,
+    group: 'pressure',
+    reason: 'three or more kinds of pressure language together',
+  },
+  negative_sentiment: {
+    score: 0.3,
+    group: 'pressure',
+    reason: 'an alarming tone overall',
+  },
+  subject_money: {
+    score: 0.3,
+    group: 'pressure',
+    reason: 'money or a discount named in the subject',
+  },
+  brand_impersonation: {
+    score: 1.8,
+    group: 'brand',
+    reason:
+      'a brand named with a request, by a sender and links that are not the brand’s (scaled by how surely the brand is meant)',
+  },
+  brand_sender_offsite_links: {
+    score: 2.0,
+    group: 'brand',
+    reason:
+      'From is a brand’s own domain, the message asks for credentials or money, and no link goes to the brand (a spoofed sender)',
+  },
+  brand_links_explain_request: {
+    score: -2.0,
+    group: 'request',
+    reason:
+      'From is a brand’s own domain and every link, reply address and form goes to that brand, no attachment: a request there can only be answered at the real brand (explains the request language, never below 0)',
+  },
+  brand_links_explain_alert: {
+    score: -2.0,
+    group: 'pressure',
+    reason:
+      'the same brand-only mail: its alert and pressure language (security alerts, expiring offers) is the brand’s own (never below 0)',
+  },
+  brand_mention: {
+    score: 0.3,
+    group: 'brand',
+    reason: 'a brand named in the subject by a sender that is not the brand',
+  },
+  text_obfuscation: {
+    score: 2.0,
+    group: 'obfuscation',
+    reason: 'invisible characters, styled letters or mixed-script words against keyword filters',
+  },
+  inserted_noise: {
+    score: 2.0,
+    group: 'obfuscation',
+    reason: 'one junk token stuffed into the words again and again',
+  },
+  hidden_text: {
+    score: 1.0,
+    group: 'obfuscation',
+    reason: 'HTML pushes text far off screen (hidden filler or a hidden lure)',
+  },
+  html_only: {
+    score: 0.7,
+    group: 'structure',
+    reason:
+      'HTML without the plain-text alternative that mail clients and bulk-mail tools write, from a sender that is not a managed list',
+  },
+  image_only: {
+    score: 1.5,
+    group: 'obfuscation',
+    reason: 'the message is an image with a link and almost no text, unreadable to filters',
+  },
+  greeting_address: {
+    score: 1.2,
+    group: 'addressing',
+    reason:
+      'the message greets the recipient by their e-mail address ("Hello jane@…"): a mass mailer knows nothing else of them',
+  },
+  generic_greeting: {
+    score: 0.5,
+    group: 'addressing',
+    reason:
+      'a generic greeting ("Dear Customer", "Dear PayPal Member") where a real correspondent uses a name',
+  },
+});
+
 /** The content analyzer's symbols with their declared scores (log-odds). */
 export const CONTENT_SYMBOLS = {
   ...categorySymbols(),
-  ...defineSymbols({
-    combo_bonus: {
-      score: 1.0,
-      group: 'pressure',
-      reason: 'three or more kinds of pressure language together',
-    },
-    negative_sentiment: {
-      score: 0.3,
-      group: 'pressure',
-      reason: 'an alarming tone overall',
-    },
-    subject_money: {
-      score: 0.3,
-      group: 'pressure',
-      reason: 'money or a discount named in the subject',
-    },
-    brand_impersonation: {
-      score: 1.8,
-      group: 'brand',
-      reason:
-        'a brand named with a request, by a sender and links that are not the brand’s (scaled by how surely the brand is meant)',
-    },
-    brand_sender_offsite_links: {
-      score: 2.0,
-      group: 'brand',
-      reason:
-        'From is a brand’s own domain, the message asks for credentials or money, and no link goes to the brand (a spoofed sender)',
-    },
-    brand_links_explain_request: {
-      score: -2.0,
-      group: 'request',
-      reason:
-        'From is a brand’s own domain and every link, reply address and form goes to that brand, no attachment: a request there can only be answered at the real brand (explains the request language, never below 0)',
-    },
-    brand_links_explain_alert: {
-      score: -2.0,
-      group: 'pressure',
-      reason:
-        'the same brand-only mail: its alert and pressure language (security alerts, expiring offers) is the brand’s own (never below 0)',
-    },
-    brand_mention: {
-      score: 0.3,
-      group: 'brand',
-      reason: 'a brand named in the subject by a sender that is not the brand',
-    },
-    text_obfuscation: {
-      score: 2.0,
-      group: 'obfuscation',
-      reason: 'invisible characters, styled letters or mixed-script words against keyword filters',
-    },
-    inserted_noise: {
-      score: 2.0,
-      group: 'obfuscation',
-      reason: 'one junk token stuffed into the words again and again',
-    },
-    hidden_text: {
-      score: 1.0,
-      group: 'obfuscation',
-      reason: 'HTML pushes text far off screen (hidden filler or a hidden lure)',
-    },
-    html_only: {
-      score: 0.7,
-      group: 'structure',
-      reason:
-        'HTML without the plain-text alternative that mail clients and bulk-mail tools write, from a sender that is not a managed list',
-    },
-    image_only: {
-      score: 1.5,
-      group: 'obfuscation',
-      reason: 'the message is an image with a link and almost no text, unreadable to filters',
-    },
-    greeting_address: {
-      score: 1.2,
-      group: 'addressing',
-      reason:
-        'the message greets the recipient by their e-mail address ("Hello jane@…"): a mass mailer knows nothing else of them',
-    },
-    generic_greeting: {
-      score: 0.5,
-      group: 'addressing',
-      reason:
-        'a generic greeting ("Dear Customer", "Dear PayPal Member") where a real correspondent uses a name',
-    },
-  }),
+  ...CONTENT_TECHNIQUE_SYMBOLS,
 } satisfies Record<string, SymbolDef>;

@@ -7,7 +7,7 @@ import { firstHeader } from '../shared/header-values.ts';
 import { type LanguageHits, viewBrands, viewHits } from '../shared/lexicon-hits.ts';
 import type { Brand, Lexicons } from '../shared/lexicons.ts';
 import { countMixedScriptWords, countStyledLetters, hasNonAscii } from '../shared/normalize.ts';
-import type { Finding } from '../shared/score.ts';
+import { type Finding, finding, one } from '../shared/score.ts';
 import { type MailView, viewOf } from '../shared/view.ts';
 import type { ContentSettings } from './settings.ts';
 import {
@@ -100,27 +100,23 @@ export const comboFindings: ContentTechnique = (ctx) => {
   let categories = 0;
   for (const { cat } of SCORED) if (categoryHits(ctx, cat).n > 0) categories++;
   if (categories < 3) return NONE;
-  return [
-    {
-      type: 'urgency_language',
-      value: `${categories} kinds of pressure language together`,
-      symbol: 'combo_bonus',
-      weight: ctx.w.combo_bonus,
-    },
-  ];
+  return one(
+    'urgency_language',
+    `${categories} kinds of pressure language together`,
+    'combo_bonus',
+    ctx.w.combo_bonus,
+  );
 };
 
 // an alarming tone
 export const sentimentFindings: ContentTechnique = ({ sentiment, settings, w }) => {
   if (sentiment > -settings.sentiment_threshold) return NONE;
-  return [
-    {
-      type: 'negative_sentiment',
-      value: `alarming tone (sentiment ${sentiment.toFixed(2)})`,
-      symbol: 'negative_sentiment',
-      weight: w.negative_sentiment,
-    },
-  ];
+  return one(
+    'negative_sentiment',
+    `alarming tone (sentiment ${sentiment.toFixed(2)})`,
+    'negative_sentiment',
+    w.negative_sentiment,
+  );
 };
 
 /** Whether a domain is one of a brand's domains or below one. */
@@ -169,35 +165,29 @@ export const brandFindings: ContentTechnique = ({ v, lex, hits, settings: s, w }
         ![...linkDomains].some((d) => brandOwns(brand, d)) &&
         !(v.auth.dmarc === 'pass' && v.auth.verified)
       )
-        return [
-          {
-            type: 'brand_impersonation',
-            value: `From is ${fromDomain} (${id}) but no link goes to ${id}: ${[...linkDomains].slice(0, 3).join(', ')}`,
-            symbol: 'brand_sender_offsite_links',
-            weight: w.brand_sender_offsite_links,
-          },
-        ];
+        return one(
+          'brand_impersonation',
+          `From is ${fromDomain} (${id}) but no link goes to ${id}: ${[...linkDomains].slice(0, 3).join(', ')}`,
+          'brand_sender_offsite_links',
+          w.brand_sender_offsite_links,
+        );
       continue;
     }
     const linksToBrand = [...linkDomains].some((d) => brandOwns(brand, d));
     if (pressure && !linksToBrand)
-      return [
-        {
-          type: 'brand_impersonation',
-          value: `mentions ${id} with a request, sent from ${fromDomain || 'an unknown domain'}`,
-          symbol: 'brand_impersonation',
-          weight: w.brand_impersonation * conf,
-        },
-      ];
+      return one(
+        'brand_impersonation',
+        `mentions ${id} with a request, sent from ${fromDomain || 'an unknown domain'}`,
+        'brand_impersonation',
+        w.brand_impersonation * conf,
+      );
     if (subjBrands.has(id) && !linksToBrand)
-      return [
-        {
-          type: 'brand_impersonation',
-          value: `${id} named in the subject, sent from ${fromDomain || 'an unknown domain'}`,
-          symbol: 'brand_mention',
-          weight: w.brand_mention,
-        },
-      ];
+      return one(
+        'brand_impersonation',
+        `${id} named in the subject, sent from ${fromDomain || 'an unknown domain'}`,
+        'brand_mention',
+        w.brand_mention,
+      );
   }
   return NONE;
 };
@@ -211,28 +201,24 @@ export const obfuscationFindings: ContentTechnique = ({ v, w }) => {
   const styled = plain ? 0 : countStyledLetters(raw);
   const mixed = plain ? 0 : countMixedScriptWords(raw);
   if (zw < 5 && styled < 4 && mixed < 2) return NONE;
-  return [
-    {
-      type: 'text_obfuscation',
-      value: `obfuscated text (${zw} invisible characters, ${styled} styled letters, ${mixed} mixed-script words)`,
-      symbol: 'text_obfuscation',
-      weight: w.text_obfuscation,
-    },
-  ];
+  return one(
+    'text_obfuscation',
+    `obfuscated text (${zw} invisible characters, ${styled} styled letters, ${mixed} mixed-script words)`,
+    'text_obfuscation',
+    w.text_obfuscation,
+  );
 };
 
 // one random token stuffed into the words again and again ("dow9R4ZET0AYQnlo9R4ZET0AYQad")
 export const insertedNoiseFindings: ContentTechnique = ({ v, w }) => {
   const noise = insertedNoise(v.text.slice(0, 20_000));
   if (!noise) return NONE;
-  return [
-    {
-      type: 'text_obfuscation',
-      value: `the same junk token ${noise.slice(0, 20)} is stuffed into the words`,
-      symbol: 'inserted_noise',
-      weight: w.inserted_noise,
-    },
-  ];
+  return one(
+    'text_obfuscation',
+    `the same junk token ${noise.slice(0, 20)} is stuffed into the words`,
+    'inserted_noise',
+    w.inserted_noise,
+  );
 };
 
 // text pushed far off screen by CSS (hidden filler or hidden lure)
@@ -242,28 +228,24 @@ export const hiddenTextFindings: ContentTechnique = ({ v, w }) => {
     !/(?:margin-(?:top|left)|text-indent|left|top)\s*:\s*-?\d{5,}px/i.test(v.html.slice(0, 200_000))
   )
     return NONE;
-  return [
-    {
-      type: 'suspicious_content',
-      value: 'HTML hides content by moving it tens of thousands of pixels off screen',
-      symbol: 'hidden_text',
-      weight: w.hidden_text,
-    },
-  ];
+  return one(
+    'suspicious_content',
+    'HTML hides content by moving it tens of thousands of pixels off screen',
+    'hidden_text',
+    w.hidden_text,
+  );
 };
 
 // money or a discount in the subject ("$300 off", "1.3426 BTC", "20% für dich")
 export const subjectMoneyFindings: ContentTechnique = ({ v, w }) => {
   if (!/[$€£]\s?\d|\d\s?(?:[$€£]|usd\b|eur\b|btc\b|eth\b|usdt\b)|\d\s?%/i.test(v.subject))
     return NONE;
-  return [
-    {
-      type: 'reward_language',
-      value: 'money or a discount named in the subject',
-      symbol: 'subject_money',
-      weight: w.subject_money,
-    },
-  ];
+  return one(
+    'reward_language',
+    'money or a discount named in the subject',
+    'subject_money',
+    w.subject_money,
+  );
 };
 
 // image-only lure: an HTML body whose visible text is almost nothing but which links out (a link
@@ -281,14 +263,12 @@ export const htmlOnlyFindings: ContentTechnique = ({ email, v, w }) => {
   // the view's HTML text is bounded: the parser's copy starts with it
   if (plain.trim() !== '' && !plain.startsWith(v.html_text)) return NONE;
   if (firstHeader(email, 'list-unsubscribe') || firstHeader(email, 'list-id')) return NONE;
-  return [
-    {
-      type: 'suspicious_content',
-      value: 'HTML without a plain-text alternative, not from a list or newsletter tool',
-      symbol: 'html_only',
-      weight: w.html_only,
-    },
-  ];
+  return one(
+    'suspicious_content',
+    'HTML without a plain-text alternative, not from a list or newsletter tool',
+    'html_only',
+    w.html_only,
+  );
 };
 
 export const imageOnlyFindings: ContentTechnique = ({ email, v, w }) => {
@@ -304,14 +284,12 @@ export const imageOnlyFindings: ContentTechnique = ({ email, v, w }) => {
     !visibleBelow(v.html_text, email.body_text, 120)
   )
     return NONE;
-  return [
-    {
-      type: 'suspicious_content',
-      value: 'message is an image with a link and almost no text',
-      symbol: 'image_only',
-      weight: w.image_only,
-    },
-  ];
+  return one(
+    'suspicious_content',
+    'message is an image with a link and almost no text',
+    'image_only',
+    w.image_only,
+  );
 };
 
 // the recipient greeted by an e-mail address, or by a title instead of a name
@@ -319,24 +297,20 @@ export const greetingFindings: ContentTechnique = ({ v, w }) => {
   // the plain part first, then the HTML's text (some bulk tools put HTML source in the plain part)
   const address = greetingAddress(v.text) ?? greetingAddress(v.html_text);
   if (address)
-    return [
-      {
-        type: 'suspicious_content',
-        value: `greets the recipient by an e-mail address (${address.slice(0, 80)})`,
-        symbol: 'greeting_address',
-        weight: w.greeting_address,
-      },
-    ];
+    return one(
+      'suspicious_content',
+      `greets the recipient by an e-mail address (${address.slice(0, 80)})`,
+      'greeting_address',
+      w.greeting_address,
+    );
   const generic = genericGreeting(v.text) ?? genericGreeting(v.html_text);
   if (generic)
-    return [
-      {
-        type: 'suspicious_content',
-        value: `a generic greeting (“${generic.slice(0, 60)}”)`,
-        symbol: 'generic_greeting',
-        weight: w.generic_greeting,
-      },
-    ];
+    return one(
+      'suspicious_content',
+      `a generic greeting (“${generic.slice(0, 60)}”)`,
+      'generic_greeting',
+      w.generic_greeting,
+    );
   return NONE;
 };
 
@@ -379,18 +353,22 @@ export const brandOwnLinksFindings: ContentTechnique = ({ email, v, lex, hits, w
     cats.reduce((n, c) => n + (hits.subject[c]?.length ?? 0) + (hits.body[c]?.length ?? 0), 0);
   const out: Finding[] = [];
   if (count(['credential', 'payment']) > 0)
-    out.push({
-      type: 'brand_own_links',
-      value: `From ${from} (${brand.id}) and every link goes to ${brand.id}: its requests can only be answered there`,
-      symbol: 'brand_links_explain_request',
-      weight: w.brand_links_explain_request,
-    });
+    out.push(
+      finding(
+        'brand_own_links',
+        `From ${from} (${brand.id}) and every link goes to ${brand.id}: its requests can only be answered there`,
+        'brand_links_explain_request',
+        w.brand_links_explain_request,
+      ),
+    );
   if (count(['urgency', 'threat', 'reward', 'spam']) > 0)
-    out.push({
-      type: 'brand_own_links',
-      value: `From ${from} (${brand.id}) and every link goes to ${brand.id}: its alerts are the brand's own`,
-      symbol: 'brand_links_explain_alert',
-      weight: w.brand_links_explain_alert,
-    });
+    out.push(
+      finding(
+        'brand_own_links',
+        `From ${from} (${brand.id}) and every link goes to ${brand.id}: its alerts are the brand's own`,
+        'brand_links_explain_alert',
+        w.brand_links_explain_alert,
+      ),
+    );
   return out;
 };

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { defineContextProvider } from '@trawl/plugin-sdk';
+import { PairMemo } from '../shared/memo.ts';
 import { DirectoryFile } from './load.ts';
 import { DirectoryIndex } from './lookup.ts';
 import { type Directory, mergeDirectories } from './model.ts';
@@ -17,30 +18,21 @@ export { DirectorySettings } from './settings.ts';
  */
 export function createDirectoryProvider() {
   const files = new Map<string, DirectoryFile>();
-  const indexes = new WeakMap<Directory, WeakMap<object, DirectoryIndex>>();
+  const indexes = new PairMemo<Directory, object, DirectoryIndex>(() => new WeakMap());
 
   const indexFor = (
     fileDir: Directory | undefined,
     settings: DirectorySettings,
   ): DirectoryIndex => {
     // cache per (file version, settings object): both are stable objects between changes
-    const key = fileDir ?? settings;
-    let m = indexes.get(key);
-    if (!m) {
-      m = new WeakMap();
-      indexes.set(key, m);
-    }
-    let idx = m.get(settings);
-    if (!idx) {
+    return indexes.get(fileDir ?? settings, settings, () => {
       const inline: Directory = {
         internal_domains: settings.internal_domains,
         partner_domains: settings.partner_domains,
         people: settings.people,
       };
-      idx = new DirectoryIndex(fileDir ? mergeDirectories(fileDir, inline) : inline);
-      m.set(settings, idx);
-    }
-    return idx;
+      return new DirectoryIndex(fileDir ? mergeDirectories(fileDir, inline) : inline);
+    });
   };
 
   return defineContextProvider({

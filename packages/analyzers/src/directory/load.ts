@@ -1,7 +1,8 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { toProblems } from '@trawl/contracts';
 import { parse as parseYaml } from 'yaml';
 import { csvFields as splitCsvLine } from '../shared/csv.ts';
+import { fileStamp } from '../shared/file-stamp.ts';
 import { DirectoryFileError } from './errors.ts';
 import { Directory } from './model.ts';
 
@@ -120,8 +121,7 @@ export class DirectoryFile {
     this.checkedAt = t;
     let stamp: string;
     try {
-      const s = statSync(this.path);
-      stamp = `${s.mtimeMs}:${s.size}`;
+      stamp = fileStamp(this.path);
     } catch (e) {
       return this.fail(
         new DirectoryFileError(

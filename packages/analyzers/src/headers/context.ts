@@ -3,7 +3,7 @@ import { type AuthResults, readAuthResults } from '../shared/auth-results.ts';
 import { firstHeader, headerValues } from '../shared/header-values.ts';
 import type { Lexicons } from '../shared/lexicons.ts';
 import type { Finding } from '../shared/score.ts';
-import { type MailView, orgDomain, viewOf } from '../shared/view.ts';
+import { blankSpans, type MailView, orgDomain, viewOf } from '../shared/view.ts';
 import type { HeadersSettings } from './settings.ts';
 
 /**
@@ -64,15 +64,7 @@ export function angleContent(s: string): string | undefined {
  * scan with indexOf; the regex read the rest of the value again at every `[` without a `]`.
  */
 export function blankBrackets(s: string): string {
-  let out = '';
-  let from = 0;
-  for (let open = s.indexOf('['); open !== -1; open = s.indexOf('[', from)) {
-    const close = s.indexOf(']', open + 1);
-    if (close === -1) break;
-    out += `${s.slice(from, open)} `;
-    from = close + 1;
-  }
-  return from === 0 ? s : out + s.slice(from);
+  return blankSpans(s, '[', ']');
 }
 
 /** Org domains that legitimately relay for the author: mailing lists, the Sender header. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_LEXICON_DIR } from '../shared/lexicons.ts';
+import { LEXICON_SETTINGS, PROTECTED_SETTINGS, VERDICT_SETTINGS } from '../shared/settings.ts';
 import { weightsSchema } from '../shared/symbols.ts';
 import { HEADERS_SYMBOLS } from './symbols.ts';
 
@@ -7,14 +7,8 @@ import { HEADERS_SYMBOLS } from './symbols.ts';
 const HeadersWeights = weightsSchema(HEADERS_SYMBOLS);
 
 export const HeadersSettings = z.object({
-  /** p at or above which the analyzer answers is_phishing. */
-  phishing_score_threshold: z.number().min(0).max(1).default(0.5),
-  /** p when nothing suspicious is found. */
-  base_probability: z.number().min(0.001).max(0.999).default(0.1),
-  /** Brand ids (brands.yaml) to protect; empty: all. */
-  protected_brands: z.array(z.string()).default([]),
-  /** The organisation's own registrable domains (look-alikes are flagged). */
-  organisation_domains: z.array(z.string()).default([]),
+  ...VERDICT_SETTINGS,
+  ...PROTECTED_SETTINGS,
   /** Names the organisation is known by (an external display name using one is flagged). */
   organisation_names: z.array(z.string()).default([]),
   /**
@@ -22,8 +16,7 @@ export const HeadersSettings = z.object({
    * (RFC 8601); empty: the topmost Authentication-Results header's id, the nearest hop.
    */
   authserv_ids: z.array(z.string().min(1).max(255)).max(50).default([]),
-  lexicon_dir: z.string().default(DEFAULT_LEXICON_DIR),
-  cache_ttl_seconds: z.number().int().nonnegative().default(0),
+  ...LEXICON_SETTINGS,
   weights: HeadersWeights.default(HeadersWeights.parse({})),
 });
 export type HeadersSettings = z.output<typeof HeadersSettings>;

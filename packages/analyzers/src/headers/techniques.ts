@@ -11,9 +11,10 @@ import {
   type ProtectedName,
   protectedNames,
 } from '../shared/lookalike.ts';
+import { PairMemo } from '../shared/memo.ts';
 import { normalizeForMatch } from '../shared/normalize.ts';
 import { looksRandom } from '../shared/random-domain.ts';
-import type { Finding } from '../shared/score.ts';
+import { type Finding, finding, one } from '../shared/score.ts';
 import { orgDomain } from '../shared/view.ts';
 import {
   addressInSubject,
@@ -69,31 +70,13 @@ function writtenAddress({ v, unquoted }: HeaderContext): string {
 // 1. explicit authentication failures only; missing results are not evidence
 export const authFailureFindings: HeaderTechnique = ({ auth: a, w }) => {
   const out: Finding[] = [];
-  if (a.spf === 'fail')
-    out.push({ type: 'auth_failure', value: 'SPF fail', symbol: 'spf_fail', weight: w.spf_fail });
+  if (a.spf === 'fail') out.push(finding('auth_failure', 'SPF fail', 'spf_fail', w.spf_fail));
   else if (a.spf === 'softfail')
-    out.push({
-      type: 'auth_failure',
-      value: 'SPF softfail',
-      symbol: 'spf_softfail',
-      weight: w.spf_softfail,
-    });
-  if (a.dkim === 'fail')
-    out.push({
-      type: 'auth_failure',
-      value: 'DKIM fail',
-      symbol: 'dkim_fail',
-      weight: w.dkim_fail,
-    });
+    out.push(finding('auth_failure', 'SPF softfail', 'spf_softfail', w.spf_softfail));
+  if (a.dkim === 'fail') out.push(finding('auth_failure', 'DKIM fail', 'dkim_fail', w.dkim_fail));
   if (a.dmarc === 'fail')
-    out.push({
-      type: 'auth_failure',
-      value: 'DMARC fail',
-      symbol: 'dmarc_fail',
-      weight: w.dmarc_fail,
-    });
-  if (a.arc === 'fail')
-    out.push({ type: 'auth_failure', value: 'ARC fail', symbol: 'arc_fail', weight: w.arc_fail });
+    out.push(finding('auth_failure', 'DMARC fail', 'dmarc_fail', w.dmarc_fail));
+  if (a.arc === 'fail') out.push(finding('auth_failure', 'ARC fail', 'arc_fail', w.arc_fail));
   return out;
 };
 
@@ -110,14 +93,12 @@ export const listResignedFindings: HeaderTechnique = (ctx) => {
   const { auth: a, listSigner, w } = ctx;
   if (!listSigner || (a.dkim !== 'fail' && a.dmarc !== 'fail')) return NONE;
   if (standingDomain(ctx)) return NONE;
-  return [
-    {
-      type: 'mailing_list',
-      value: `mailing list signed by ${listSigner} relayed the author’s message; it explains the author’s broken ${a.dmarc === 'fail' ? 'DMARC' : 'DKIM'}`,
-      symbol: 'list_explains_auth_failure',
-      weight: w.list_explains_auth_failure,
-    },
-  ];
+  return one(
+    'mailing_list',
+    `mailing list signed by ${listSigner} relayed the author’s message; it explains the author’s broken ${a.dmarc === 'fail' ? 'DMARC' : 'DKIM'}`,
+    'list_explains_auth_failure',
+    w.list_explains_auth_failure,
+  );
 };
 
 // 1a. the organisation's (or the recipient's) own domain in From, failing its own receiver's checks
@@ -129,14 +110,12 @@ export const ownDomainUnauthenticatedFindings: HeaderTechnique = (ctx) => {
     ctx.settings.organisation_domains.some((d) => under(fromOrg, d.toLowerCase())) ||
     recipientDomains.has(fromOrg);
   if (!own) return NONE;
-  return [
-    {
-      type: 'domain_spoofing',
-      value: `From is in the recipient’s own domain ${fromOrg} but fails ${a.dmarc === 'fail' ? 'DMARC' : 'SPF'} at the receiving server`,
-      symbol: 'own_domain_unauthenticated',
-      weight: w.own_domain_unauthenticated,
-    },
-  ];
+  return one(
+    'domain_spoofing',
+    `From is in the recipient’s own domain ${fromOrg} but fails ${a.dmarc === 'fail' ? 'DMARC' : 'SPF'} at the receiving server`,
+    'own_domain_unauthenticated',
+    w.own_domain_unauthenticated,
+  );
 };
 
 /**
@@ -161,14 +140,12 @@ export const standingFindings: HeaderTechnique = (ctx) => {
   const standing = standingOf(ctx);
   if (!standing) return NONE;
   const { auth: a, fromOrg, w } = ctx;
-  return [
-    {
-      type: 'sender_authenticated',
-      value: `DMARC pass for ${fromOrg}, ${standing === 'own' ? 'one of the organisation’s own domains' : 'a domain of a well-known brand'} (${a.authserv_id || 'trusted hop'})`,
-      symbol: standing === 'own' ? 'dmarc_pass_own_domain' : 'dmarc_pass_brand_domain',
-      weight: standing === 'own' ? w.dmarc_pass_own_domain : w.dmarc_pass_brand_domain,
-    },
-  ];
+  return one(
+    'sender_authenticated',
+    `DMARC pass for ${fromOrg}, ${standing === 'own' ? 'one of the organisation’s own domains' : 'a domain of a well-known brand'} (${a.authserv_id || 'trusted hop'})`,
+    standing === 'own' ? 'dmarc_pass_own_domain' : 'dmarc_pass_brand_domain',
+    standing === 'own' ? w.dmarc_pass_own_domain : w.dmarc_pass_brand_domain,
+  );
 };
 
 // 2. reply-to pointing elsewhere (explained when a mailing list rewrote From)
@@ -186,12 +163,14 @@ export const replyToFindings: HeaderTechnique = ({ v, lex, fromOrg, relays, list
       },
     ];
     if (list)
-      out.push({
-        type: 'mailing_list',
-        value: `mailing list ${list} rewrote From to its own address and put the author in Reply-To`,
-        symbol: 'list_explains_reply_to',
-        weight: w.list_explains_reply_to,
-      });
+      out.push(
+        finding(
+          'mailing_list',
+          `mailing list ${list} rewrote From to its own address and put the author in Reply-To`,
+          'list_explains_reply_to',
+          w.list_explains_reply_to,
+        ),
+      );
     return out;
   }
   return NONE;
@@ -202,14 +181,12 @@ export const returnPathFindings: HeaderTechnique = ({ v, fromOrg, relays, w }) =
   const rp = v.return_path;
   if (!rp?.org_domain || !fromOrg || rp.org_domain === fromOrg || relays.has(rp.org_domain))
     return NONE;
-  return [
-    {
-      type: 'return_path_mismatch',
-      value: `Return-Path ${rp.domain} differs from From ${v.from.domain}`,
-      symbol: 'return_path_mismatch',
-      weight: w.return_path_mismatch,
-    },
-  ];
+  return one(
+    'return_path_mismatch',
+    `Return-Path ${rp.domain} differs from From ${v.from.domain}`,
+    'return_path_mismatch',
+    w.return_path_mismatch,
+  );
 };
 
 const isLocalChar = (c: number) =>
@@ -257,14 +234,12 @@ export const displayNameAddressFindings: HeaderTechnique = ({ v, dn, fromOrg, w 
   if (!addrInName) return NONE;
   const shown = orgDomain(addrInName[1].toLowerCase());
   if (!shown || !fromOrg || shown === fromOrg) return NONE;
-  return [
-    {
-      type: 'display_name_spoofing',
-      value: `display name shows ${addrInName[0]} but the sender is ${v.from.address}`,
-      symbol: 'display_name_address',
-      weight: w.display_name_address,
-    },
-  ];
+  return one(
+    'display_name_spoofing',
+    `display name shows ${addrInName[0]} but the sender is ${v.from.address}`,
+    'display_name_address',
+    w.display_name_address,
+  );
 };
 
 const compactNames = new WeakMap<Lexicons, [string, string][]>();
@@ -323,14 +298,12 @@ export const organisationNameFindings: HeaderTechnique = ({ dn, fromOrg, setting
       normalizeForMatch(dn).includes(normalizeForMatch(org)) &&
       !settings.organisation_domains.includes(fromOrg)
     ) {
-      return [
-        {
-          type: 'display_name_spoofing',
-          value: `display name names the organisation (${org}) but the sender is external`,
-          symbol: 'display_name_brand',
-          weight: w.display_name_brand,
-        },
-      ];
+      return one(
+        'display_name_spoofing',
+        `display name names the organisation (${org}) but the sender is external`,
+        'display_name_brand',
+        w.display_name_brand,
+      );
     }
   }
   return NONE;
@@ -359,23 +332,19 @@ function malformedFrom(unquoted: string): boolean {
 // 4b. who the From header claims to be: no address at all, or one that cannot be real
 export const fromAddressFindings: HeaderTechnique = ({ fromHeader, unquoted, w }) => {
   if (fromHeader.trim() && !unquoted.includes('@'))
-    return [
-      {
-        type: 'suspicious_sender',
-        value: `From names no address: ${fromHeader.trim().slice(0, 60)}`,
-        symbol: 'from_no_address',
-        weight: w.from_no_address,
-      },
-    ];
+    return one(
+      'suspicious_sender',
+      `From names no address: ${fromHeader.trim().slice(0, 60)}`,
+      'from_no_address',
+      w.from_no_address,
+    );
   if (unquoted.includes('@') && malformedFrom(unquoted))
-    return [
-      {
-        type: 'suspicious_sender',
-        value: `From address is malformed: ${unquoted.trim().slice(0, 80)}`,
-        symbol: 'from_address_malformed',
-        weight: w.from_address_malformed,
-      },
-    ];
+    return one(
+      'suspicious_sender',
+      `From address is malformed: ${unquoted.trim().slice(0, 80)}`,
+      'from_address_malformed',
+      w.from_address_malformed,
+    );
   return NONE;
 };
 
@@ -392,14 +361,12 @@ export const displayNameRecipientFindings: HeaderTechnique = (ctx) => {
   const lower = shown.toLowerCase();
   const named = [...recipientDomains].find((d) => d !== fromOrg && containsWord(lower, d));
   if (!named) return NONE;
-  return [
-    {
-      type: 'display_name_spoofing',
-      value: `display name shows the recipient’s domain ${named} but the sender is ${v.from.address || '(none)'}`,
-      symbol: 'display_name_recipient_domain',
-      weight: w.display_name_recipient_domain,
-    },
-  ];
+  return one(
+    'display_name_spoofing',
+    `display name shows the recipient’s domain ${named} but the sender is ${v.from.address || '(none)'}`,
+    'display_name_recipient_domain',
+    w.display_name_recipient_domain,
+  );
 };
 
 /** Sender names of mail systems and help desks, which lures borrow (word-bounded, lower-case). */
@@ -419,58 +386,43 @@ export const systemNameFindings: HeaderTechnique = (ctx) => {
     !v.urls.some((u) => u.source === 'href' && u.host)
   )
     return NONE;
-  return [
-    {
-      type: 'display_name_spoofing',
-      value: `a mail-system sender name (“${shown.slice(0, 60)}”) on a message with web links`,
-      symbol: 'system_notice_name',
-      weight: w.system_notice_name,
-    },
-  ];
+  return one(
+    'display_name_spoofing',
+    `a mail-system sender name (“${shown.slice(0, 60)}”) on a message with web links`,
+    'system_notice_name',
+    w.system_notice_name,
+  );
 };
 
-const namesCache = new WeakMap<Lexicons, Map<string, ProtectedName[]>>();
+const namesCache = new PairMemo<Lexicons, string, ProtectedName[]>();
 /** protectedNames of the lexicon's brands and the organisation, computed once per lexicon. */
 function cachedNames(lex: Lexicons, organisationDomains: string[]): ProtectedName[] {
-  let m = namesCache.get(lex);
-  if (!m) {
-    m = new Map();
-    namesCache.set(lex, m);
-  }
-  const key = organisationDomains.join(',');
-  let names = m.get(key);
-  if (!names) {
-    names = protectedNames(lex.brands, organisationDomains);
-    m.set(key, names);
-  }
-  return names;
+  return namesCache.get(lex, organisationDomains.join(','), () =>
+    protectedNames(lex.brands, organisationDomains),
+  );
 }
 
 // 5. sender domain is a look-alike of a brand or of the organisation
 export const senderLookalikeFindings: HeaderTechnique = ({ lex, settings, fromOrg, w }) => {
   const look = findLookalike(fromOrg, cachedNames(lex, settings.organisation_domains));
   if (!look) return NONE;
-  return [
-    {
-      type: look.owner === 'organisation' ? 'internal_domain_lookalike' : 'domain_spoofing',
-      value: `sender domain ${fromOrg} looks like ${look.label} (${look.how})`,
-      symbol: 'sender_lookalike',
-      weight: w.sender_lookalike,
-    },
-  ];
+  return one(
+    look.owner === 'organisation' ? 'internal_domain_lookalike' : 'domain_spoofing',
+    `sender domain ${fromOrg} looks like ${look.label} (${look.how})`,
+    'sender_lookalike',
+    w.sender_lookalike,
+  );
 };
 
 // 5. sender domain in punycode
 export const senderPunycodeFindings: HeaderTechnique = ({ v, w }) => {
   if (!/(^|\.)xn--/.test(v.from.domain)) return NONE;
-  return [
-    {
-      type: 'homograph_domain',
-      value: `sender domain ${v.from.domain} is punycode`,
-      symbol: 'sender_punycode',
-      weight: w.sender_punycode,
-    },
-  ];
+  return one(
+    'homograph_domain',
+    `sender domain ${v.from.domain} is punycode`,
+    'sender_punycode',
+    w.sender_punycode,
+  );
 };
 
 // 5b. throw-away sender or bounce domains: machine-generated names, high-abuse TLDs
@@ -486,22 +438,19 @@ export const throwawayDomainFindings: HeaderTechnique = ({ v, lex, fromOrg, w })
   for (const [d, role] of senderDomains) {
     if (!randomDone && looksRandom(mainLabel(d))) {
       randomDone = true;
-      out.push({
-        type: 'suspicious_sender',
-        value: `${role} domain ${d} looks machine-generated`,
-        symbol: 'random_domain',
-        weight: w.random_domain,
-      });
+      out.push(
+        finding(
+          'suspicious_sender',
+          `${role} domain ${d} looks machine-generated`,
+          'random_domain',
+          w.random_domain,
+        ),
+      );
     }
     const tld = d.split('.').pop() ?? '';
     if (!tldDone && lex.riskyTlds.has(tld)) {
       tldDone = true;
-      out.push({
-        type: 'risky_tld',
-        value: `${role} domain ${d} (.${tld})`,
-        symbol: 'risky_tld',
-        weight: w.risky_tld,
-      });
+      out.push(finding('risky_tld', `${role} domain ${d} (.${tld})`, 'risky_tld', w.risky_tld));
     }
   }
   return out;
@@ -510,14 +459,12 @@ export const throwawayDomainFindings: HeaderTechnique = ({ v, lex, fromOrg, w })
 // 6. self-addressed: From is the recipient's own address (spoofed extortion / "mailbox" lures)
 export const selfAddressedFindings: HeaderTechnique = ({ v, to, list, w }) => {
   if (!v.from.address || to.length !== 1 || to[0] !== v.from.address || list) return NONE;
-  return [
-    {
-      type: 'domain_spoofing',
-      value: 'From is the recipient’s own address',
-      symbol: 'self_addressed',
-      weight: w.self_addressed,
-    },
-  ];
+  return one(
+    'domain_spoofing',
+    'From is the recipient’s own address',
+    'self_addressed',
+    w.self_addressed,
+  );
 };
 
 // 7. recipient address or mailbox name used as bait in the subject
@@ -525,14 +472,12 @@ export const recipientInSubjectFindings: HeaderTechnique = ({ v, to, subj, w }) 
   for (const r of v.list_id ? [] : to.slice(0, 5)) {
     const local = r.split('@')[0] ?? '';
     if ((r.length > 5 && subj.includes(r)) || (local.length >= 5 && containsWord(subj, local)))
-      return [
-        {
-          type: 'header_anomaly',
-          value: 'subject contains the recipient’s address',
-          symbol: 'recipient_in_subject',
-          weight: w.recipient_in_subject,
-        },
-      ];
+      return one(
+        'header_anomaly',
+        'subject contains the recipient’s address',
+        'recipient_in_subject',
+        w.recipient_in_subject,
+      );
   }
   return NONE;
 };
@@ -546,36 +491,25 @@ export const recipientDomainInSubjectFindings: HeaderTechnique = (ctx) => {
   if (v.list_id) return NONE;
   const named = [...recipientDomains].find((d) => d !== fromOrg && containsWord(subj, d));
   if (!named || recipientInSubject(ctx)) return NONE;
-  return [
-    {
-      type: 'header_anomaly',
-      value: `the subject names the recipient’s domain ${named}`,
-      symbol: 'recipient_domain_in_subject',
-      weight: w.recipient_domain_in_subject,
-    },
-  ];
+  return one(
+    'header_anomaly',
+    `the subject names the recipient’s domain ${named}`,
+    'recipient_domain_in_subject',
+    w.recipient_domain_in_subject,
+  );
 };
 
 // 8. Message-ID anomalies
 export const messageIdFindings: HeaderTechnique = ({ v, w }) => {
   if (!v.message_id)
-    return [
-      {
-        type: 'header_anomaly',
-        value: 'no Message-ID',
-        symbol: 'message_id_missing',
-        weight: w.message_id_missing,
-      },
-    ];
+    return one('header_anomaly', 'no Message-ID', 'message_id_missing', w.message_id_missing);
   if (!/^<?[^<>@\s]+@[^<>@\s]+>?$/.test(v.message_id.trim()))
-    return [
-      {
-        type: 'header_anomaly',
-        value: 'malformed Message-ID',
-        symbol: 'message_id_malformed',
-        weight: w.message_id_malformed,
-      },
-    ];
+    return one(
+      'header_anomaly',
+      'malformed Message-ID',
+      'message_id_malformed',
+      w.message_id_malformed,
+    );
   return NONE;
 };
 
@@ -587,68 +521,58 @@ export const dateFindings: HeaderTechnique = ({ email, v, w }) => {
   if (!firstReceived || !Number.isFinite(date)) return NONE;
   const ts = Date.parse(firstReceived.split(';').pop()?.trim() ?? '');
   if (!Number.isFinite(ts) || date - ts <= 24 * 3600 * 1000) return NONE;
-  return [
-    {
-      type: 'header_anomaly',
-      value: 'Date lies more than a day after delivery',
-      symbol: 'date_future',
-      weight: w.date_future,
-    },
-  ];
+  return one(
+    'header_anomaly',
+    'Date lies more than a day after delivery',
+    'date_future',
+    w.date_future,
+  );
 };
 
 // 10. bulk-mail tricks in From and Subject: a junk token appended to defeat matching
 export const junkSuffixFindings: HeaderTechnique = ({ v, dn, w }) => {
   const junk = junkSuffix(v.subject) ?? (dn ? junkSuffix(dn) : undefined);
   if (!junk) return NONE;
-  return [
-    {
-      type: 'header_anomaly',
-      value: `junk token appended to defeat matching: ${junk.slice(0, 40)}`,
-      symbol: 'junk_suffix',
-      weight: w.junk_suffix,
-    },
-  ];
+  return one(
+    'header_anomaly',
+    `junk token appended to defeat matching: ${junk.slice(0, 40)}`,
+    'junk_suffix',
+    w.junk_suffix,
+  );
 };
 
 // 10. a mangled or stuffed display name
 export const malformedDisplayNameFindings: HeaderTechnique = ({ dn, w }) => {
   const mangled = dn ? malformedDisplayName(dn) : undefined;
   if (!mangled) return NONE;
-  return [
-    {
-      type: 'header_anomaly',
-      value: `display name is mangled (${mangled})`,
-      symbol: 'display_name_malformed',
-      weight: w.display_name_malformed,
-    },
-  ];
+  return one(
+    'header_anomaly',
+    `display name is mangled (${mangled})`,
+    'display_name_malformed',
+    w.display_name_malformed,
+  );
 };
 
 // 10. words cut up by spaces or dots
 export const brokenWordsFindings: HeaderTechnique = ({ v, dn, w }) => {
   if (!brokenWords(v.subject) && !(dn && brokenWords(dn))) return NONE;
-  return [
-    {
-      type: 'text_obfuscation',
-      value: 'words cut up by spaces or dots in the subject or sender name',
-      symbol: 'broken_words',
-      weight: w.broken_words,
-    },
-  ];
+  return one(
+    'text_obfuscation',
+    'words cut up by spaces or dots in the subject or sender name',
+    'broken_words',
+    w.broken_words,
+  );
 };
 
 // 10. "Re:" on a message that answers nothing
 export const fakeReplyFindings: HeaderTechnique = ({ v, w }) => {
   if (v.list_id || !fakeReply(v.subject, v.header_names)) return NONE;
-  return [
-    {
-      type: 'header_anomaly',
-      value: 'subject poses as a reply but the message answers nothing',
-      symbol: 'fake_reply',
-      weight: w.fake_reply,
-    },
-  ];
+  return one(
+    'header_anomaly',
+    'subject poses as a reply but the message answers nothing',
+    'fake_reply',
+    w.fake_reply,
+  );
 };
 
 // 10. an organisation's name on a role address that is not its own
@@ -658,28 +582,24 @@ export const unrelatedOrgNameFindings: HeaderTechnique = (ctx) => {
   // a mailbox name of random-case letters is no organisation's, as a role address is not a person's
   const generated = mixedCaseLocalPart(writtenAddress(ctx).split('@')[0] ?? '');
   if (!unrelatedOrgName(dn, v.from.address, generated)) return NONE;
-  return [
-    {
-      type: 'display_name_spoofing',
-      value: `organisation name “${dn.slice(0, 60)}” on an address that is not its own (${v.from.address})`,
-      symbol: 'unrelated_org_name',
-      weight: w.unrelated_org_name,
-    },
-  ];
+  return one(
+    'display_name_spoofing',
+    `organisation name “${dn.slice(0, 60)}” on an address that is not its own (${v.from.address})`,
+    'unrelated_org_name',
+    w.unrelated_org_name,
+  );
 };
 
 // 10. an e-mail address shown in the subject (unless it is the recipient's, counted above)
 export const addressInSubjectFindings: HeaderTechnique = (ctx) => {
   const { v, subj, w } = ctx;
   if (recipientInSubject(ctx) || !addressInSubject(subj, v.from.address)) return NONE;
-  return [
-    {
-      type: 'header_anomaly',
-      value: 'the subject shows an e-mail address',
-      symbol: 'address_in_subject',
-      weight: w.address_in_subject,
-    },
-  ];
+  return one(
+    'header_anomaly',
+    'the subject shows an e-mail address',
+    'address_in_subject',
+    w.address_in_subject,
+  );
 };
 
 // 10. a generated label below the sender's or the bounce domain
@@ -691,14 +611,12 @@ export const generatedSubdomainFindings: HeaderTechnique = ({ v, fromOrg, w }) =
   ] as const) {
     const label = generatedSubdomain(host, org);
     if (label)
-      return [
-        {
-          type: 'suspicious_sender',
-          value: `sender host ${host} has a generated label (${label})`,
-          symbol: 'generated_subdomain',
-          weight: w.generated_subdomain,
-        },
-      ];
+      return one(
+        'suspicious_sender',
+        `sender host ${host} has a generated label (${label})`,
+        'generated_subdomain',
+        w.generated_subdomain,
+      );
   }
   return NONE;
 };
@@ -708,12 +626,10 @@ export const generatedLocalPartFindings: HeaderTechnique = (ctx) => {
   const { v, w } = ctx;
   if (!v.from.address || v.list_id) return NONE;
   if (!generatedLocalPart(writtenAddress(ctx))) return NONE;
-  return [
-    {
-      type: 'suspicious_sender',
-      value: `sender mailbox ${v.from.address.split('@')[0]} looks generated`,
-      symbol: 'generated_local_part',
-      weight: w.generated_local_part,
-    },
-  ];
+  return one(
+    'suspicious_sender',
+    `sender mailbox ${v.from.address.split('@')[0]} looks generated`,
+    'generated_local_part',
+    w.generated_local_part,
+  );
 };

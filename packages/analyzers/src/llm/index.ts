@@ -16,7 +16,7 @@ async function analyzeWithLlm(
   if (s.llm_host.trim() === '') throw new LlmNotConfiguredError('llm_host');
   if (s.llm_model.trim() === '') throw new LlmNotConfiguredError('llm_model');
   const api = resolveApi(s);
-  const messages = buildMessages(email, { maxBodyChars: s.max_body_chars, maxUrls: s.max_urls });
+  const messages = buildMessages(email, s);
   const started = performance.now();
   const out = await chat(api, s, messages, signal, doFetch);
   const v = parseVerdict(out.content);

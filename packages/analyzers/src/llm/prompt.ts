@@ -2,16 +2,15 @@ import { randomBytes } from 'node:crypto';
 import type { Email } from '@trawl/contracts';
 import { htmlToText } from '@trawl/mail';
 import { VERDICT_SHAPE } from './answer.ts';
+import type { LlmSettings } from './settings.ts';
 
 export interface ChatMessage {
   role: 'system' | 'user';
   content: string;
 }
 
-export interface PromptLimits {
-  maxBodyChars: number;
-  maxUrls: number;
-}
+/** The settings that bound the prompt: body characters and URLs listed. */
+type PromptLimits = Pick<LlmSettings, 'max_body_chars' | 'max_urls'>;
 
 const MAX_HEADER_CHARS = 300;
 const MAX_ATTACHMENTS = 20;
@@ -91,11 +90,11 @@ export function buildMessages(email: Email, limits: PromptLimits): ChatMessage[]
     email.body_text && email.body_text.trim() !== ''
       ? email.body_text
       : email.body_html
-        ? htmlToText(email.body_html.slice(0, limits.maxBodyChars * 4))
+        ? htmlToText(email.body_html.slice(0, limits.max_body_chars * 4))
         : '';
   const truncatedBody =
-    body.length > limits.maxBodyChars
-      ? `${body.slice(0, limits.maxBodyChars)}\n[… body truncated, ${body.length} characters in all]`
+    body.length > limits.max_body_chars
+      ? `${body.slice(0, limits.max_body_chars)}\n[… body truncated, ${body.length} characters in all]`
       : body;
   const lines: string[] = [];
   const h = email.headers;
@@ -120,7 +119,7 @@ export function buildMessages(email: Email, limits: PromptLimits): ChatMessage[]
     }
     if (atts.length > MAX_ATTACHMENTS) lines.push(`- … ${atts.length - MAX_ATTACHMENTS} more`);
   }
-  const urls = listUrls(email, limits.maxUrls);
+  const urls = listUrls(email, limits.max_urls);
   if (urls.length > 0) {
     lines.push('Links in the body (as text, not visited):');
     for (const u of urls) lines.push(`- ${u}`);

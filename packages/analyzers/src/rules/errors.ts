@@ -1,13 +1,8 @@
-import { BadInputError } from '@trawl/contracts';
-
-/** Error codes of the rules analyzer (listed in docs/errors.md). */
-const RULES_ERROR_CODES = {
-  fileInvalid: 'TRAWL_ERR_RULES_FILE_INVALID',
-} as const;
+import { OperatorFileError } from '../shared/file-errors.ts';
 
 /** The rule file cannot be read, is not valid YAML, does not match the schema, or a rule does not compile. */
-export class RuleFileInvalidError extends BadInputError {
+export class RuleFileInvalidError extends OperatorFileError {
   constructor(message: string, cause?: unknown) {
-    super(RULES_ERROR_CODES.fileInvalid, message, { status: 400, cause });
+    super('rules', message, cause);
   }
 }

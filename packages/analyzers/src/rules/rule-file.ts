@@ -1,7 +1,8 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createCelEnvironment } from '@trawl/workflow-engine';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { fileStamp } from '../shared/file-stamp.ts';
 import { RuleFileInvalidError } from './errors.ts';
 
 export const Rule = z.object({
@@ -128,8 +129,7 @@ export class RuleSet {
     this.lastCheck = now;
     let stamp: string;
     try {
-      const st = statSync(this.path);
-      stamp = `${st.mtimeMs}:${st.size}`;
+      stamp = fileStamp(this.path);
     } catch (err) {
       this.fail(`rule file ${this.path} cannot be read: ${(err as Error).message}`, 'missing');
       return;

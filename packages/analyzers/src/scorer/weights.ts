@@ -1,6 +1,7 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { fileStamp } from '../shared/file-stamp.ts';
 import { ScorerWeightsInvalidError } from './errors.ts';
 
 const Weight = z.number().min(-20).max(20);
@@ -70,8 +71,7 @@ export function weightsFor(
   if (prev && now - prev.checkedAt < checkEveryMs) return prev;
   let stamp = '';
   try {
-    const st = statSync(path);
-    stamp = `${st.mtimeMs}:${st.size}`;
+    stamp = fileStamp(path);
   } catch (err) {
     if (prev) return { ...prev, error: `${path}: ${(err as Error).message}` };
     throw new ScorerWeightsInvalidError(`${path}: ${(err as Error).message}`);

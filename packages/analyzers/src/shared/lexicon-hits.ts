@@ -5,6 +5,7 @@
  * brands, rules for the `lexicon` and `brands` fields of `m`.
  */
 import type { LanguageCategory, Lexicons } from './lexicons.ts';
+import { PairMemo } from './memo.ts';
 import type { TokenIds } from './phrase-index.ts';
 import type { MailView } from './view.ts';
 
@@ -56,42 +57,23 @@ interface ViewWords {
   text: TokenIds;
 }
 
-const wordMemo = new WeakMap<object, Map<Lexicons, ViewWords>>();
+const wordMemo = new PairMemo<object, Lexicons, ViewWords>();
 
 function viewWords(v: MailView, lex: Lexicons): ViewWords {
-  let m = wordMemo.get(v);
-  if (!m) {
-    m = new Map();
-    wordMemo.set(v, m);
-  }
-  let w = m.get(lex);
-  if (!w) {
-    w = {
-      subject: lex.readText(v.subject),
-      text: lex.readText(v.text),
-    };
-    m.set(lex, w);
-  }
-  return w;
+  return wordMemo.get(v, lex, () => ({
+    subject: lex.readText(v.subject),
+    text: lex.readText(v.text),
+  }));
 }
 
-const hitMemo = new WeakMap<object, Map<string, LanguageHits>>();
+const hitMemo = new PairMemo<object, string, LanguageHits>();
 
 /** LanguageHits of a view, computed once per view and language selection. */
 export function viewHits(v: MailView, lex: Lexicons, allowed: string[]): LanguageHits {
-  let m = hitMemo.get(v);
-  if (!m) {
-    m = new Map();
-    hitMemo.set(v, m);
-  }
-  const key = allowed.join(',');
-  let h = m.get(key);
-  if (!h) {
+  return hitMemo.get(v, allowed.join(','), () => {
     const w = viewWords(v, lex);
-    h = wordHits(w.subject, w.text, v.language, lex, allowed);
-    m.set(key, h);
-  }
-  return h;
+    return wordHits(w.subject, w.text, v.language, lex, allowed);
+  });
 }
 
 export interface ViewBrands {
@@ -103,42 +85,24 @@ export interface ViewBrands {
 
 const BODY_BRAND_CHARS = 20_000;
 
-const brandMemo = new WeakMap<object, Map<Lexicons, ViewBrands>>();
+const brandMemo = new PairMemo<object, Lexicons, ViewBrands>();
 
 /** Brands named in a view's subject, sender display name and text; computed once per view and lexicons. Read only. */
 export function viewBrands(v: MailView, lex: Lexicons): ViewBrands {
-  let m = brandMemo.get(v);
-  if (!m) {
-    m = new Map();
-    brandMemo.set(v, m);
-  }
-  let b = m.get(lex);
-  if (!b) {
+  return brandMemo.get(v, lex, () => {
     const w = viewWords(v, lex);
     const head = v.text.length > BODY_BRAND_CHARS ? v.text.slice(0, BODY_BRAND_CHARS) : v.text;
-    b = {
+    return {
       subject: lex.brandMatcher.findTokens(v.subject, w.subject),
       displayName: displayNameBrands(v, lex),
       body: lex.brandMatcher.findTokens(head, head === v.text ? w.text : lex.readText(head)),
     };
-    m.set(lex, b);
-  }
-  return b;
+  });
 }
 
-const nameMemo = new WeakMap<object, Map<Lexicons, Map<string, number>>>();
+const nameMemo = new PairMemo<object, Lexicons, Map<string, number>>();
 
 /** Brands named in a view's sender display name, computed once per view and lexicons. Read only. */
 export function displayNameBrands(v: MailView, lex: Lexicons): Map<string, number> {
-  let m = nameMemo.get(v);
-  if (!m) {
-    m = new Map();
-    nameMemo.set(v, m);
-  }
-  let b = m.get(lex);
-  if (!b) {
-    b = lex.brandMatcher.find(v.from.display_name);
-    m.set(lex, b);
-  }
-  return b;
+  return nameMemo.get(v, lex, () => lex.brandMatcher.find(v.from.display_name));
 }

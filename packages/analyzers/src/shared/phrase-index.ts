@@ -128,6 +128,14 @@ function grow(): void {
   scratchEnds = ends;
 }
 
+/** Puts the word at `at` of the scratch arrays: its id and where it starts and ends. */
+function record(at: number, id: number, start: number, end: number): void {
+  if (at === scratchIds.length) grow();
+  scratchIds[at] = id;
+  scratchStarts[at] = start;
+  scratchEnds[at] = end;
+}
+
 /**
  * The words of `text` (exactly those of `tokenize(text)`) as numbers of `vocabulary`; with `fold`,
  * `text` is ASCII and read as `normalizeForMatch(text)` (see foldAscii).
@@ -156,7 +164,7 @@ function scanAscii(text: string, vocabulary: Vocabulary): number {
   const n = text.length;
   let count = 0;
   let i = 0;
-  while (i < n) {
+  while (i < n && count < MAX_TOKENS) {
     let c = text.charCodeAt(i);
     if (c >= 0x80) return -1;
     if (BMP[c] === OTHER) {
@@ -187,12 +195,7 @@ function scanAscii(text: string, vocabulary: Vocabulary): number {
         h = h2;
       }
     }
-    if (count === scratchIds.length) grow();
-    scratchIds[count] = vocabulary.find(text, start, i, h, true);
-    scratchStarts[count] = start;
-    scratchEnds[count] = i;
-    count++;
-    if (count >= MAX_TOKENS) break;
+    record(count++, vocabulary.find(text, start, i, h, true), start, i);
   }
   return count;
 }
@@ -202,7 +205,7 @@ function scan(text: string, vocabulary: Vocabulary, fold: boolean): number {
   const n = text.length;
   let count = 0;
   let i = 0;
-  while (i < n) {
+  while (i < n && count < MAX_TOKENS) {
     let c = text.charCodeAt(i);
     let k = c < 0x80 ? BMP[c]! : WORD_CLASSES.at(text, i, c);
     if (k === OTHER) {
@@ -246,20 +249,9 @@ function scan(text: string, vocabulary: Vocabulary, fold: boolean): number {
         h = h2;
       }
     }
-    if (count === scratchIds.length) grow();
-    scratchIds[count] = vocabulary.find(text, start, i, h, fold);
-    scratchStarts[count] = start;
-    scratchEnds[count] = i;
-    count++;
-    if (count >= MAX_TOKENS) break;
+    record(count++, vocabulary.find(text, start, i, h, fold), start, i);
   }
   return count;
-}
-
-/** The first 3 characters of the word at `at` (folded with `fold`). */
-function prefix3(text: string, at: number, fold: boolean): string {
-  const p = text.slice(at, at + 3);
-  return fold ? p.toLowerCase().replaceAll('`', "'") : p;
 }
 
 /** A vocabulary without words: reading with it finds every word's bounds only. */
@@ -290,6 +282,12 @@ interface Entry {
 
 /** What a scan found: per key, its label and how many times it was found. */
 export type ScanHits = Map<string, { label: string; count: number }>;
+
+/** The first 3 characters of the word at `at` (folded with `fold`). */
+function prefix3(text: string, at: number, fold: boolean): string {
+  const p = text.slice(at, at + 3);
+  return fold ? p.toLowerCase().replaceAll('`', "'") : p;
+}
 
 /**
  * One or more phrase lists in one index: a text is scanned once for all of them (one lookup per

@@ -13,6 +13,16 @@ export interface Finding {
   symbol?: string;
 }
 
+/** A finding with its symbol, the form every technique writes. */
+export function finding(type: string, value: string, symbol: string, weight: number): Finding {
+  return { type, value, symbol, weight };
+}
+
+/** A technique's answer of one finding. */
+export function one(type: string, value: string, symbol: string, weight: number): Finding[] {
+  return [finding(type, value, symbol, weight)];
+}
+
 export function sigmoid(x: number): number {
   return 1 / (1 + Math.exp(-x));
 }

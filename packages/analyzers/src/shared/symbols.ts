@@ -28,10 +28,15 @@ export function defineSymbols<const T extends SymbolDefs>(defs: T): T {
  * declared score (an operator may change it in service.yaml; the scorer then uses that).
  */
 export function weightsSchema<T extends SymbolDefs>(defs: T) {
+  return z.object(weightsShape(defs));
+}
+
+/** The fields of weightsSchema, to spread into a larger weights object; `bounded`: within ±20. */
+export function weightsShape<T extends SymbolDefs>(defs: T, bounded = true) {
   const shape = {} as { [K in keyof T]: z.ZodDefault<z.ZodNumber> };
   for (const k of Object.keys(defs) as (keyof T)[])
-    shape[k] = z.number().min(-20).max(20).default(defs[k]!.score);
-  return z.object(shape);
+    shape[k] = (bounded ? z.number().min(-20).max(20) : z.number()).default(defs[k]!.score);
+  return shape;
 }
 
 export interface GroupDef {

@@ -269,15 +269,23 @@ function splitOutsideQuotes(v: string): string[] {
  * indexOf; the regex read the rest of the text again at every `<` without a `>` after it.
  */
 export function stripTags(html: string): string {
+  return blankSpans(html, '<', '>');
+}
+
+/**
+ * `s` with each span from an `open` to the next `close` after it (single characters) made one space (a span without a
+ * `close` and what follows it are kept). A scan with indexOf, linear in the length of `s`.
+ */
+export function blankSpans(s: string, open: string, close: string): string {
   let out = '';
   let from = 0;
-  for (let lt = html.indexOf('<'); lt !== -1; lt = html.indexOf('<', from)) {
-    const gt = html.indexOf('>', lt + 1);
-    if (gt === -1) break;
-    out += `${html.slice(from, lt)} `;
-    from = gt + 1;
+  for (let at = s.indexOf(open); at !== -1; at = s.indexOf(open, from)) {
+    const end = s.indexOf(close, at + 1);
+    if (end === -1) break;
+    out += `${s.slice(from, at)} `;
+    from = end + 1;
   }
-  return from === 0 ? html : out + html.slice(from);
+  return from === 0 ? s : out + s.slice(from);
 }
 
 function buildView(email: Email): MailView {

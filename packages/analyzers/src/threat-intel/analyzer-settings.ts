@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cacheTtlSeconds, VERDICT_SETTINGS } from '../shared/settings.ts';
 import { weightsSchema } from '../shared/symbols.ts';
 import { INTEL_SYMBOLS } from './symbols.ts';
 
@@ -6,9 +7,8 @@ import { INTEL_SYMBOLS } from './symbols.ts';
 const IntelWeights = weightsSchema(INTEL_SYMBOLS);
 
 export const IntelAnalyzerSettings = z.object({
-  phishing_score_threshold: z.number().min(0).max(1).default(0.5),
-  base_probability: z.number().min(0.001).max(0.999).default(0.1),
-  cache_ttl_seconds: z.number().int().nonnegative().default(0),
+  ...VERDICT_SETTINGS,
+  cache_ttl_seconds: cacheTtlSeconds,
   weights: IntelWeights.default(IntelWeights.parse({})),
 });
 export type IntelAnalyzerSettings = z.output<typeof IntelAnalyzerSettings>;

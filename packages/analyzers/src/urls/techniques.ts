@@ -15,7 +15,7 @@ import {
   protectedNames,
 } from '../shared/lookalike.ts';
 import { looksRandom } from '../shared/random-domain.ts';
-import type { Finding } from '../shared/score.ts';
+import { type Finding, one } from '../shared/score.ts';
 import { type MailView, type UrlView, viewOf } from '../shared/view.ts';
 import type { UrlsSettings } from './settings.ts';
 
@@ -167,10 +167,10 @@ export function urlContext(email: Email, settings: UrlsSettings, lex: Lexicons):
 const NONE: Finding[] = [];
 
 /** The finding, unless one with the same key was made already. */
-function once(ctx: UrlContext, key: string, f: Finding): Finding[] {
+function once(ctx: UrlContext, key: string, ...f: Parameters<typeof one>): Finding[] {
   if (ctx.once.has(key)) return NONE;
   ctx.once.add(key);
-  return [f];
+  return one(...f);
 }
 
 function toUnicode(h: string): string {
@@ -236,12 +236,14 @@ function sensitiveInputs(html: string): boolean {
 export const scriptUrlFindings: UrlTechnique = {
   kinds: ['script'],
   find: (ctx, u) =>
-    once(ctx, `script:${u.scheme}`, {
-      type: 'script_url',
-      value: `${u.scheme}: URL in a link`,
-      symbol: 'script_url',
-      weight: ctx.w.script_url,
-    }),
+    once(
+      ctx,
+      `script:${u.scheme}`,
+      'script_url',
+      `${u.scheme}: URL in a link`,
+      'script_url',
+      ctx.w.script_url,
+    ),
 };
 
 // forms asking for a password, for card, PIN or account numbers, or posting elsewhere
@@ -251,27 +253,33 @@ export const formFindings: UrlTechnique = {
     if (u.source !== 'form') return NONE;
     const { w } = ctx;
     if (u.form_has_password)
-      return once(ctx, 'form:pw', {
-        type: 'credential_form',
-        value: `form asking for a password posts to ${u.host || u.url.slice(0, 80)}`,
-        symbol: 'credential_form',
-        weight: w.credential_form,
-      });
+      return once(
+        ctx,
+        'form:pw',
+        'credential_form',
+        `form asking for a password posts to ${u.host || u.url.slice(0, 80)}`,
+        'credential_form',
+        w.credential_form,
+      );
     ctx.sensitive ??= sensitiveInputs(ctx.v.html);
     if (ctx.sensitive)
-      return once(ctx, 'form:sensitive', {
-        type: 'credential_form',
-        value: `form asking for card, PIN or account numbers posts to ${u.host || u.url.slice(0, 80)}`,
-        symbol: 'sensitive_form',
-        weight: w.sensitive_form,
-      });
+      return once(
+        ctx,
+        'form:sensitive',
+        'credential_form',
+        `form asking for card, PIN or account numbers posts to ${u.host || u.url.slice(0, 80)}`,
+        'sensitive_form',
+        w.sensitive_form,
+      );
     if (w.external_form > 0 && u.domain && u.domain !== ctx.fromOrg)
-      return once(ctx, 'form:ext', {
-        type: 'credential_form',
-        value: `form posts to ${u.domain}`,
-        symbol: 'external_form',
-        weight: w.external_form,
-      });
+      return once(
+        ctx,
+        'form:ext',
+        'credential_form',
+        `form posts to ${u.domain}`,
+        'external_form',
+        w.external_form,
+      );
     return NONE;
   },
 };
@@ -280,12 +288,7 @@ export const formFindings: UrlTechnique = {
 export const ipUrlFindings: UrlTechnique = {
   kinds: ['ip'],
   find: (ctx, u) =>
-    once(ctx, `ip:${u.host}`, {
-      type: 'ip_url',
-      value: `link to the IP address ${u.host}`,
-      symbol: 'ip_url',
-      weight: ctx.w.ip_url,
-    }),
+    once(ctx, `ip:${u.host}`, 'ip_url', `link to the IP address ${u.host}`, 'ip_url', ctx.w.ip_url),
 };
 
 // user info hiding the host ("https://paypal.com@evil.example/")
@@ -293,12 +296,14 @@ export const userinfoFindings: UrlTechnique = {
   kinds: ['host', 'ip'],
   find: (ctx, u) => {
     if (!authorityHasAt(u.url)) return NONE;
-    return once(ctx, 'userinfo', {
-      type: 'suspicious_url',
-      value: `URL hides its host behind user info: ${u.url.slice(0, 100)}`,
-      symbol: 'userinfo',
-      weight: ctx.w.userinfo,
-    });
+    return once(
+      ctx,
+      'userinfo',
+      'suspicious_url',
+      `URL hides its host behind user info: ${u.url.slice(0, 100)}`,
+      'userinfo',
+      ctx.w.userinfo,
+    );
   },
 };
 
@@ -307,12 +312,14 @@ export const encodedHostFindings: UrlTechnique = {
   kinds: ['host', 'ip'],
   find: (ctx, u) => {
     if (!u.host_obfuscated) return NONE;
-    return once(ctx, 'encoded_host', {
-      type: 'suspicious_url',
-      value: `URL disguises its host (${u.host}) as written: %-escapes or a numeric IP form`,
-      symbol: 'encoded_host',
-      weight: ctx.w.encoded_host,
-    });
+    return once(
+      ctx,
+      'encoded_host',
+      'suspicious_url',
+      `URL disguises its host (${u.host}) as written: %-escapes or a numeric IP form`,
+      'encoded_host',
+      ctx.w.encoded_host,
+    );
   },
 };
 
@@ -322,18 +329,22 @@ export const homographFindings: UrlTechnique = {
   find: (ctx, u) => {
     if (!/(^|\.)xn--/.test(u.host)) return NONE;
     if (unicodeMixedScript(u.host))
-      return once(ctx, `mixed:${u.host}`, {
-        type: 'homograph_domain',
-        value: `mixed-script host ${toUnicode(u.host)}`,
-        symbol: 'mixed_script',
-        weight: ctx.w.mixed_script,
-      });
-    return once(ctx, `puny:${u.host}`, {
-      type: 'homograph_domain',
-      value: `punycode host ${u.host}`,
-      symbol: 'punycode',
-      weight: ctx.w.punycode,
-    });
+      return once(
+        ctx,
+        `mixed:${u.host}`,
+        'homograph_domain',
+        `mixed-script host ${toUnicode(u.host)}`,
+        'mixed_script',
+        ctx.w.mixed_script,
+      );
+    return once(
+      ctx,
+      `puny:${u.host}`,
+      'homograph_domain',
+      `punycode host ${u.host}`,
+      'punycode',
+      ctx.w.punycode,
+    );
   },
 };
 
@@ -343,12 +354,14 @@ export const lookalikeFindings: UrlTechnique = {
   find: (ctx, u) => {
     const look = findLookalike(u.domain, ctx.names);
     if (!look) return NONE;
-    return once(ctx, `look:${u.domain}`, {
-      type: look.owner === 'organisation' ? 'internal_domain_lookalike' : 'lookalike_domain',
-      value: `${u.domain} looks like ${look.label} (${look.how})`,
-      symbol: 'lookalike',
-      weight: ctx.w.lookalike,
-    });
+    return once(
+      ctx,
+      `look:${u.domain}`,
+      look.owner === 'organisation' ? 'internal_domain_lookalike' : 'lookalike_domain',
+      `${u.domain} looks like ${look.label} (${look.how})`,
+      'lookalike',
+      ctx.w.lookalike,
+    );
   },
 };
 
@@ -358,12 +371,14 @@ export const brandInSubdomainFindings: UrlTechnique = {
   find: (ctx, u) => {
     const sub = brandInSubdomain(u.host, u.domain, ctx.names);
     if (!sub) return NONE;
-    return once(ctx, `sub:${u.host}`, {
-      type: 'brand_impersonation',
-      value: `${sub.label} used in the subdomain of ${u.domain}`,
-      symbol: 'brand_in_subdomain',
-      weight: ctx.w.brand_in_subdomain,
-    });
+    return once(
+      ctx,
+      `sub:${u.host}`,
+      'brand_impersonation',
+      `${sub.label} used in the subdomain of ${u.domain}`,
+      'brand_in_subdomain',
+      ctx.w.brand_in_subdomain,
+    );
   },
 };
 
@@ -378,12 +393,14 @@ export const randomDomainFindings: UrlTechnique = {
       !looksRandom(mainLabel(u.domain))
     )
       return NONE;
-    return once(ctx, 'random', {
-      type: 'suspicious_url',
-      value: `link to a machine-generated domain ${u.domain}`,
-      symbol: 'random_domain',
-      weight: ctx.w.random_domain,
-    });
+    return once(
+      ctx,
+      'random',
+      'suspicious_url',
+      `link to a machine-generated domain ${u.domain}`,
+      'random_domain',
+      ctx.w.random_domain,
+    );
   },
 };
 
@@ -392,12 +409,14 @@ export const shortenerFindings: UrlTechnique = {
   kinds: ['host'],
   find: (ctx, u) => {
     if (!ctx.shorteners.has(u.domain) && !ctx.shorteners.has(u.host)) return NONE;
-    return once(ctx, 'short', {
-      type: 'url_shortener',
-      value: `shortened link via ${u.host}`,
-      symbol: 'shortener',
-      weight: ctx.w.shortener,
-    });
+    return once(
+      ctx,
+      'short',
+      'url_shortener',
+      `shortened link via ${u.host}`,
+      'shortener',
+      ctx.w.shortener,
+    );
   },
 };
 
@@ -413,12 +432,14 @@ export const riskyTldFindings: UrlTechnique = {
     )
       return NONE;
     if (!ctx.once.has(`tld:${u.domain}`)) ctx.riskyCount++;
-    return once(ctx, `tld:${u.domain}`, {
-      type: 'risky_tld',
-      value: `link to ${u.domain} (.${u.tld})`,
-      symbol: 'risky_tld',
-      weight: ctx.w.risky_tld,
-    });
+    return once(
+      ctx,
+      `tld:${u.domain}`,
+      'risky_tld',
+      `link to ${u.domain} (.${u.tld})`,
+      'risky_tld',
+      ctx.w.risky_tld,
+    );
   },
 };
 
@@ -427,12 +448,14 @@ export const freeHostingFindings: UrlTechnique = {
   kinds: ['host'],
   find: (ctx, u) => {
     if (u.source === 'src' || !hostInList(ctx.lex.freeHosting, u.host, u.domain)) return NONE;
-    return once(ctx, 'hosting', {
-      type: 'suspicious_url',
-      value: `link to a page on shared hosting ${u.host}`,
-      symbol: 'free_hosting',
-      weight: ctx.w.free_hosting,
-    });
+    return once(
+      ctx,
+      'hosting',
+      'suspicious_url',
+      `link to a page on shared hosting ${u.host}`,
+      'free_hosting',
+      ctx.w.free_hosting,
+    );
   },
 };
 
@@ -449,13 +472,15 @@ export const linkTextFindings: UrlTechnique = {
     if (!shownReg || shownReg === u.domain) return NONE;
     const brand = ctx.names.find((n) => n.domains.has(shownReg));
     const strong = brand !== undefined && !brand.domains.has(u.domain);
-    return once(ctx, strong ? 'mismatch:brand' : 'mismatch', {
-      type: 'link_text_mismatch',
-      value: `link text shows ${shown} but points to ${u.domain}`,
-      ...(strong
-        ? { symbol: 'brand_link_text_mismatch', weight: ctx.w.brand_link_text_mismatch }
-        : { symbol: 'link_text_mismatch', weight: ctx.w.link_text_mismatch }),
-    });
+    const symbol = strong ? 'brand_link_text_mismatch' : 'link_text_mismatch';
+    return once(
+      ctx,
+      strong ? 'mismatch:brand' : 'mismatch',
+      'link_text_mismatch',
+      `link text shows ${shown} but points to ${u.domain}`,
+      symbol,
+      ctx.w[symbol],
+    );
   },
 };
 
@@ -479,13 +504,15 @@ export const recipientInUrlFindings: UrlTechnique = {
           hash !== -1 &&
           u.source === 'href' &&
           [r.plain, r.encoded, r.base64].some((f) => lower.indexOf(f, hash) !== -1);
-        return once(ctx, 'rcpt', {
-          type: 'suspicious_url',
-          value: `link carries the recipient’s address${inFragment ? ' in its fragment, for the page’s script' : ''}`,
-          ...(inFragment
-            ? { symbol: 'recipient_in_fragment', weight: w.recipient_in_fragment }
-            : { symbol: 'recipient_in_url', weight: w.recipient_in_url }),
-        });
+        const symbol = inFragment ? 'recipient_in_fragment' : 'recipient_in_url';
+        return once(
+          ctx,
+          'rcpt',
+          'suspicious_url',
+          `link carries the recipient’s address${inFragment ? ' in its fragment, for the page’s script' : ''}`,
+          symbol,
+          w[symbol],
+        );
       }
     }
     return NONE;
@@ -501,12 +528,14 @@ export const brandInPathFindings: UrlTechnique = {
     const label = ctx.pathRe.exec(path)?.[1];
     const owner = label ? ctx.names.find((n) => n.label === label) : undefined;
     if (!owner || owner.domains.has(u.domain)) return NONE;
-    return once(ctx, 'path', {
-      type: 'brand_impersonation',
-      value: `${label} named in the path of ${u.domain}`,
-      symbol: 'brand_in_path',
-      weight: ctx.w.brand_in_path,
-    });
+    return once(
+      ctx,
+      'path',
+      'brand_impersonation',
+      `${label} named in the path of ${u.domain}`,
+      'brand_in_path',
+      ctx.w.brand_in_path,
+    );
   },
 };
 
@@ -518,24 +547,15 @@ export const statusBarFindings: MessageUrlTechnique = ({ v, w }) => {
     !/window\.status\s*=|\bstatus\s*=\s*['"]https?:/i.test(v.html.slice(0, 200_000))
   )
     return NONE;
-  return [
-    {
-      type: 'suspicious_url',
-      value: 'the HTML rewrites the status bar to show another address (window.status)',
-      symbol: 'status_bar_spoof',
-      weight: w.status_bar_spoof,
-    },
-  ];
+  return one(
+    'suspicious_url',
+    'the HTML rewrites the status bar to show another address (window.status)',
+    'status_bar_spoof',
+    w.status_bar_spoof,
+  );
 };
 
 export const hiddenLinksFindings: MessageUrlTechnique = ({ hidden, w }) => {
   if (hidden < 3) return NONE;
-  return [
-    {
-      type: 'suspicious_url',
-      value: `${hidden} hidden links`,
-      symbol: 'many_hidden_links',
-      weight: w.many_hidden_links,
-    },
-  ];
+  return one('suspicious_url', `${hidden} hidden links`, 'many_hidden_links', w.many_hidden_links);
 };

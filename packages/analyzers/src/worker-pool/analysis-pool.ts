@@ -124,9 +124,8 @@ export async function createAnalysisPool(opts: AnalysisPoolOptions): Promise<Ana
   let settings: Record<string, unknown> = {};
   let seq = 0;
   let closed = false;
-  let started = 0;
-  let terminated = 0;
-  let exited = 0;
+  /** Workers started, terminated at a deadline, and exited on their own (see stats). */
+  const counts = { started: 0, terminated: 0, exited: 0 };
   /** Consecutive workers that exited before they were ready (a start-up failure): backs off. */
   let startFailures = 0;
   /** Calls made this turn, dispatched together at the end of it. */
@@ -177,7 +176,7 @@ export async function createAnalysisPool(opts: AnalysisPoolOptions): Promise<Ana
       up,
       markUp,
     };
-    started++;
+    counts.started++;
     worker.on('message', (m: WorkerMessage) => onMessage(w, m));
     worker.on('error', (err) => {
       w.error = err; // followed by 'exit'
@@ -316,7 +315,7 @@ export async function createAnalysisPool(opts: AnalysisPoolOptions): Promise<Ana
   function onExit(w: PoolWorker, code: number): void {
     w.markUp(false);
     if (!w.alive) return; // terminated by the pool
-    exited++;
+    counts.exited++;
     if (!w.ready) startFailures++;
     // the call it was running (if any) failed with it; the others go elsewhere
     const running = Atomics.load(w.state, 0);
@@ -348,7 +347,7 @@ export async function createAnalysisPool(opts: AnalysisPoolOptions): Promise<Ana
   function check(w: PoolWorker, c: Call, first: boolean): void {
     if (!w.alive || !w.calls.has(c.seq)) return; // answered, skipped, or its worker is gone
     if (Atomics.load(w.state, 0) === c.seq) {
-      terminated++;
+      counts.terminated++;
       opts.onReplace?.({ reason: 'deadline', analyzer: c.id });
       retire(w);
       void w.worker.terminate();
@@ -511,9 +510,7 @@ export async function createAnalysisPool(opts: AnalysisPoolOptions): Promise<Ana
     },
     stats: () => ({
       size,
-      started,
-      terminated,
-      exited,
+      ...counts,
       inFlight: workers.reduce((n, w) => n + w.load, 0),
     }),
     async close() {

@@ -83,7 +83,9 @@ describe('bulk-mail signs in From and Subject', () => {
   it('unrelatedOrgName: also an organisation name on a random-case mailbox', () => {
     expect(unrelatedOrgName('Home Warranty Plans', 'snytvkoqu@deck.example.test', true)).toBe(true);
     expect(unrelatedOrgName('Home Warranty Plans', 'snytvkoqu@deck.example.test')).toBe(false);
-    expect(unrelatedOrgName('Home Warranty Plans', 'xq@homewarranty.example.test', true)).toBe(false);
+    expect(unrelatedOrgName('Home Warranty Plans', 'xq@homewarranty.example.test', true)).toBe(
+      false,
+    );
   });
 
   it('generatedLocalPart and generatedSubdomain', () => {

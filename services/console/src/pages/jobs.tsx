@@ -6,19 +6,19 @@ import { onJobEvent } from '../events.ts';
 import { Link, navigate, useLocation } from '../router.tsx';
 import type { Job, JobList } from '../types.ts';
 
-/** The search filters of GET /api/v1/analyze, as they appear in the page's URL. */
-const TEXT_FILTERS: { name: string; label: string; hint: string }[] = [
-  { name: 'sender', label: 'Sender', hint: 'address or domain' },
-  { name: 'recipient', label: 'Recipient', hint: 'address or domain' },
-  { name: 'subject', label: 'Subject words', hint: 'every word must appear' },
-  { name: 'url_domain', label: 'URL domain', hint: 'host or registrable domain' },
-  { name: 'sha256', label: 'Attachment SHA-256', hint: '64 hex digits' },
-  { name: 'indicator', label: 'Indicator type', hint: 'e.g. url_shortener' },
-  { name: 'workflow', label: 'Workflow', hint: 'workflow id' },
-  { name: 'submitter', label: 'Submitted by', hint: 'username' },
-  { name: 'since', label: 'Since', hint: '2026-11-01 or a timestamp' },
-  { name: 'until', label: 'Until', hint: '2026-11-02 or a timestamp' },
-];
+/** The text filters of GET /api/v1/analyze, by their name in the page's URL: label and hint. */
+const TEXT_FILTERS: Record<string, { label: string; hint: string }> = {
+  sender: { label: 'Sender', hint: 'address or domain' },
+  recipient: { label: 'Recipient', hint: 'address or domain' },
+  subject: { label: 'Subject words', hint: 'every word must appear' },
+  url_domain: { label: 'URL domain', hint: 'host or registrable domain' },
+  sha256: { label: 'Attachment SHA-256', hint: '64 hex digits' },
+  indicator: { label: 'Indicator type', hint: 'e.g. url_shortener' },
+  workflow: { label: 'Workflow', hint: 'workflow id' },
+  submitter: { label: 'Submitted by', hint: 'username' },
+  since: { label: 'Since', hint: '2026-11-01 or a timestamp' },
+  until: { label: 'Until', hint: '2026-11-02 or a timestamp' },
+};
 const CHOICES: { name: string; label: string; options: string[] }[] = [
   { name: 'status', label: 'Status', options: ['queued', 'processing', 'completed', 'failed'] },
   { name: 'is_phishing', label: 'Verdict', options: ['true', 'false'] },
@@ -29,11 +29,7 @@ const CHOICES: { name: string; label: string; options: string[] }[] = [
   },
   { name: 'action', label: 'Action', options: ['allow', 'flag', 'review', 'quarantine'] },
 ];
-const KNOWN = new Set([
-  ...TEXT_FILTERS.map((f) => f.name),
-  ...CHOICES.map((c) => c.name),
-  'cursor',
-]);
+const KNOWN = new Set([...Object.keys(TEXT_FILTERS), ...CHOICES.map((c) => c.name), 'cursor']);
 
 function choiceLabel(name: string, v: string): string {
   if (name === 'is_phishing') return v === 'true' ? 'phishing' : 'legitimate';
@@ -111,13 +107,13 @@ export function JobsPage() {
             </select>
           </div>
         ))}
-        {TEXT_FILTERS.map((f) => (
-          <div class="field" key={`${f.name}-${qs}`}>
-            <label for={`q-${f.name}`}>{f.label}</label>
+        {Object.entries(TEXT_FILTERS).map(([name, f]) => (
+          <div class="field" key={`${name}-${qs}`}>
+            <label for={`q-${name}`}>{f.label}</label>
             <input
-              id={`q-${f.name}`}
-              name={f.name}
-              defaultValue={params.get(f.name) ?? ''}
+              id={`q-${name}`}
+              name={name}
+              defaultValue={params.get(name) ?? ''}
               placeholder={f.hint}
             />
           </div>
