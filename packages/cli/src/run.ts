@@ -18,7 +18,7 @@ import {
   webhooksRemove,
 } from './commands/webhooks.ts';
 import { workflowsDryRun, workflowsList, workflowsValidate } from './commands/workflows.ts';
-import { makeCtx } from './context.ts';
+import { type Ctx, makeCtx } from './context.ts';
 import { CliError, usageError } from './errors.ts';
 import { EXIT } from './exit-codes.ts';
 import type { CliIo } from './io.ts';
@@ -89,6 +89,12 @@ const GLOBAL = {
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
+/** The options of a paged list: `--limit N --cursor C`. */
+const PAGING = {
+  limit: { type: 'string' },
+  cursor: { type: 'string' },
+} as const satisfies ParseArgsConfig['options'];
+
 function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O) {
   try {
     return parseArgs({
@@ -143,6 +149,195 @@ async function subcommand(
   return await runSub(args);
 }
 
+type Options = NonNullable<ParseArgsConfig['options']>;
+type Parsed<O extends Options> = ReturnType<typeof parse<O>>;
+/** A command: runs on the arguments after its name. */
+type Command = (rest: string[], io: CliIo) => Promise<number>;
+
+/**
+ * A command with its own options besides the global ones: parses them (a usage error when they are
+ * off), answers `--help`, else runs `body` with the context of the global options.
+ */
+function command<O extends Options>(
+  options: O,
+  body: (values: Parsed<O>['values'], positionals: string[], ctx: Ctx) => Promise<number>,
+): Command {
+  return async (rest, io) => {
+    const { values, positionals } = parse(rest, options);
+    const global = values as { help?: boolean; json?: boolean; url?: string };
+    if (global.help) return help(io);
+    return await body(values, positionals, ctxOf(io, global));
+  };
+}
+
+/** A command that takes no option of its own and exactly `n` arguments, `what`. */
+const fixed = (n: number, what: string, body: (args: string[], ctx: Ctx) => Promise<number>) =>
+  command({}, (_values, positionals, ctx) => {
+    want(positionals, n, what);
+    return body(positionals, ctx);
+  });
+
+/** A local command (no server; no --json): its arguments are its own. */
+const local =
+  (body: (rest: string[], ctx: Ctx) => Promise<number>): Command =>
+  (rest, io) =>
+    body(rest, makeCtx(io, { json: false, url: undefined }));
+
+const COMMANDS: Record<string, Command> = {
+  login: command(
+    { user: { type: 'string' }, 'password-stdin': { type: 'boolean' } },
+    (v, p, ctx) => {
+      want(p, 0, '');
+      return login(ctx, { user: v.user, passwordStdin: !!v['password-stdin'] });
+    },
+  ),
+  analyze: command(
+    {
+      workflow: { type: 'string' },
+      wait: { type: 'boolean' },
+      timeout: { type: 'string' },
+      report: { type: 'boolean' },
+    },
+    async (values, positionals, ctx) => {
+      if (positionals.length === 0)
+        throw usageError('missing the message file(s) (or - for standard input)');
+      const timeoutSeconds = Number(values.timeout ?? 300);
+      if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0)
+        throw usageError('--timeout must be a positive number of seconds');
+      const common = {
+        workflow: values.workflow,
+        wait: !!values.wait,
+        timeoutSeconds,
+        report: !!values.report,
+      };
+      if (positionals.length > 1) return await analyzeMany(ctx, { files: positionals, ...common });
+      return await analyze(ctx, { file: positionals[0] as string, ...common });
+    },
+  ),
+  jobs: command(
+    {
+      status: { type: 'string' },
+      ...PAGING,
+      phishing: { type: 'boolean' },
+      clean: { type: 'boolean' },
+      ...Object.fromEntries(JOB_FILTER_FLAGS.map((f) => [f, { type: 'string' as const }])),
+    },
+    async (values, positionals, ctx) => {
+      want(positionals, 0, '');
+      const v = values as Record<string, string | boolean | undefined>;
+      const filters: Record<string, string> = {};
+      for (const f of JOB_FILTER_FLAGS) if (typeof v[f] === 'string') filters[f] = v[f] as string;
+      return await jobs(ctx, {
+        status: values.status,
+        limit: Number(values.limit ?? 20),
+        cursor: values.cursor,
+        filters,
+        phishing: values.phishing ? true : values.clean ? false : undefined,
+      });
+    },
+  ),
+  job: fixed(1, 'the job id', ([id], ctx) => job(ctx, id as string)),
+  workflows: command({}, (_values, positionals, ctx) =>
+    subcommand(
+      positionals,
+      'workflows: use list, validate <file.yaml> or dry-run <id> <file.eml>',
+      {
+        list: noArgs(() => workflowsList(ctx)),
+        validate: oneArg('the workflows YAML file', (file) => workflowsValidate(ctx, file)),
+        'dry-run': [
+          2,
+          'the workflow id and the message file',
+          (a) => workflowsDryRun(ctx, a[0] as string, a[1] as string),
+        ],
+      },
+    ),
+  ),
+  config: fixed(1, 'show or reload', async ([what], ctx) => {
+    if (what === 'show') return await configShow(ctx);
+    if (what === 'reload') return await configReload(ctx);
+    throw usageError('config: use show or reload');
+  }),
+  users: command(
+    { role: { type: 'string', multiple: true }, 'password-stdin': { type: 'boolean' } },
+    (values, positionals, ctx) => {
+      const setDisabled = (disabled: boolean) =>
+        oneArg('the user name', (name) => usersSetDisabled(ctx, name, disabled));
+      const roles = listOf(values.role);
+      const passwordStdin = !!values['password-stdin'];
+      return subcommand(
+        positionals,
+        'users: use add <name> --role R, list, disable <name> or enable <name>',
+        {
+          list: noArgs(() => usersList(ctx)),
+          add: oneArg('the user name', (name) => usersAdd(ctx, { name, roles, passwordStdin })),
+          disable: setDisabled(true),
+          enable: setDisabled(false),
+        },
+      );
+    },
+  ),
+  feedback: command({ note: { type: 'string' } }, (values, positionals, ctx) => {
+    want(positionals, 2, 'the job id and the verdict (phishing or legitimate)');
+    const [jobId, verdict] = positionals as [string, string];
+    return feedbackCommand(ctx, { jobId, verdict, note: values.note });
+  }),
+  webhooks: command(
+    {
+      event: { type: 'string', multiple: true },
+      description: { type: 'string' },
+      ...PAGING,
+    },
+    (values, positionals, ctx) => {
+      const { description, limit, cursor } = values;
+      const events = listOf(values.event);
+      return subcommand(
+        positionals,
+        'webhooks: use list, add <url> --event E, rm <id> or deliveries <id>',
+        {
+          list: noArgs(() => webhooksList(ctx)),
+          add: oneArg('the URL', (url) => webhooksAdd(ctx, { url, events, description })),
+          rm: oneArg('the webhook id', (id) => webhooksRemove(ctx, id)),
+          deliveries: oneArg('the webhook id', (id) =>
+            webhooksDeliveries(ctx, { id, limit, cursor }),
+          ),
+        },
+      );
+    },
+  ),
+  backup: fixed(0, '', (_args, ctx) => backup(ctx)),
+  campaigns: command(PAGING, (values, positionals, ctx) => {
+    if (positionals.length > 1) throw usageError(`unexpected argument ${positionals[1]}`);
+    return campaigns(ctx, { id: positionals[0], limit: values.limit, cursor: values.cursor });
+  }),
+  audit: command(
+    {
+      ...PAGING,
+      action: { type: 'string' },
+      actor: { type: 'string' },
+      verify: { type: 'boolean' },
+    },
+    (values, positionals, ctx) => {
+      want(positionals, 0, '');
+      const { limit, cursor, action, actor } = values;
+      return audit(ctx, { limit, cursor, action, actor, verify: !!values.verify });
+    },
+  ),
+  credentials: command({ 'key-stdin': { type: 'boolean' } }, (values, positionals, ctx) => {
+    want(positionals, 2, 'the kind (plugin, retriever or service) and the id');
+    const [kind, id] = positionals as [string, string];
+    return credentialsCommand(ctx.io, { kind, id, keyStdin: !!values['key-stdin'] });
+  }),
+  eval: local((rest, ctx) => {
+    if (rest.length === 0) throw usageError('missing the folder holding phishing/ and ham/');
+    return evalCommand(ctx, rest);
+  }),
+  symbols: local((rest, ctx) => symbolsCommand(ctx, rest)),
+  learn: local((rest, ctx) => learnCommand(ctx, rest)),
+};
+
+/** Commands whose errors are never printed as JSON (they print no JSON). */
+const PLAIN = new Set(['credentials', 'eval', 'symbols', 'learn']);
+
 /** Runs one command; answers the exit code. Errors are printed here. */
 export async function run(argv: string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
@@ -150,237 +345,11 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(USAGE);
     return command ? EXIT.ok : EXIT.usage;
   }
-  let json = rest.includes('--json');
+  const json = !PLAIN.has(command) && rest.includes('--json');
   try {
-    switch (command) {
-      case 'login': {
-        const { values, positionals } = parse(rest, {
-          user: { type: 'string' },
-          'password-stdin': { type: 'boolean' },
-        });
-        if (values.help) return help(io);
-        want(positionals, 0, '');
-        const ctx = ctxOf(io, values);
-        return await login(ctx, { user: values.user, passwordStdin: !!values['password-stdin'] });
-      }
-      case 'analyze': {
-        const { values, positionals } = parse(rest, {
-          workflow: { type: 'string' },
-          wait: { type: 'boolean' },
-          timeout: { type: 'string' },
-          report: { type: 'boolean' },
-        });
-        if (values.help) return help(io);
-        if (positionals.length === 0)
-          throw usageError('missing the message file(s) (or - for standard input)');
-        const timeoutSeconds = Number(values.timeout ?? 300);
-        if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0)
-          throw usageError('--timeout must be a positive number of seconds');
-        const ctx = ctxOf(io, values);
-        if (positionals.length > 1) {
-          const wait = !!values.wait;
-          return await analyzeMany(ctx, {
-            files: positionals,
-            workflow: values.workflow,
-            wait,
-            timeoutSeconds,
-            report: !!values.report,
-          });
-        }
-        return await analyze(ctx, {
-          file: positionals[0] as string,
-          workflow: values.workflow,
-          wait: !!values.wait,
-          timeoutSeconds,
-          report: !!values.report,
-        });
-      }
-      case 'jobs': {
-        const { values, positionals } = parse(rest, {
-          status: { type: 'string' },
-          limit: { type: 'string' },
-          cursor: { type: 'string' },
-          phishing: { type: 'boolean' },
-          clean: { type: 'boolean' },
-          ...Object.fromEntries(JOB_FILTER_FLAGS.map((f) => [f, { type: 'string' as const }])),
-        });
-        if (values.help) return help(io);
-        want(positionals, 0, '');
-        const ctx = ctxOf(io, values);
-        const v = values as Record<string, string | boolean | undefined>;
-        const filters: Record<string, string> = {};
-        for (const f of JOB_FILTER_FLAGS) if (typeof v[f] === 'string') filters[f] = v[f] as string;
-        return await jobs(ctx, {
-          status: values.status,
-          limit: Number(values.limit ?? 20),
-          cursor: values.cursor,
-          filters,
-          phishing: values.phishing ? true : values.clean ? false : undefined,
-        });
-      }
-      case 'job': {
-        const { values, positionals } = parse(rest, {});
-        if (values.help) return help(io);
-        want(positionals, 1, 'the job id');
-        return await job(ctxOf(io, values), positionals[0] as string);
-      }
-      case 'workflows': {
-        const { values, positionals } = parse(rest, {});
-        if (values.help) return help(io);
-        const ctx = ctxOf(io, values);
-        return await subcommand(
-          positionals,
-          'workflows: use list, validate <file.yaml> or dry-run <id> <file.eml>',
-          {
-            list: noArgs(() => workflowsList(ctx)),
-            validate: oneArg('the workflows YAML file', (file) => workflowsValidate(ctx, file)),
-            'dry-run': [
-              2,
-              'the workflow id and the message file',
-              (a) => workflowsDryRun(ctx, a[0] as string, a[1] as string),
-            ],
-          },
-        );
-      }
-      case 'config': {
-        const { values, positionals } = parse(rest, {});
-        if (values.help) return help(io);
-        const ctx = ctxOf(io, values);
-        want(positionals, 1, 'show or reload');
-        if (positionals[0] === 'show') return await configShow(ctx);
-        if (positionals[0] === 'reload') return await configReload(ctx);
-        throw usageError('config: use show or reload');
-      }
-      case 'users': {
-        const { values, positionals } = parse(rest, {
-          role: { type: 'string', multiple: true },
-          'password-stdin': { type: 'boolean' },
-        });
-        if (values.help) return help(io);
-        const ctx = ctxOf(io, values);
-        const setDisabled = (disabled: boolean) =>
-          oneArg('the user name', (name) => usersSetDisabled(ctx, name, disabled));
-        return await subcommand(
-          positionals,
-          'users: use add <name> --role R, list, disable <name> or enable <name>',
-          {
-            list: noArgs(() => usersList(ctx)),
-            add: oneArg('the user name', (name) =>
-              usersAdd(ctx, {
-                name,
-                roles: listOf(values.role),
-                passwordStdin: !!values['password-stdin'],
-              }),
-            ),
-            disable: setDisabled(true),
-            enable: setDisabled(false),
-          },
-        );
-      }
-      case 'feedback': {
-        const { values, positionals } = parse(rest, { note: { type: 'string' } });
-        if (values.help) return help(io);
-        want(positionals, 2, 'the job id and the verdict (phishing or legitimate)');
-        return await feedbackCommand(ctxOf(io, values), {
-          jobId: positionals[0] as string,
-          verdict: positionals[1] as string,
-          note: values.note,
-        });
-      }
-      case 'webhooks': {
-        const { values, positionals } = parse(rest, {
-          event: { type: 'string', multiple: true },
-          description: { type: 'string' },
-          limit: { type: 'string' },
-          cursor: { type: 'string' },
-        });
-        if (values.help) return help(io);
-        const ctx = ctxOf(io, values);
-        return await subcommand(
-          positionals,
-          'webhooks: use list, add <url> --event E, rm <id> or deliveries <id>',
-          {
-            list: noArgs(() => webhooksList(ctx)),
-            add: oneArg('the URL', (url) =>
-              webhooksAdd(ctx, {
-                url,
-                events: listOf(values.event),
-                description: values.description,
-              }),
-            ),
-            rm: oneArg('the webhook id', (id) => webhooksRemove(ctx, id)),
-            deliveries: oneArg('the webhook id', (id) =>
-              webhooksDeliveries(ctx, { id, limit: values.limit, cursor: values.cursor }),
-            ),
-          },
-        );
-      }
-      case 'backup': {
-        const { values, positionals } = parse(rest, {});
-        if (values.help) return help(io);
-        want(positionals, 0, '');
-        return await backup(ctxOf(io, values));
-      }
-      case 'campaigns': {
-        const { values, positionals } = parse(rest, {
-          limit: { type: 'string' },
-          cursor: { type: 'string' },
-        });
-        if (values.help) return help(io);
-        if (positionals.length > 1) throw usageError(`unexpected argument ${positionals[1]}`);
-        return await campaigns(ctxOf(io, values), {
-          id: positionals[0],
-          limit: values.limit,
-          cursor: values.cursor,
-        });
-      }
-      case 'audit': {
-        const { values, positionals } = parse(rest, {
-          limit: { type: 'string' },
-          cursor: { type: 'string' },
-          action: { type: 'string' },
-          actor: { type: 'string' },
-          verify: { type: 'boolean' },
-        });
-        if (values.help) return help(io);
-        want(positionals, 0, '');
-        return await audit(ctxOf(io, values), {
-          limit: values.limit,
-          cursor: values.cursor,
-          action: values.action,
-          actor: values.actor,
-          verify: !!values.verify,
-        });
-      }
-      case 'credentials': {
-        json = false;
-        const { values, positionals } = parse(rest, { 'key-stdin': { type: 'boolean' } });
-        if (values.help) return help(io);
-        want(positionals, 2, 'the kind (plugin, retriever or service) and the id');
-        return await credentialsCommand(io, {
-          kind: positionals[0] as string,
-          id: positionals[1] as string,
-          keyStdin: !!values['key-stdin'],
-        });
-      }
-      case 'eval': {
-        json = false;
-        if (rest.length === 0 || rest[0] === '--help' || rest[0] === '-h') {
-          if (rest.length === 0) throw usageError('missing the folder holding phishing/ and ham/');
-        }
-        return await evalCommand(makeCtx(io, { json: false, url: undefined }), rest);
-      }
-      case 'symbols': {
-        json = false;
-        return await symbolsCommand(makeCtx(io, { json: false, url: undefined }), rest);
-      }
-      case 'learn': {
-        json = false;
-        return await learnCommand(makeCtx(io, { json: false, url: undefined }), rest);
-      }
-      default:
-        throw usageError(`unknown command ${command}`);
-    }
+    const found = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+    if (!found) throw usageError(`unknown command ${command}`);
+    return await found(rest, io);
   } catch (err) {
     return report(io, err, json);
   }

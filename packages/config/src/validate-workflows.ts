@@ -3,6 +3,7 @@ import {
   type ServiceConfigFile,
   type Stage,
   toProblems,
+  upstreamStages,
   Workflow,
 } from '@trawl/contracts';
 import type { ConfigProblem } from './errors.ts';
@@ -207,17 +208,6 @@ function checkOne(
       { analyzers: s.analyzers.map((a) => a.id), providers: s.context_providers.map((p) => p.id) },
     ]),
   );
-  const upstreamOf = (name: string): Set<string> => {
-    const seen = new Set<string>();
-    const stack = [...(deps.get(name) ?? [])];
-    while (stack.length > 0) {
-      const d = stack.pop() as string;
-      if (seen.has(d)) continue;
-      seen.add(d);
-      stack.push(...(deps.get(d) ?? []));
-    }
-    return seen;
-  };
 
   const condition = (
     path: string,
@@ -241,7 +231,11 @@ function checkOne(
       return;
     }
     if (checkReferences === undefined) return;
-    const scope: ConditionScope = { stages: stageIds, upstream: upstreamOf(stage), self: stage };
+    const scope: ConditionScope = {
+      stages: stageIds,
+      upstream: upstreamStages(deps, stage),
+      self: stage,
+    };
     const of = analyzer === undefined ? '' : ` analyzer "${analyzer}"`;
     for (const m of checkReferences(expr, scope)) {
       add(path, `workflow "${wf.id}", stage "${stage}"${of} condition, ${m}`);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RecommendedAction, ThreatLevel } from './analysis.ts';
-import { JobCampaign, JobStatus } from './job.ts';
+import { JobCampaign, JobStatus, PAGE_QUERY, pageOf } from './job.ts';
 
 /**
  * Campaigns and the message view (issue 16). A campaign groups the messages that share their lure
@@ -23,10 +23,7 @@ export const Campaign = JobCampaign.extend({
 });
 export type Campaign = z.infer<typeof Campaign>;
 
-export const CampaignList = z.object({
-  items: z.array(Campaign),
-  next_cursor: z.string().nullable(),
-});
+export const CampaignList = pageOf(Campaign);
 export type CampaignList = z.infer<typeof CampaignList>;
 
 /** A member of a campaign, with its recipients and verdict. */
@@ -55,10 +52,7 @@ export const CampaignDetail = Campaign.extend({
 });
 export type CampaignDetail = z.infer<typeof CampaignDetail>;
 
-export const CampaignListQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().min(1).max(512).optional(),
-});
+export const CampaignListQuery = z.strictObject(PAGE_QUERY);
 export type CampaignListQuery = z.output<typeof CampaignListQuery>;
 
 /** GET /api/v1/analyze/{job_id}/message. */

@@ -2,7 +2,7 @@ import { domainToASCII } from 'node:url';
 import { z } from 'zod';
 import { RecommendedAction, ThreatLevel } from './analysis.ts';
 import type { Evidence } from './evidence.ts';
-import { JobStatus } from './job.ts';
+import { JobStatus, PAGE_QUERY } from './job.ts';
 
 /**
  * Job search (issue 16). A finished job is indexed by terms (`job_terms`: kind, value, the job's
@@ -121,50 +121,49 @@ export function normaliseDomain(v: string): string | undefined {
   return ascii && DOMAIN_RE.test(ascii) ? ascii : undefined;
 }
 
+/** A string read by `read`: its value, or refused with `message` when `read` answers undefined. */
+function readString<T>(base: z.ZodString, message: string, read: (v: string) => T | undefined) {
+  return base.transform((v, ctx) => {
+    const value = read(v);
+    if (value !== undefined) return value;
+    ctx.addIssue({ code: 'custom', message });
+    return z.NEVER;
+  });
+}
+
 /** `sender` / `recipient`: an address (`a@b.example`) or a domain (`b.example`, `@b.example`). */
-const AddressOrDomain = z
-  .string()
-  .max(TERM_MAX_CHARS)
-  .transform((v, ctx) => {
+const AddressOrDomain = readString(
+  z.string().max(TERM_MAX_CHARS),
+  'must be an email address or a domain',
+  (v) => {
     const s = v.trim().toLowerCase();
     if (s.includes('@') && !s.startsWith('@')) {
       const at = s.lastIndexOf('@');
       const domain = normaliseDomain(s.slice(at + 1));
       if (at > 0 && domain && !/\s/.test(s)) return { address: `${s.slice(0, at)}@${domain}` };
-    } else {
-      const domain = normaliseDomain(s);
-      if (domain) return { domain };
+      return undefined;
     }
-    ctx.addIssue({ code: 'custom', message: 'must be an email address or a domain' });
-    return z.NEVER;
-  });
+    const domain = normaliseDomain(s);
+    return domain ? { domain } : undefined;
+  },
+);
 
-const Domain = z
-  .string()
-  .max(253)
-  .transform((v, ctx) => {
-    const d = normaliseDomain(v);
-    if (d) return d;
-    ctx.addIssue({ code: 'custom', message: 'must be a domain such as example.com' });
-    return z.NEVER;
-  });
+const Domain = readString(
+  z.string().max(253),
+  'must be a domain such as example.com',
+  normaliseDomain,
+);
 
-const Instant = z
-  .string()
-  .max(64)
-  .transform((v, ctx) => {
+const Instant = readString(
+  z.string().max(64),
+  'must be an ISO 8601 date or timestamp, e.g. 2026-11-01 or 2026-11-01T09:30:00Z',
+  (v) => {
     const ok =
       /^\d{4}-\d{2}-\d{2}$/.test(v) || z.iso.datetime({ offset: true }).safeParse(v).success;
     const ms = ok ? Date.parse(v) : Number.NaN;
-    if (Number.isNaN(ms)) {
-      ctx.addIssue({
-        code: 'custom',
-        message: 'must be an ISO 8601 date or timestamp, e.g. 2026-11-01 or 2026-11-01T09:30:00Z',
-      });
-      return z.NEVER;
-    }
-    return new Date(ms).toISOString();
-  });
+    return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+  },
+);
 
 const Label = z.string().min(1).max(128);
 
@@ -180,16 +179,14 @@ export const JobSearchQuery = z
     action: RecommendedAction.optional(),
     sender: AddressOrDomain.optional(),
     recipient: AddressOrDomain.optional(),
-    subject: z
-      .string()
-      .max(500)
-      .transform((v, ctx) => {
+    subject: readString(
+      z.string().max(500),
+      'must hold at least one word of 2+ characters',
+      (v) => {
         const words = subjectWords(v);
-        if (words.length > 0) return words;
-        ctx.addIssue({ code: 'custom', message: 'must hold at least one word of 2+ characters' });
-        return z.NEVER;
-      })
-      .optional(),
+        return words.length > 0 ? words : undefined;
+      },
+    ).optional(),
     url_domain: Domain.optional(),
     sha256: z
       .string()
@@ -224,8 +221,7 @@ export const JobSearchQuery = z
       .optional(),
     since: Instant.optional(),
     until: Instant.optional(),
-    limit: z.coerce.number().int().min(1).max(200).default(50),
-    cursor: z.string().min(1).max(512).optional(),
+    ...PAGE_QUERY,
   })
   .superRefine((q, ctx) => {
     if (q.since && q.until && q.since >= q.until) {

@@ -110,8 +110,16 @@ export const SubmitResponse = z.object({
 });
 export type SubmitResponse = z.infer<typeof SubmitResponse>;
 
-export const JobList = z.object({
-  items: z.array(Job),
-  next_cursor: z.string().nullable(),
-});
+/** A page of a list, newest first: its items and the cursor of the next page (null: the last). */
+export function pageOf<T extends z.ZodType>(item: T) {
+  return z.object({ items: z.array(item), next_cursor: z.string().nullable() });
+}
+
+/** The query of a paged list: `limit` (1 to 200, default 50) and the `cursor` of a page. */
+export const PAGE_QUERY = {
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().min(1).max(512).optional(),
+};
+
+export const JobList = pageOf(Job);
 export type JobList = z.infer<typeof JobList>;

@@ -98,6 +98,22 @@ export const Stage = z
 export type Stage = z.output<typeof Stage>;
 export type StageInput = z.input<typeof Stage>;
 
+/** The transitive dependencies of `stage`, given each stage's direct dependencies. */
+export function upstreamStages(
+  deps: ReadonlyMap<string, readonly string[]>,
+  stage: string,
+): Set<string> {
+  const seen = new Set<string>();
+  const stack = [...(deps.get(stage) ?? [])];
+  while (stack.length > 0) {
+    const d = stack.pop() as string;
+    if (seen.has(d)) continue;
+    seen.add(d);
+    for (const e of deps.get(d) ?? []) stack.push(e);
+  }
+  return seen;
+}
+
 export const WORKFLOW_TIMEOUT_DEFAULT_MS = 300_000;
 
 export const Workflow = z.object({

@@ -1,4 +1,5 @@
 import { isSpaceCode } from './char-codes.ts';
+import { execFrom, nextIndexOf } from './scan-ahead.ts';
 
 const URL_OPEN = /url\(/gi;
 
@@ -21,12 +22,11 @@ export function cssUrlValues(css: string): string[] {
   // the unquoted value read last ends at valueEnd, and the spaces after it at valueSpacesEnd
   let valueEnd = -1;
   let valueSpacesEnd = -1;
-  // the next `"` and `'` found (at or after a position asked for before), -1: none left
-  let nextDq = -2;
-  let nextSq = -2;
+  // the next `"` and `'` (at or after a position asked for before), -1: none left
+  const dqAfter = nextIndexOf(css, '"');
+  const sqAfter = nextIndexOf(css, "'");
   for (;;) {
-    URL_OPEN.lastIndex = pos;
-    const m = URL_OPEN.exec(css);
+    const m = execFrom(URL_OPEN, css, pos);
     if (m === null) break;
     let q = m.index + 4;
     while (q < n && isSpaceCode(css.charCodeAt(q))) q++;
@@ -34,12 +34,10 @@ export function cssUrlValues(css: string): string[] {
     let value: string | undefined;
     let close = -1;
     if (c === 0x22 /* " */) {
-      if (nextDq !== -1 && nextDq <= q) nextDq = css.indexOf('"', q + 1);
-      close = nextDq;
+      close = dqAfter(q + 1);
       if (close >= 0) value = css.slice(q + 1, close);
     } else if (c === 0x27 /* ' */) {
-      if (nextSq !== -1 && nextSq <= q) nextSq = css.indexOf("'", q + 1);
-      close = nextSq;
+      close = sqAfter(q + 1);
       if (close >= 0) value = css.slice(q + 1, close);
     } else {
       // a `url(` that starts inside the value read last ends where that value ends

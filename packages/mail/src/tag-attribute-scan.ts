@@ -1,3 +1,5 @@
+import { execFrom, nextIndexOf, nextMatch } from './scan-ahead.ts';
+
 /**
  * Counts what `/<tag\b[^>]{0,max}?attribute/gi` counts (`tag` and `attribute` as regular
  * expressions, `attribute` such as `\btype\s*=\s*["']?password`), in linear time. The regular
@@ -15,38 +17,24 @@ export function countTagAttribute(
   max: number,
   firstOnly = false,
 ): number {
+  const attributeAfter = nextMatch(attributeRe, s);
+  const gtAfter = nextIndexOf(s, '>');
   let count = 0;
   let pos = 0;
-  // the first attribute match at or after the last position asked for: start, end (-2: none left)
-  let attrAt = -1;
-  let attrEnd = -1;
-  // the first `>` at or after the last position asked for (Infinity: none left)
-  let gtAt = -1;
   for (;;) {
-    tagRe.lastIndex = pos;
-    const tag = tagRe.exec(s);
+    const tag = execFrom(tagRe, s, pos);
     if (tag === null) break;
     const from = tag.index + tag[0].length;
-    if (attrAt !== -2 && attrAt < from) {
-      attributeRe.lastIndex = from;
-      const a = attributeRe.exec(s);
-      if (a === null) attrAt = -2;
-      else {
-        attrAt = a.index;
-        attrEnd = a.index + a[0].length;
-      }
-    }
+    const attribute = attributeAfter(from);
     // no attribute after this tag: none after the later ones either
-    if (attrAt === -2) break;
-    if (attrAt - from <= max) {
-      if (gtAt < from) {
-        const gt = s.indexOf('>', from);
-        gtAt = gt < 0 ? Number.POSITIVE_INFINITY : gt;
-      }
-      if (gtAt >= attrAt) {
+    if (attribute === null) break;
+    if (attribute.index - from <= max) {
+      // the first `>` after the tag (none: the tag is still open at the attribute)
+      const gt = gtAfter(from);
+      if (gt < 0 || gt >= attribute.index) {
         count++;
         if (firstOnly) break;
-        pos = attrEnd;
+        pos = attribute.index + attribute[0].length;
         continue;
       }
     }

@@ -1,4 +1,8 @@
-export { declareTopology, topologyNames } from './broker/declare-topology.ts';
+export {
+  declareControlQueue,
+  declareTopology,
+  topologyNames,
+} from './broker/declare-topology.ts';
 export {
   batchBody,
   batchJobs,

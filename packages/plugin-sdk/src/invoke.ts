@@ -6,7 +6,12 @@ import {
   safeParseAnalyzerAnswer,
   TrawlError,
 } from '@trawl/contracts';
-import type { AnalyzerDefinition, PluginContext, ProviderDefinition } from './define.ts';
+import type {
+  AnalyzerDefinition,
+  PluginContext,
+  PluginDefinition,
+  ProviderDefinition,
+} from './define.ts';
 import { PluginAbortedError, PluginInvalidAnswerError } from './errors.ts';
 import { resolveSettings } from './settings-resolve.ts';
 
@@ -41,7 +46,9 @@ function abortReason(id: string, signal: AbortSignal): unknown {
   return signal.reason instanceof TrawlError ? signal.reason : new PluginAbortedError(id);
 }
 
-function describeProblems(issues: { path: PropertyKey[]; message: string }[]): string {
+type Issue = { path: PropertyKey[]; message: string };
+
+function describeProblems(issues: Issue[]): string {
   return issues
     .slice(0, 5)
     .map((i) => `${i.path.length ? `/${i.path.map(String).join('/')}` : '(root)'} ${i.message}`)
@@ -49,43 +56,66 @@ function describeProblems(issues: { path: PropertyKey[]; message: string }[]): s
 }
 
 /**
+ * Calls a plugin in-process with its context (settings parsed over the schema defaults); rejects
+ * with the signal's reason when it aborts first, or with what the plugin threw.
+ */
+async function callPlugin<A>(
+  def: PluginDefinition,
+  settings: unknown,
+  signal: AbortSignal,
+  opts: InvokeOptions,
+  call: (ctx: PluginContext<unknown>) => A | Promise<A>,
+): Promise<A> {
+  const ctx = { settings: resolveSettings(def, settings), signal, log: opts.log ?? silentLog };
+  return await raceAbort(
+    def.id,
+    Promise.resolve().then(() => call(ctx)),
+    signal,
+  );
+}
+
+/** The parsed answer, else a PluginInvalidAnswerError naming its first problems. */
+function checked<T>(
+  id: string,
+  r: { success: true; data: T } | { success: false; error: { issues: Issue[] } },
+): T {
+  if (!r.success) throw new PluginInvalidAnswerError(id, describeProblems(r.error.issues));
+  return r.data;
+}
+
+/** An in-process call of a plugin: its definition, what it is asked about, its raw settings. */
+type Invoke<D, I, A> = (
+  def: D,
+  input: I,
+  settings: unknown,
+  signal: AbortSignal,
+  opts?: InvokeOptions,
+) => Promise<A>;
+
+/**
  * Runs an analyzer in-process: settings parsed over the schema defaults, the answer validated as
  * an AnalyzerAnswer (summary defaulted). Rejects with PluginInvalidAnswerError when the plugin's
  * answer is malformed, with the signal's reason when it aborts, or with what the plugin threw.
  */
-export async function invokeAnalyzer(
-  def: AnalyzerDefinition<unknown>,
-  email: Email,
-  settings: unknown,
-  signal: AbortSignal,
-  opts: InvokeOptions = {},
-): Promise<AnalyzerAnswer> {
-  const parsed = resolveSettings(def, settings);
-  const work = Promise.resolve().then(() =>
-    def.analyze(email, { settings: parsed, signal, log: opts.log ?? silentLog }),
-  );
-  const answer = await raceAbort(def.id, work, signal);
-  const r = safeParseAnalyzerAnswer(answer);
-  if (!r.success) throw new PluginInvalidAnswerError(def.id, describeProblems(r.error.issues));
-  return r.data;
-}
+export const invokeAnalyzer: Invoke<AnalyzerDefinition<unknown>, Email, AnalyzerAnswer> = async (
+  def,
+  email,
+  settings,
+  signal,
+  opts = {},
+) => {
+  const answer = await callPlugin(def, settings, signal, opts, (ctx) => def.analyze(email, ctx));
+  return checked(def.id, safeParseAnalyzerAnswer(answer));
+};
 
 /** Runs a context provider in-process; the answer is validated as an EnrichmentResult. */
-export async function invokeProvider(
-  def: ProviderDefinition<unknown>,
-  req: EnrichRequest,
-  settings: unknown,
-  signal: AbortSignal,
-  opts: InvokeOptions = {},
-): Promise<EnrichmentResult> {
-  const parsed = resolveSettings(def, settings);
-  const work = Promise.resolve().then(() =>
-    def.enrich(req, { settings: parsed, signal, log: opts.log ?? silentLog }),
-  );
-  const answer = await raceAbort(def.id, work, signal);
+export const invokeProvider: Invoke<
+  ProviderDefinition<unknown>,
+  EnrichRequest,
+  EnrichmentResult
+> = async (def, req, settings, signal, opts = {}) => {
+  const answer = await callPlugin(def, settings, signal, opts, (ctx) => def.enrich(req, ctx));
   const candidate =
     answer !== null && typeof answer === 'object' ? { ...answer, provider_id: def.id } : answer;
-  const r = EnrichmentResult.safeParse(candidate);
-  if (!r.success) throw new PluginInvalidAnswerError(def.id, describeProblems(r.error.issues));
-  return r.data;
-}
+  return checked(def.id, EnrichmentResult.safeParse(candidate));
+};

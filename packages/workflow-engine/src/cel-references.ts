@@ -188,19 +188,3 @@ export function checkConditionReferences(expr: string, scope: ReferenceScope): s
   }
   return problems;
 }
-
-/** The transitive dependencies of `stage`, given each stage's direct dependencies. */
-export function upstreamStages(
-  deps: ReadonlyMap<string, readonly string[]>,
-  stage: string,
-): Set<string> {
-  const seen = new Set<string>();
-  const stack = [...(deps.get(stage) ?? [])];
-  while (stack.length > 0) {
-    const d = stack.pop() as string;
-    if (seen.has(d)) continue;
-    seen.add(d);
-    for (const e of deps.get(d) ?? []) stack.push(e);
-  }
-  return seen;
-}

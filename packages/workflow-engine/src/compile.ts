@@ -6,11 +6,12 @@ import {
   type RetryConfig,
   type Stage,
   toProblems,
+  upstreamStages,
   type ValidationProblem,
   Workflow,
 } from '@trawl/contracts';
 import { type CompiledCondition, compileCondition } from './cel.ts';
-import { checkConditionReferences, type ReferenceScope, upstreamStages } from './cel-references.ts';
+import { checkConditionReferences, type ReferenceScope } from './cel-references.ts';
 import { WORKFLOW_ERROR_CODES } from './errors.ts';
 
 export interface CompiledAnalyzer {

@@ -13,7 +13,6 @@ export {
   checkConditionReferences,
   conditionReferences,
   type ReferenceScope,
-  upstreamStages,
 } from './cel-references.ts';
 export { type Clock, realClock } from './clock.ts';
 export {

@@ -1,5 +1,5 @@
 import { ConfigReloadedEvent, type Topology } from '@trawl/contracts';
-import type { Broker, Consumer, Delivery } from '@trawl/platform';
+import { type Broker, type Consumer, type Delivery, declareControlQueue } from '@trawl/platform';
 import type { Logger } from 'pino';
 import type { ConfigSource } from './config-snapshot.ts';
 import { errText } from './errors.ts';
@@ -43,13 +43,6 @@ export async function consumeControlEvents(deps: ControlEventsDeps): Promise<Con
     await d.ack();
   }
 
-  const controlQueue = `${t.exchanges.control}.orchestrator.${deps.instanceId}`;
-  await broker.assertQueue(controlQueue, {
-    type: 'classic',
-    durable: false,
-    exclusive: true,
-    autoDelete: true,
-  });
-  await broker.bindQueue(controlQueue, t.exchanges.control, t.routingKeys.configReloaded);
+  const controlQueue = await declareControlQueue(broker, t, `orchestrator.${deps.instanceId}`);
   return broker.consume(controlQueue, handleControl, { prefetch: 1 });
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ConfigReloadedEvent, type Topology } from '@trawl/contracts';
-import type { Broker, Consumer } from '@trawl/platform';
+import { type Broker, type Consumer, declareControlQueue } from '@trawl/platform';
 import type { Logger } from 'pino';
 import type { ConfigState } from './config-state.ts';
 
@@ -16,14 +16,7 @@ export async function followConfigReloads(opts: {
   logger: Logger;
 }): Promise<Consumer> {
   const { broker, topology: t, configState, logger } = opts;
-  const queue = `${t.exchanges.control}.api-gateway.${randomUUID()}`;
-  await broker.assertQueue(queue, {
-    type: 'classic',
-    durable: false,
-    exclusive: true,
-    autoDelete: true,
-  });
-  await broker.bindQueue(queue, t.exchanges.control, t.routingKeys.configReloaded);
+  const queue = await declareControlQueue(broker, t, `api-gateway.${randomUUID()}`);
   return broker.consume(
     queue,
     async (d) => {

@@ -83,3 +83,12 @@ export class DependencyDownError extends TransientError {
     super(code, message, { retryAfterSeconds: 5, cause });
   }
 }
+
+/** The database did not answer (a query or a connection failed): 503, retry later. */
+export function databaseDown(cause: unknown): DependencyDownError {
+  return new DependencyDownError(
+    GATEWAY_ERRORS.databaseUnavailable,
+    'the database is unavailable; retry later',
+    cause,
+  );
+}

@@ -2,6 +2,7 @@ import type { AuditVerification } from '@trawl/contracts';
 import type { Ctx } from '../context.ts';
 import { CLI_ERRORS, CliError, usageError } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
+import { table } from '../table.ts';
 
 interface AuditRecordView {
   id: string;
@@ -20,20 +21,19 @@ interface AuditPage {
 
 /** The audit table, newest first, with a header row. */
 function formatAudit(items: readonly AuditRecordView[]): string {
-  const rows = [['AT', 'ACTOR', 'ACTION', 'TARGET', 'OUTCOME', 'ADDRESS']].concat(
-    items.map((r) => [
-      r.at,
-      r.actor ?? '-',
-      r.action,
-      r.target ?? '-',
-      r.outcome,
-      r.address ?? '-',
-    ]),
+  const rows = items.map((r) => [
+    r.at,
+    r.actor ?? '-',
+    r.action,
+    r.target ?? '-',
+    r.outcome,
+    r.address ?? '-',
+  ]);
+  return table(
+    ['AT', 'ACTOR', 'ACTION', 'TARGET', 'OUTCOME', 'ADDRESS'],
+    rows,
+    [24, 16, 22, 24, 7],
   );
-  const w = [24, 16, 22, 24, 7];
-  return rows
-    .map((r) => r.map((c, i) => (i < w.length ? c.padEnd(w[i] ?? 0) : c)).join(' '))
-    .join('\n');
 }
 
 /**

@@ -2,29 +2,23 @@ import type { Campaign, CampaignDetail, CampaignList } from '@trawl/contracts';
 import type { Ctx } from '../context.ts';
 import { usageError } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
+import { table } from '../table.ts';
 
 const short = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
-
-function table(rows: string[][], widths: number[]): string {
-  return rows
-    .map((r) => r.map((c, i) => (i < widths.length ? c.padEnd(widths[i] ?? 0) : c)).join(' '))
-    .join('\n');
-}
 
 /** The campaigns table, newest activity first. */
 function formatCampaigns(items: readonly Campaign[]): string {
   return table(
-    [['CAMPAIGN', 'LAST SEEN', 'MSGS', 'RCPTS', 'REPORTERS', 'LURES', 'SUBJECT']].concat(
-      items.map((c) => [
-        c.id,
-        c.last_seen.slice(0, 19).replace('T', ' '),
-        String(c.size),
-        String(c.recipients),
-        String(c.reporters),
-        c.lures.join(',') || '-',
-        short(c.subject, 60),
-      ]),
-    ),
+    ['CAMPAIGN', 'LAST SEEN', 'MSGS', 'RCPTS', 'REPORTERS', 'LURES', 'SUBJECT'],
+    items.map((c) => [
+      c.id,
+      c.last_seen.slice(0, 19).replace('T', ' '),
+      String(c.size),
+      String(c.recipients),
+      String(c.reporters),
+      c.lures.join(',') || '-',
+      short(c.subject, 60),
+    ]),
     [36, 19, 5, 6, 9, 22],
   );
 }
@@ -39,19 +33,16 @@ function formatCampaign(c: CampaignDetail): string {
     `seen       ${c.first_seen} … ${c.last_seen}`,
     '',
   ];
-  const rows = [['JOB', 'VERDICT', 'SENDER', 'RECIPIENTS', 'MATCHED']].concat(
-    c.members.map((m) => [
-      m.job_id,
-      m.is_phishing === undefined
-        ? m.status
-        : `${m.is_phishing ? 'phishing' : 'clean'} ${m.threat_level ?? ''}`.trim(),
-      short(m.sender ?? '-', 32),
-      short(m.recipients.join(', ') || '-', 48) +
-        (m.reporter ? ` (reported by ${m.reporter})` : ''),
-      short(m.matched, 48),
-    ]),
-  );
-  return `${head.join('\n')}${table(rows, [36, 16, 32, 48])}`;
+  const rows = c.members.map((m) => [
+    m.job_id,
+    m.is_phishing === undefined
+      ? m.status
+      : `${m.is_phishing ? 'phishing' : 'clean'} ${m.threat_level ?? ''}`.trim(),
+    short(m.sender ?? '-', 32),
+    short(m.recipients.join(', ') || '-', 48) + (m.reporter ? ` (reported by ${m.reporter})` : ''),
+    short(m.matched, 48),
+  ]);
+  return `${head.join('\n')}${table(['JOB', 'VERDICT', 'SENDER', 'RECIPIENTS', 'MATCHED'], rows, [36, 16, 32, 48])}`;
 }
 
 /**

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Ctx } from '../context.ts';
 import { usageError } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
+import { printList, table } from '../table.ts';
 import { readPassword } from './login.ts';
 
 const ROLES = ['viewer', 'analyst', 'admin'];
@@ -43,26 +44,17 @@ interface UserView {
 
 /** The users table, with a header row. */
 function formatUsers(items: readonly UserView[]): string {
-  const rows = [['USER', 'ROLES', 'STATE', 'CREATED']].concat(
-    items.map((u) => [
-      u.username,
-      u.roles.join(','),
-      u.disabled ? 'disabled' : 'active',
-      u.created_at,
-    ]),
-  );
-  const w = [24, 22, 8];
-  return rows
-    .map((r) => r.map((c, i) => (i < w.length ? c.padEnd(w[i] ?? 0) : c)).join(' '))
-    .join('\n');
+  const rows = items.map((u) => [
+    u.username,
+    u.roles.join(','),
+    u.disabled ? 'disabled' : 'active',
+    u.created_at,
+  ]);
+  return table(['USER', 'ROLES', 'STATE', 'CREATED'], rows, [24, 22, 8]);
 }
 
 export async function usersList(ctx: Ctx): Promise<number> {
-  const r = await ctx.api().request<{ items: UserView[] }>('GET', '/api/v1/users');
-  if (ctx.json) ctx.printJson(r);
-  else if (r.items.length === 0) ctx.print('no users');
-  else ctx.print(formatUsers(r.items));
-  return EXIT.ok;
+  return printList(ctx, '/api/v1/users', 'no users', formatUsers);
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Ctx } from '../context.ts';
 import { usageError } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
+import { printList, table } from '../table.ts';
 
 interface WebhookView {
   id: string;
@@ -22,32 +23,20 @@ interface AttemptView {
   delivery_status: string;
 }
 
-function table(rows: string[][], widths: number[]): string {
-  return rows
-    .map((r) => r.map((c, i) => (i < widths.length ? c.padEnd(widths[i] ?? 0) : c)).join(' '))
-    .join('\n');
-}
-
 /** `trawl webhooks list`: the registered endpoints (admin). */
 export async function webhooksList(ctx: Ctx): Promise<number> {
-  const r = await ctx.api().request<{ items: WebhookView[] }>('GET', '/api/v1/webhooks');
-  if (ctx.json) ctx.printJson(r);
-  else if (r.items.length === 0) ctx.print('no webhooks');
-  else
-    ctx.print(
-      table(
-        [['ID', 'STATE', 'EVENTS', 'URL']].concat(
-          r.items.map((w) => [
-            w.id,
-            w.enabled ? 'enabled' : `disabled${w.disabled_reason ? ` (${w.disabled_reason})` : ''}`,
-            w.events.join(','),
-            w.url,
-          ]),
-        ),
-        [36, 10, 40],
-      ),
-    );
-  return EXIT.ok;
+  return printList(ctx, '/api/v1/webhooks', 'no webhooks', (items: WebhookView[]) =>
+    table(
+      ['ID', 'STATE', 'EVENTS', 'URL'],
+      items.map((w) => [
+        w.id,
+        w.enabled ? 'enabled' : `disabled${w.disabled_reason ? ` (${w.disabled_reason})` : ''}`,
+        w.events.join(','),
+        w.url,
+      ]),
+      [36, 10, 40],
+    ),
+  );
 }
 
 /** `trawl webhooks add <url> --event E [--event E…] [--description D]`: shows the secret once. */
@@ -105,18 +94,17 @@ export async function webhooksDeliveries(
   else
     ctx.print(
       table(
-        [['AT', 'EVENT', 'TYPE', '#', 'RESULT', 'DELIVERY']].concat(
-          r.items.map((a) => [
-            a.at,
-            a.event_id,
-            a.event_type,
-            String(a.attempt),
-            a.status_code !== null && a.status_code < 300
-              ? String(a.status_code)
-              : (a.error ?? String(a.status_code)).slice(0, 40),
-            a.delivery_status,
-          ]),
-        ),
+        ['AT', 'EVENT', 'TYPE', '#', 'RESULT', 'DELIVERY'],
+        r.items.map((a) => [
+          a.at,
+          a.event_id,
+          a.event_type,
+          String(a.attempt),
+          a.status_code !== null && a.status_code < 300
+            ? String(a.status_code)
+            : (a.error ?? String(a.status_code)).slice(0, 40),
+          a.delivery_status,
+        ]),
         [24, 36, 16, 3, 40],
       ),
     );

@@ -28,6 +28,27 @@ export async function declareTopology(broker: Broker, t: Topology): Promise<void
   );
 }
 
+/**
+ * A replica's own queue for control events (`config.reloaded`): `<control exchange>.<replica>`,
+ * classic, exclusive and auto-deleted, so every replica gets every event and the queue goes with its
+ * connection. Returns the queue's name.
+ */
+export async function declareControlQueue(
+  broker: Broker,
+  t: Topology,
+  replica: string,
+): Promise<string> {
+  const queue = `${t.exchanges.control}.${replica}`;
+  await broker.assertQueue(queue, {
+    type: 'classic',
+    durable: false,
+    exclusive: true,
+    autoDelete: true,
+  });
+  await broker.bindQueue(queue, t.exchanges.control, t.routingKeys.configReloaded);
+  return queue;
+}
+
 /** Every queue and exchange name of a topology (for clean-up in tests). */
 export function topologyNames(t: Topology): { queues: string[]; exchanges: string[] } {
   return { queues: Object.values(t.queues), exchanges: Object.values(t.exchanges) };

@@ -1,5 +1,10 @@
 import type { ClaimedJob } from './repositories.ts';
-import { createStatementBatcher, memoByRows, preparedName, valuesRows } from './statement-batch.ts';
+import {
+  createJobStatementBatcher,
+  memoByRows,
+  preparedName,
+  valuesRows,
+} from './statement-batch.ts';
 import type { SqlClient } from './types.ts';
 
 export interface JobClaim {
@@ -32,14 +37,9 @@ type Row = { job_id: string; email: unknown };
  * `UPDATE … FROM (VALUES …) RETURNING job_id, email`; a job that is finished or unknown is not
  * returned and its caller gets null, as from a claim of its own.
  */
-export function createJobClaimBatcher(
-  sql: SqlClient,
-  maxRows = 64,
-): (c: JobClaim) => Promise<ClaimedJob | null> {
-  return createStatementBatcher<JobClaim, ClaimedJob | null>({
+export function createJobClaimBatcher(sql: SqlClient, maxRows = 64) {
+  return createJobStatementBatcher<JobClaim, ClaimedJob>((c) => c.jobId, {
     maxRows,
-    absent: null,
-    key: (c) => c.jobId.toLowerCase(),
     async many(claims) {
       const n = claims.length;
       const r = await sql.query<Row>(claimSql(n), paramsOf(claims), preparedName('job_claim', n));

@@ -3,7 +3,7 @@ import type { FinishedJob, JobFinish } from './repositories.ts';
 import { iso, isoOrNull, json, jsonParam } from './rows.ts';
 import { senderKey, senderUpsertSql } from './sender-history-repository.ts';
 import {
-  createStatementBatcher,
+  createJobStatementBatcher,
   isUnavailable,
   memoByRows,
   preparedName,
@@ -188,14 +188,9 @@ async function finishRows(
  * not recorded). A finish whose statement fails for another reason than the connection is written
  * again without its sender: the job is stored and `senderError` says why the sender was not.
  */
-export function createJobFinishBatcher(
-  sql: SqlClient,
-  maxRows = 64,
-): (f: JobFinish) => Promise<FinishedJob | null> {
-  return createStatementBatcher<JobFinish, FinishedJob | null>({
+export function createJobFinishBatcher(sql: SqlClient, maxRows = 64) {
+  return createJobStatementBatcher<JobFinish, FinishedJob>((f) => f.job_id, {
     maxRows,
-    absent: null,
-    key: (f) => f.job_id.toLowerCase(),
     many: (items) => finishRows(sql, items, true),
     async one(f) {
       const key = f.job_id.toLowerCase();

@@ -269,3 +269,9 @@ export interface Store {
   /** Webhook endpoints and their durable deliveries (issue 17). */
   webhooks: import('./webhook-repository.ts').WebhookRepository;
 }
+
+/** A migrated database as the embedded mode and tests hold it: its client and the store on it. */
+export interface StoreOnSql {
+  sql: import('./types.ts').SqlClient;
+  store: Store;
+}

@@ -160,3 +160,18 @@ const PREPARED_MAX_ROWS = 16;
 export function preparedName(kind: string, n: number): string | undefined {
   return n <= PREPARED_MAX_ROWS ? `trawl_${kind}_${n}` : undefined;
 }
+
+/**
+ * A batcher of per-job statements (claim, finish): keyed by the job id in lower case; a job the
+ * statement did not change (finished or unknown) answers null.
+ */
+export function createJobStatementBatcher<I, O>(
+  jobIdOf: (item: I) => string,
+  spec: Omit<StatementBatchSpec<I, O | null>, 'key' | 'absent' | 'onAbsent'>,
+): (item: I) => Promise<O | null> {
+  return createStatementBatcher<I, O | null>({
+    ...spec,
+    key: (item) => jobIdOf(item).toLowerCase(),
+    absent: null,
+  });
+}

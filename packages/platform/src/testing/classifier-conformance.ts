@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ClassifierRepository } from '../store/classifier-repository.ts';
-import { createClassifierRepository } from '../store/classifier-repository.ts';
-import { migrate } from '../store/migrate.ts';
 import type { SqlClient } from '../store/types.ts';
+import { migratedSuite } from './migrated-suite.ts';
 
 /**
  * The learnt classifier's store (issue 17): PostgreSQL and PGlite must both pass it. `makeSql`
@@ -13,14 +12,10 @@ export function classifierStoreConformance(
   makeSql: () => Promise<{ sql: SqlClient; cleanup(): Promise<void> }>,
 ): void {
   describe(`classifier store conformance: ${name}`, () => {
-    let target: { sql: SqlClient; cleanup(): Promise<void> };
     let repo: ClassifierRepository;
-    beforeAll(async () => {
-      target = await makeSql();
-      await migrate(target.sql);
-      repo = createClassifierRepository(target.sql);
-    }, 120_000);
-    afterAll(() => target?.cleanup());
+    migratedSuite(makeSql, (_target, store) => {
+      repo = store.classifier;
+    });
 
     const big = 2 ** 48 - 7; // tokens are 48-bit: they must survive the bigint column exactly
 

@@ -5,14 +5,11 @@ import { createMemoryCache } from '../cache/memory-cache.ts';
 import type { Cache } from '../cache/types.ts';
 import { createStore } from '../store/create-store.ts';
 import { createMigratedPglite } from '../store/pglite-template.ts';
-import type { Store } from '../store/repositories.ts';
-import type { SqlClient } from '../store/types.ts';
+import type { StoreOnSql } from '../store/repositories.ts';
 
-export interface MemoryPlatform {
+export interface MemoryPlatform extends StoreOnSql {
   broker: MemoryBroker;
   cache: Cache;
-  sql: SqlClient;
-  store: Store;
   topology: Topology;
   close(): Promise<void>;
 }

@@ -444,82 +444,66 @@ export function storeConformance(name: string, makeTarget: () => Promise<StoreTa
 
     describe('refresh tokens', () => {
       const future = () => new Date(Date.now() + 3600_000);
+      /** Stores a refresh token of `username` (bob by default), valid for an hour unless told. */
+      const issue = (
+        token_hash: string,
+        family_id: string,
+        username = 'bob',
+        expires_at = future(),
+      ) => store.refreshTokens.store({ token_hash, username, family_id, expires_at });
+      const use = (hash: string, s: Store = store) => s.refreshTokens.consume(hash, new Date());
+
       it('is single use', async () => {
-        await store.refreshTokens.store({
-          token_hash: 'h-single',
-          username: 'bob',
-          family_id: 'f1',
-          expires_at: future(),
-        });
-        expect(await store.refreshTokens.consume('h-single', new Date())).toEqual({
-          username: 'bob',
-          family_id: 'f1',
-        });
-        expect(await store.refreshTokens.consume('h-single', new Date())).toBeNull();
-        expect(await store.refreshTokens.consume('h-unknown', new Date())).toBeNull();
+        await issue('h-single', 'f1');
+        expect(await use('h-single')).toEqual({ username: 'bob', family_id: 'f1' });
+        expect(await use('h-single')).toBeNull();
+        expect(await use('h-unknown')).toBeNull();
       });
 
       it('revokes the whole family when a used token is presented again', async () => {
-        await store.refreshTokens.store({
-          token_hash: 'h-a1',
-          username: 'bob',
-          family_id: 'fam-a',
-          expires_at: future(),
-        });
-        expect(await store.refreshTokens.consume('h-a1', new Date())).not.toBeNull();
+        await issue('h-a1', 'fam-a');
+        expect(await use('h-a1')).not.toBeNull();
         // the legitimate client rotated to h-a2
-        await store.refreshTokens.store({
-          token_hash: 'h-a2',
-          username: 'bob',
-          family_id: 'fam-a',
-          expires_at: future(),
-        });
+        await issue('h-a2', 'fam-a');
         // the thief replays h-a1
-        expect(await store.refreshTokens.consume('h-a1', new Date())).toBeNull();
+        expect(await use('h-a1')).toBeNull();
         // now h-a2 is dead too
-        expect(await store.refreshTokens.consume('h-a2', new Date())).toBeNull();
+        expect(await use('h-a2')).toBeNull();
       });
 
       it('refuses an expired token', async () => {
-        await store.refreshTokens.store({
-          token_hash: 'h-old',
-          username: 'bob',
-          family_id: 'f-old',
-          expires_at: new Date(Date.now() - 1000),
-        });
-        expect(await store.refreshTokens.consume('h-old', new Date())).toBeNull();
+        await issue('h-old', 'f-old', 'bob', new Date(Date.now() - 1000));
+        expect(await use('h-old')).toBeNull();
       });
 
       it('lets exactly one of two concurrent uses win', async () => {
         for (let i = 0; i < 10; i++) {
           const h = `h-race-${i}`;
-          await store.refreshTokens.store({
-            token_hash: h,
-            username: 'bob',
-            family_id: `f-race-${i}`,
-            expires_at: future(),
-          });
-          const [a, b] = await Promise.all([
-            store.refreshTokens.consume(h, new Date()),
-            other.refreshTokens.consume(h, new Date()),
-          ]);
+          await issue(h, `f-race-${i}`);
+          const [a, b] = await Promise.all([use(h), use(h, other)]);
           expect([a, b].filter((x) => x !== null)).toHaveLength(1);
         }
       });
 
       it('revokes every token of a user', async () => {
-        await store.refreshTokens.store({
-          token_hash: 'h-u1',
-          username: 'carol',
-          family_id: 'fc',
-          expires_at: future(),
-        });
+        await issue('h-u1', 'fc', 'carol');
         await store.refreshTokens.revokeUser('carol');
-        expect(await store.refreshTokens.consume('h-u1', new Date())).toBeNull();
+        expect(await use('h-u1')).toBeNull();
       });
     });
 
     describe('audit log', () => {
+      /** Appends a successful action with no address or request id. */
+      const record = (actor: string | null, action: string, target: string | null) =>
+        store.audit.append({
+          actor,
+          action,
+          target,
+          outcome: 'success',
+          address: null,
+          request_id: null,
+        });
+
       it('appends and lists newest first with cursor and filters', async () => {
         for (let i = 0; i < 5; i++) {
           await store.audit.append({
@@ -548,14 +532,7 @@ export function storeConformance(name: string, makeTarget: () => Promise<StoreTa
       it('lists newest first by number once ids pass 999 (not by their text)', async () => {
         await target.sql.query(`SELECT setval(pg_get_serial_sequence('audit_log', 'id'), 995)`);
         for (let i = 0; i < 8; i++) {
-          await store.audit.append({
-            actor: 'seq',
-            action: 'test.seq',
-            target: `n${i}`,
-            outcome: 'success',
-            address: null,
-            request_id: null,
-          });
+          await record('seq', 'test.seq', `n${i}`);
         }
         const page = await store.audit.list({ limit: 3, action: 'test.seq' });
         expect(page.items.map((x) => x.target)).toEqual(['n7', 'n6', 'n5']);
@@ -620,27 +597,13 @@ export function storeConformance(name: string, makeTarget: () => Promise<StoreTa
         // the chain's head row itself was deleted: the purge cannot vouch for it
         const v = await store.audit.verify();
         expect(v.ok).toBe(false);
-        await store.audit.append({
-          actor: null,
-          action: 'test.after-purge',
-          target: null,
-          outcome: 'success',
-          address: null,
-          request_id: null,
-        });
+        await record(null, 'test.after-purge', null);
         expect(await store.audit.purge(new Date(Date.now() - 3_600_000))).toBe(0);
       });
 
       it('after a retention purge the remaining chain still verifies', async () => {
         for (let i = 0; i < 3; i++) {
-          await store.audit.append({
-            actor: 'r',
-            action: 'test.retained',
-            target: `r${i}`,
-            outcome: 'success',
-            address: null,
-            request_id: null,
-          });
+          await record('r', 'test.retained', `r${i}`);
         }
         // purge everything but the newest three rows
         const rows = (await store.audit.list({ limit: 4 })).items;
@@ -657,36 +620,18 @@ export function storeConformance(name: string, makeTarget: () => Promise<StoreTa
     describe('configuration versions', () => {
       it('records versions idempotently and answers the latest', async () => {
         expect(await store.configVersions.latest()).toBeNull();
-        await store.configVersions.record({
-          version: 'v1',
-          service_yaml: 'a',
-          workflows_yaml: 'b',
-          actor: null,
-        });
-        await store.configVersions.record({
-          version: 'v2',
-          service_yaml: 'a2',
-          workflows_yaml: 'b',
-          actor: 'admin',
-        });
-        await store.configVersions.record({
-          version: 'v2',
-          service_yaml: 'a2',
-          workflows_yaml: 'b',
-          actor: 'admin',
-        });
+        const record = (version: string, service_yaml: string, actor: string | null) =>
+          store.configVersions.record({ version, service_yaml, workflows_yaml: 'b', actor });
+        await record('v1', 'a', null);
+        await record('v2', 'a2', 'admin');
+        await record('v2', 'a2', 'admin');
         expect((await store.configVersions.latest())?.version).toBe('v2');
         const n = await target.sql.query<{ n: number }>(
           'SELECT count(*)::int AS n FROM config_versions',
         );
         expect(n.rows[0]?.n).toBe(2);
         // a revert to v1 makes v1 the latest again
-        await store.configVersions.record({
-          version: 'v1',
-          service_yaml: 'a',
-          workflows_yaml: 'b',
-          actor: 'admin',
-        });
+        await record('v1', 'a', 'admin');
         expect((await store.configVersions.latest())?.version).toBe('v1');
       });
     });

@@ -1,13 +1,10 @@
 import { createStore } from '../store/create-store.ts';
 import { migrate } from '../store/migrate.ts';
 import { createPgClient, quoteIdent } from '../store/pg-client.ts';
-import type { Store } from '../store/repositories.ts';
-import type { SqlClient } from '../store/types.ts';
+import type { StoreOnSql } from '../store/repositories.ts';
 import { testUrls, uniqueSuffix } from './infra.ts';
 
-export interface TestSchema {
-  sql: SqlClient;
-  store: Store;
+export interface TestSchema extends StoreOnSql {
   schema: string;
   /** Closes the pool and drops the schema. */
   drop(): Promise<void>;

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createStore } from '../store/create-store.ts';
-import { migrate } from '../store/migrate.ts';
 import type { Store } from '../store/repositories.ts';
 import type { SqlClient } from '../store/types.ts';
 import {
@@ -14,6 +13,7 @@ import {
 } from '../webhooks/dispatcher.ts';
 import { generateWebhookSecret, verifyWebhook } from '../webhooks/signature.ts';
 import { waitFor } from './broker-conformance.ts';
+import { migratedSuite } from './migrated-suite.ts';
 
 /** One request a test receiver got. */
 export interface ReceivedWebhook {
@@ -114,12 +114,10 @@ export function webhookConformance(
   describe(`webhook delivery conformance: ${name}`, () => {
     let target: Awaited<ReturnType<typeof makeSql>>;
     let store: Store;
-    beforeAll(async () => {
-      target = await makeSql();
-      await migrate(target.sql);
-      store = createStore(target.sql);
-    }, 120_000);
-    afterAll(() => target?.cleanup());
+    migratedSuite(makeSql, (t, s) => {
+      target = t;
+      store = s;
+    });
 
     /**
      * Runs a dispatcher with `settings` while `during` runs, then stops it and closes the receiver

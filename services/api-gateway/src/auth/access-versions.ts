@@ -1,6 +1,6 @@
 import type { Cache, Store } from '@trawl/platform';
 import type { FastifyBaseLogger } from 'fastify';
-import { DependencyDownError, GATEWAY_ERRORS } from '../errors.ts';
+import { databaseDown } from '../errors.ts';
 
 /**
  * Revocation that takes effect at once (docs/security.md). Every access token carries the user's
@@ -39,11 +39,7 @@ export function createAccessVersions(opts: {
     try {
       return await users.accessVersion(username);
     } catch (err) {
-      throw new DependencyDownError(
-        GATEWAY_ERRORS.databaseUnavailable,
-        'the database is unavailable; retry later',
-        err,
-      );
+      throw databaseDown(err);
     }
   }
 

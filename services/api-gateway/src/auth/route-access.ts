@@ -15,6 +15,11 @@ declare module 'fastify' {
   }
 }
 
+/** The route options that declare who may call a route: `app.get(url, allow({ role }), handler)`. */
+export function allow(access: RouteAccess): { config: { access: RouteAccess } } {
+  return { config: { access } };
+}
+
 function describe(route: RouteOptions): string {
   const m = Array.isArray(route.method) ? route.method.join(',') : route.method;
   return `${m} ${route.url}`;

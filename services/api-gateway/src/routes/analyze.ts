@@ -21,6 +21,7 @@ import { type SentEmail, type SerializedEmail, serializeEmail } from '../email-j
 import {
   BadQueryError,
   DependencyDownError,
+  databaseDown,
   ForbiddenError,
   GATEWAY_ERRORS,
   NotFoundError,
@@ -89,11 +90,7 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
       });
     } catch (err) {
       request.log.warn({ err }, 'job row could not be stored');
-      throw new DependencyDownError(
-        GATEWAY_ERRORS.databaseUnavailable,
-        'the database is unavailable; retry later',
-        err,
-      );
+      throw databaseDown(err);
     }
     // A claim check (ADR 005): the row just stored holds the Email; the message only names the job.
     const message: AnalysisRequestMessage = {
@@ -262,11 +259,7 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
         try {
           job = await ctx.store.jobs.get(id);
         } catch (err) {
-          throw new DependencyDownError(
-            GATEWAY_ERRORS.databaseUnavailable,
-            'the database is unavailable; retry later',
-            err,
-          );
+          throw databaseDown(err);
         }
         if (!job) throw new NotFoundError(`job ${jobId}`);
         return withFeedback(ctx, await withCampaign(job, request), request);
@@ -289,11 +282,7 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
         } catch (err) {
           if (cursor && (err as { status?: unknown }).status === 400)
             throw new BadQueryError([{ path: '/query/cursor', message: 'invalid cursor' }]);
-          throw new DependencyDownError(
-            GATEWAY_ERRORS.databaseUnavailable,
-            'the database is unavailable; retry later',
-            err,
-          );
+          throw databaseDown(err);
         }
       },
     );

@@ -2,7 +2,7 @@ import { parseWith } from '@trawl/contracts';
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { GatewayContext } from '../context.ts';
-import { DependencyDownError, GATEWAY_ERRORS, ValidationError } from '../errors.ts';
+import { databaseDown, ValidationError } from '../errors.ts';
 
 const AuditQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
@@ -24,11 +24,7 @@ export function auditRoutes(ctx: GatewayContext): FastifyPluginAsync {
       try {
         return await ctx.store.audit.verify();
       } catch (err) {
-        throw new DependencyDownError(
-          GATEWAY_ERRORS.databaseUnavailable,
-          'the database is unavailable; retry later',
-          err,
-        );
+        throw databaseDown(err);
       }
     });
 

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { hashRefreshToken, newRefreshToken } from '../auth/tokens.ts';
 import type { GatewayContext } from '../context.ts';
 import {
-  DependencyDownError,
+  databaseDown,
   GATEWAY_ERRORS,
   RateLimitedError,
   UnauthorizedError,
@@ -139,11 +139,7 @@ export function authRoutes(ctx: GatewayContext): FastifyPluginAsync {
     try {
       user = await ctx.store.users.get(username);
     } catch (err) {
-      throw new DependencyDownError(
-        GATEWAY_ERRORS.databaseUnavailable,
-        'the database is unavailable; retry later',
-        err,
-      );
+      throw databaseDown(err);
     }
     const ok = await ctx.passwords.verify(password, user?.password_hash);
     if (!user || !ok || user.disabled) {

@@ -1,17 +1,9 @@
 import { CampaignListQuery, parseWith } from '@trawl/contracts';
 import type { FastifyPluginAsync } from 'fastify';
 import type { GatewayContext } from '../context.ts';
-import { BadQueryError, DependencyDownError, GATEWAY_ERRORS, NotFoundError } from '../errors.ts';
+import { BadQueryError, databaseDown, NotFoundError } from '../errors.ts';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-function down(err: unknown): DependencyDownError {
-  return new DependencyDownError(
-    GATEWAY_ERRORS.databaseUnavailable,
-    'the database is unavailable; retry later',
-    err,
-  );
-}
 
 /**
  * Campaigns (issue 16): GET /campaigns (newest activity first, cursor-paginated) and
@@ -44,7 +36,7 @@ export function campaignRoutes(ctx: GatewayContext): FastifyPluginAsync {
       } catch (err) {
         if (cursor && isCursorError(err))
           throw new BadQueryError([{ path: '/query/cursor', message: 'invalid cursor' }]);
-        throw down(err);
+        throw databaseDown(err);
       }
     });
 
@@ -61,7 +53,7 @@ export function campaignRoutes(ctx: GatewayContext): FastifyPluginAsync {
       } catch (err) {
         if (cursor && isCursorError(err))
           throw new BadQueryError([{ path: '/query/cursor', message: 'invalid cursor' }]);
-        throw down(err);
+        throw databaseDown(err);
       }
       if (!c) throw new NotFoundError(`campaign ${id}`);
       return c;

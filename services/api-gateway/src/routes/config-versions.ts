@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { GatewayContext } from '../context.ts';
-import { DependencyDownError, GATEWAY_ERRORS } from '../errors.ts';
+import { databaseDown } from '../errors.ts';
 
 /**
  * GET /api/v1/config/versions (admin): the configuration versions this installation ran, newest
@@ -30,11 +30,7 @@ export function configVersionRoutes(ctx: GatewayContext): FastifyPluginAsync {
           })),
         };
       } catch (err) {
-        throw new DependencyDownError(
-          GATEWAY_ERRORS.databaseUnavailable,
-          'the database is unavailable; retry later',
-          err,
-        );
+        throw databaseDown(err);
       }
     });
   };

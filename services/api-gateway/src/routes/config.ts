@@ -6,6 +6,7 @@ import {
 } from '@trawl/contracts';
 import type { FastifyPluginAsync } from 'fastify';
 import { actorOf } from '../auth/access.ts';
+import { allow } from '../auth/route-access.ts';
 import { redactSecrets } from '../auth/secret-settings.ts';
 import type { ConfigFiles } from '../config-state.ts';
 import type { GatewayContext } from '../context.ts';
@@ -30,7 +31,7 @@ export function configRoutes(ctx: GatewayContext): FastifyPluginAsync {
   return async (app) => {
     app.get(
       '/config',
-      { config: { access: { role: 'viewer', service: ['config:read'] } } },
+      allow({ role: 'viewer', service: ['config:read'] }),
       async (): Promise<ConfigView> => {
         const { service, version } = ctx.configState.current().files;
         return {

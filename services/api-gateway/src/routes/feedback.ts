@@ -4,7 +4,7 @@ import { emitWebhookEvent, publicFeedback } from '@trawl/platform';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { actorOf } from '../auth/access.ts';
 import type { GatewayContext } from '../context.ts';
-import { DependencyDownError, GATEWAY_ERRORS, NotFoundError, ValidationError } from '../errors.ts';
+import { databaseDown, GATEWAY_ERRORS, NotFoundError, ValidationError } from '../errors.ts';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -47,11 +47,7 @@ export function feedbackRoutes(ctx: GatewayContext): FastifyPluginAsync {
         const { verdict } = parsed.value;
         const note = parsed.value.note?.trim() ? parsed.value.note.trim() : null;
         const job = await ctx.store.jobs.get(jobId).catch((err: unknown) => {
-          throw new DependencyDownError(
-            GATEWAY_ERRORS.databaseUnavailable,
-            'the database is unavailable; retry later',
-            err,
-          );
+          throw databaseDown(err);
         });
         if (!job) throw new NotFoundError(`job ${jobIdIn}`);
         if (job.status !== 'completed' || !job.result) {

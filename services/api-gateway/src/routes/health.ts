@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { allow } from '../auth/route-access.ts';
 import type { GatewayContext } from '../context.ts';
 
 interface ComponentHealth {
@@ -55,7 +56,7 @@ export function healthRoutes(ctx: GatewayContext): FastifyPluginAsync {
 
     app.get(
       '/api/v1/system/health',
-      { config: { access: { role: 'viewer', service: ['config:read'] } } },
+      allow({ role: 'viewer', service: ['config:read'] }),
       async (_request, reply) => {
         const svc = ctx.configState.current().files.service;
         const pluginIds = [

@@ -1,7 +1,7 @@
 import { BadInputError, type Email, safeParseEmail, TrawlError } from '@trawl/contracts';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { GatewayContext } from '../context.ts';
-import { DependencyDownError, GATEWAY_ERRORS, NotFoundError } from '../errors.ts';
+import { databaseDown, GATEWAY_ERRORS, NotFoundError } from '../errors.ts';
 import { rebuildRfc822 } from '../message-view.ts';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -32,11 +32,7 @@ export function messageRoutes(ctx: GatewayContext): FastifyPluginAsync {
     try {
       stored = await ctx.store.messages.get(id);
     } catch (err) {
-      throw new DependencyDownError(
-        GATEWAY_ERRORS.databaseUnavailable,
-        'the database is unavailable; retry later',
-        err,
-      );
+      throw databaseDown(err);
     }
     if (!stored) throw new NotFoundError(`job ${jobId}`);
     if (stored.body_purged_at !== null) throw new MessagePurgedError(id, stored.body_purged_at);

@@ -7,6 +7,7 @@ import {
 } from '@trawl/contracts';
 import { compileWorkflow, runWorkflow } from '@trawl/workflow-engine';
 import type { FastifyPluginAsync } from 'fastify';
+import { allow } from '../auth/route-access.ts';
 import type { ConfigSnapshot } from '../config-state.ts';
 import type { GatewayContext } from '../context.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
@@ -42,22 +43,18 @@ function validateOneWorkflow(body: unknown, s: ConfigSnapshot): ValidationProble
 
 export function workflowRoutes(ctx: GatewayContext): FastifyPluginAsync {
   return async (app) => {
-    app.get(
-      '/workflows',
-      { config: { access: { role: 'viewer', service: ['config:read'] } } },
-      async () => {
-        const files = ctx.configState.current().files;
-        return {
-          items: files.workflows,
-          default_workflow_id: files.service.workflow.default_workflow_id,
-          version: files.version,
-        };
-      },
-    );
+    app.get('/workflows', allow({ role: 'viewer', service: ['config:read'] }), async () => {
+      const files = ctx.configState.current().files;
+      return {
+        items: files.workflows,
+        default_workflow_id: files.service.workflow.default_workflow_id,
+        version: files.version,
+      };
+    });
 
     app.get(
       '/workflows/:id',
-      { config: { access: { role: 'viewer', service: ['config:read'] } } },
+      allow({ role: 'viewer', service: ['config:read'] }),
       async (request) => {
         const { id } = request.params as { id: string };
         const wf = ctx.configState.current().files.workflows.find((w) => w.id === id);
