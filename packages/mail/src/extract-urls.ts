@@ -721,9 +721,23 @@ export function extractUrls(
   email: Pick<Email, 'body_text' | 'body_html'>,
   opts: ExtractUrlsOptions = {},
 ): ExtractedUrl[] {
-  const c = new Collector(opts.maxUrls ?? 500, undefined);
+  // One message's URLs are read by the analyzers' view and by the job's evidence: the extraction
+  // runs once per Email object and cap (a copy of the list each time; its entries are shared).
+  const max = opts.maxUrls ?? 500;
+  const cached = extracted.get(email);
+  if (cached?.max === max) return cached.urls.slice();
+  const urls = extractAll(email, max);
+  extracted.set(email, { max, urls });
+  return urls.slice();
+}
+
+/** Extractions already made, by Email object (bodies are never changed after parsing). */
+const extracted = new WeakMap<object, { max: number; urls: ExtractedUrl[] }>();
+
+function extractAll(email: Pick<Email, 'body_text' | 'body_html'>, max: number): ExtractedUrl[] {
+  const c = new Collector(max, undefined);
   if (email.body_html) extractHtmlUrls(email.body_html, c);
-  const cText = new Collector(opts.maxUrls ?? 500, undefined);
+  const cText = new Collector(max, undefined);
   if (email.body_text) extractTextUrls(email.body_text, cText);
   // a text URL that the HTML already has adds nothing
   const known = new Set(c.out.map((u) => u.url));

@@ -260,9 +260,10 @@ export function buildEvidence(email: Email, opts: EvidenceOptions = {}): Evidenc
   if (a.dmarc_from) auth.dmarc_from = cut(a.dmarc_from);
 
   const atts = attachmentsOf(email, truncated);
-  const body = extractUrls(email, { maxUrls: L.urls + 1 }).map((u) =>
-    urlOf(u, u.source === 'text' ? 'text' : 'html'),
-  );
+  // the default cap, as the analyzers' view reads them: the extraction is shared (one per Email)
+  const body = extractUrls(email)
+    .slice(0, L.urls + 1)
+    .map((u) => urlOf(u, u.source === 'text' ? 'text' : 'html'));
   const urls = capList([...body, ...atts.urls], L.urls, 'urls', truncated);
 
   const ev: Evidence = {
