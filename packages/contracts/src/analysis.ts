@@ -4,6 +4,8 @@ import { Evidence, EvidenceRef } from './evidence.ts';
 import { coversKeys, fastRecord, isObjectLike, memberSchema, SLOW } from './fast-path.ts';
 
 export const Probability = z.number().min(0).max(1);
+/** A duration, or a time since a start, in milliseconds. */
+export const Millis = z.number().nonnegative();
 
 export const THREAT_LEVELS = ['none', 'low', 'medium', 'high', 'critical'] as const;
 export const ThreatLevel = z.enum(THREAT_LEVELS);
@@ -12,6 +14,10 @@ export type ThreatLevel = z.infer<typeof ThreatLevel>;
 export const RECOMMENDED_ACTIONS = ['allow', 'flag', 'review', 'quarantine'] as const;
 export const RecommendedAction = z.enum(RECOMMENDED_ACTIONS);
 export type RecommendedAction = z.infer<typeof RecommendedAction>;
+
+export const ANALYZER_STATUSES = ['success', 'failed', 'skipped', 'timeout'] as const;
+export const AnalyzerStatus = z.enum(ANALYZER_STATUSES);
+export type AnalyzerStatus = z.infer<typeof AnalyzerStatus>;
 
 /** Indicator types about one of the message's links. */
 export const URL_INDICATOR_TYPES = [
@@ -249,10 +255,6 @@ export function safeParseAnalyzerAnswer(
   return data === SLOW ? AnalyzerAnswer.safeParse(value) : { success: true, data };
 }
 
-export const ANALYZER_STATUSES = ['success', 'failed', 'skipped', 'timeout'] as const;
-export const AnalyzerStatus = z.enum(ANALYZER_STATUSES);
-export type AnalyzerStatus = z.infer<typeof AnalyzerStatus>;
-
 /** One analyzer's result inside analysis_context (spec 2.4). */
 export const AnalyzerResult = z.object({
   analyzer_id: z.string(),
@@ -264,7 +266,7 @@ export const AnalyzerResult = z.object({
   indicators: z.array(Indicator),
   analyzer_details: z.record(z.string(), z.unknown()).default({}),
   attempts: z.number().int().nonnegative(),
-  duration_ms: z.number().nonnegative(),
+  duration_ms: Millis,
   cached: z.boolean().optional(),
 });
 export type AnalyzerResult = z.output<typeof AnalyzerResult>;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AnalysisResult } from './analysis.ts';
 import { Email } from './email.ts';
-import { JobError } from './job.ts';
+import { JOB_IDS, JobError } from './job.ts';
 
 /**
  * Broker topology. Every name can be given a prefix (tests use one per file) with `topology(prefix)`.
@@ -47,8 +47,7 @@ export type Topology = ReturnType<typeof topology>;
  * validated when present).
  */
 export const AnalysisRequestMessage = z.object({
-  job_id: z.uuid(),
-  email_id: z.string(),
+  ...JOB_IDS,
   workflow_id: z.string(),
   email: Email.optional(),
   submitted_at: z.string(),
@@ -60,8 +59,7 @@ export type AnalysisRequestMessage = z.output<typeof AnalysisRequestMessage>;
 /** Event on trawl.results. */
 export const AnalysisEvent = z.object({
   event: z.enum(['analysis.completed', 'analysis.failed']),
-  job_id: z.uuid(),
-  email_id: z.string(),
+  ...JOB_IDS,
   workflow: z.string(),
   result: AnalysisResult.optional(),
   error: JobError.optional(),

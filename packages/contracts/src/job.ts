@@ -1,8 +1,11 @@
 import { z } from 'zod';
-import { AnalysisResult, AnalyzerStatus, StageAggregate } from './analysis.ts';
+import { AnalysisResult, AnalyzerStatus, Millis, StageAggregate } from './analysis.ts';
 import { Email } from './email.ts';
 import { JobReport } from './report.ts';
 import { JobFeedback } from './webhooks.ts';
+
+/** The ids of a job and of the message it analyses, as every shape about a job carries them. */
+export const JOB_IDS = { job_id: z.uuid(), email_id: z.string() };
 
 export const JOB_STATUSES = ['queued', 'processing', 'completed', 'failed'] as const;
 export const JobStatus = z.enum(JOB_STATUSES);
@@ -16,25 +19,25 @@ export const JobError = z.object({
 });
 export type JobError = z.infer<typeof JobError>;
 
+export const STAGE_STATUSES = ['pending', 'running', 'completed', 'failed', 'skipped'] as const;
+export const StageStatus = z.enum(STAGE_STATUSES);
+export type StageStatus = z.infer<typeof StageStatus>;
+
 export const CallTrace = z.object({
   id: z.string(),
   status: AnalyzerStatus,
   attempts: z.number().int().nonnegative(),
-  duration_ms: z.number().nonnegative(),
+  duration_ms: Millis,
   error: z.string().optional(),
   cached: z.boolean().optional(),
 });
 export type CallTrace = z.infer<typeof CallTrace>;
 
-export const STAGE_STATUSES = ['pending', 'running', 'completed', 'failed', 'skipped'] as const;
-export const StageStatus = z.enum(STAGE_STATUSES);
-export type StageStatus = z.infer<typeof StageStatus>;
-
 export const StageTrace = z.object({
   name: z.string(),
   status: StageStatus,
-  started_at_ms: z.number().nonnegative().optional(),
-  duration_ms: z.number().nonnegative(),
+  started_at_ms: Millis.optional(),
+  duration_ms: Millis,
   error: z.string().optional(),
   condition: z.string().optional(),
   providers: z.array(CallTrace),
@@ -46,7 +49,7 @@ export type StageTrace = z.infer<typeof StageTrace>;
 export const Trace = z.object({
   workflow_id: z.string(),
   config_version: z.string().optional(),
-  duration_ms: z.number().nonnegative(),
+  duration_ms: Millis,
   final_stage: z.string().optional(),
   stages: z.array(StageTrace),
 });
@@ -65,8 +68,7 @@ export const JobCampaign = z.object({
 export type JobCampaign = z.infer<typeof JobCampaign>;
 
 export const Job = z.object({
-  job_id: z.uuid(),
-  email_id: z.string(),
+  ...JOB_IDS,
   status: JobStatus,
   workflow: z.string(),
   created_at: z.string(),
@@ -102,8 +104,7 @@ export type SubmitRequest = z.output<typeof SubmitRequest>;
 
 /** POST /api/v1/analyze answer. */
 export const SubmitResponse = z.object({
-  job_id: z.uuid(),
-  email_id: z.string(),
+  ...JOB_IDS,
   status: z.literal('queued'),
   workflow: z.string(),
   message: z.string(),

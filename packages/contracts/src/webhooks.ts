@@ -38,16 +38,6 @@ export const FeedbackAnswer = z.object({
 });
 export type FeedbackAnswer = z.infer<typeof FeedbackAnswer>;
 
-export const WEBHOOK_EVENT_TYPES = [
-  'job.completed',
-  'job.failed',
-  'verdict.phishing',
-  'feedback.created',
-  'campaign.updated',
-] as const;
-export const WebhookEventType = z.enum(WEBHOOK_EVENT_TYPES);
-export type WebhookEventType = z.infer<typeof WebhookEventType>;
-
 /**
  * A webhook URL: http or https only (an admin sets it; other schemes such as file: or data: are
  * refused), with a host, no credentials in it, at most 2048 characters.
@@ -71,6 +61,17 @@ export const WebhookUrl = z
       ctx.addIssue({ code: 'custom', message: 'must not carry credentials' });
     }
   });
+
+/** The events a webhook can subscribe to. */
+export const WEBHOOK_EVENT_TYPES = [
+  'job.completed',
+  'job.failed',
+  'verdict.phishing',
+  'feedback.created',
+  'campaign.updated',
+] as const;
+export const WebhookEventType = z.enum(WEBHOOK_EVENT_TYPES);
+export type WebhookEventType = z.infer<typeof WebhookEventType>;
 
 const Events = z
   .array(WebhookEventType)

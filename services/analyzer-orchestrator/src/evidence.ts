@@ -15,7 +15,15 @@ import {
   searchTermsOf,
   URL_INDICATOR_TYPES,
 } from '@trawl/contracts';
-import { type ExtractedUrl, extractUrls, readAuthResults, sniffAttachment } from '@trawl/mail';
+import {
+  type AttachmentSniff,
+  type ExtractedUrl,
+  extractUrls,
+  type HtmlFeatures,
+  type PdfFlags,
+  readAuthResults,
+  sniffAttachment,
+} from '@trawl/mail';
 import type { RunOutcome } from '@trawl/workflow-engine';
 
 /**
@@ -154,25 +162,44 @@ function urlOf(u: ExtractedUrl, place: EvidenceUrl['found_in'], attachment?: num
   return e;
 }
 
-function findingsOf(s: ReturnType<typeof sniffAttachment>): string[] {
+/** The findings a sniff's PDF flags and HTML features name, in the order they are listed. */
+const FLAG_FINDINGS: {
+  pdf: Record<keyof PdfFlags, string>;
+  html: Record<keyof HtmlFeatures, string>;
+} = {
+  pdf: {
+    javascript: 'pdf_javascript',
+    openAction: 'pdf_open_action',
+    launch: 'pdf_launch',
+    embeddedFile: 'pdf_embedded_file',
+    acroForm: 'pdf_form',
+    uri: 'pdf_links',
+  },
+  html: {
+    scripts: 'html_scripts',
+    forms: 'html_form',
+    passwordInputs: 'html_password_input',
+    metaRefresh: 'html_meta_refresh',
+    eventHandlers: 'html_event_handlers',
+    foreignObject: 'svg_foreign_object',
+  },
+};
+
+/** The names of the flags that are set (true or a count above 0) in `flags`, as `names` lists them. */
+function flagged<K extends string>(
+  flags: Record<K, boolean | number> | undefined,
+  names: Record<K, string>,
+): string[] {
+  if (!flags) return [];
+  return (Object.keys(names) as K[]).filter((k) => flags[k]).map((k) => names[k]);
+}
+
+function findingsOf(s: AttachmentSniff): string[] {
   const f: string[] = [];
   if (s.hasMacros) f.push('macros');
   if (s.embeddedObjects) f.push('embedded_objects');
   if (s.encrypted) f.push('encrypted');
-  const p = s.pdfFlags;
-  if (p?.javascript) f.push('pdf_javascript');
-  if (p?.openAction) f.push('pdf_open_action');
-  if (p?.launch) f.push('pdf_launch');
-  if (p?.embeddedFile) f.push('pdf_embedded_file');
-  if (p?.acroForm) f.push('pdf_form');
-  if (p?.uri) f.push('pdf_links');
-  const h = s.htmlFeatures;
-  if (h?.scripts) f.push('html_scripts');
-  if (h?.forms) f.push('html_form');
-  if (h?.passwordInputs) f.push('html_password_input');
-  if (h?.metaRefresh) f.push('html_meta_refresh');
-  if (h?.eventHandlers) f.push('html_event_handlers');
-  if (h?.foreignObject) f.push('svg_foreign_object');
+  f.push(...flagged(s.pdfFlags, FLAG_FINDINGS.pdf), ...flagged(s.htmlFeatures, FLAG_FINDINGS.html));
   return f;
 }
 

@@ -7,8 +7,8 @@ import { firstHeader } from '../shared/header-values.ts';
 import { type LanguageHits, viewBrands, viewHits } from '../shared/lexicon-hits.ts';
 import type { Brand, Lexicons } from '../shared/lexicons.ts';
 import { countMixedScriptWords, countStyledLetters, hasNonAscii } from '../shared/normalize.ts';
-import { type Finding, finding, one } from '../shared/score.ts';
-import { type MailView, viewOf } from '../shared/view.ts';
+import { type Finding, finding, one, oneOf } from '../shared/score.ts';
+import { htmlMatches, type MailView, viewOf } from '../shared/view.ts';
 import type { ContentSettings } from './settings.ts';
 import {
   genericGreeting,
@@ -100,22 +100,22 @@ export const comboFindings: ContentTechnique = (ctx) => {
   let categories = 0;
   for (const { cat } of SCORED) if (categoryHits(ctx, cat).n > 0) categories++;
   if (categories < 3) return NONE;
-  return one(
+  return oneOf(
+    ctx.w,
+    'combo_bonus',
     'urgency_language',
     `${categories} kinds of pressure language together`,
-    'combo_bonus',
-    ctx.w.combo_bonus,
   );
 };
 
 // an alarming tone
 export const sentimentFindings: ContentTechnique = ({ sentiment, settings, w }) => {
   if (sentiment > -settings.sentiment_threshold) return NONE;
-  return one(
+  return oneOf(
+    w,
+    'negative_sentiment',
     'negative_sentiment',
     `alarming tone (sentiment ${sentiment.toFixed(2)})`,
-    'negative_sentiment',
-    w.negative_sentiment,
   );
 };
 
@@ -165,11 +165,11 @@ export const brandFindings: ContentTechnique = ({ v, lex, hits, settings: s, w }
         ![...linkDomains].some((d) => brandOwns(brand, d)) &&
         !(v.auth.dmarc === 'pass' && v.auth.verified)
       )
-        return one(
+        return oneOf(
+          w,
+          'brand_sender_offsite_links',
           'brand_impersonation',
           `From is ${fromDomain} (${id}) but no link goes to ${id}: ${[...linkDomains].slice(0, 3).join(', ')}`,
-          'brand_sender_offsite_links',
-          w.brand_sender_offsite_links,
         );
       continue;
     }
@@ -182,11 +182,11 @@ export const brandFindings: ContentTechnique = ({ v, lex, hits, settings: s, w }
         w.brand_impersonation * conf,
       );
     if (subjBrands.has(id) && !linksToBrand)
-      return one(
+      return oneOf(
+        w,
+        'brand_mention',
         'brand_impersonation',
         `${id} named in the subject, sent from ${fromDomain || 'an unknown domain'}`,
-        'brand_mention',
-        w.brand_mention,
       );
   }
   return NONE;
@@ -201,11 +201,11 @@ export const obfuscationFindings: ContentTechnique = ({ v, w }) => {
   const styled = plain ? 0 : countStyledLetters(raw);
   const mixed = plain ? 0 : countMixedScriptWords(raw);
   if (zw < 5 && styled < 4 && mixed < 2) return NONE;
-  return one(
+  return oneOf(
+    w,
+    'text_obfuscation',
     'text_obfuscation',
     `obfuscated text (${zw} invisible characters, ${styled} styled letters, ${mixed} mixed-script words)`,
-    'text_obfuscation',
-    w.text_obfuscation,
   );
 };
 
@@ -213,26 +213,24 @@ export const obfuscationFindings: ContentTechnique = ({ v, w }) => {
 export const insertedNoiseFindings: ContentTechnique = ({ v, w }) => {
   const noise = insertedNoise(v.text.slice(0, 20_000));
   if (!noise) return NONE;
-  return one(
+  return oneOf(
+    w,
+    'inserted_noise',
     'text_obfuscation',
     `the same junk token ${noise.slice(0, 20)} is stuffed into the words`,
-    'inserted_noise',
-    w.inserted_noise,
   );
 };
 
 // text pushed far off screen by CSS (hidden filler or hidden lure)
+const OFF_SCREEN = /(?:margin-(?:top|left)|text-indent|left|top)\s*:\s*-?\d{5,}px/i;
+
 export const hiddenTextFindings: ContentTechnique = ({ v, w }) => {
-  if (
-    !v.has_html ||
-    !/(?:margin-(?:top|left)|text-indent|left|top)\s*:\s*-?\d{5,}px/i.test(v.html.slice(0, 200_000))
-  )
-    return NONE;
-  return one(
+  if (!htmlMatches(v, OFF_SCREEN)) return NONE;
+  return oneOf(
+    w,
+    'hidden_text',
     'suspicious_content',
     'HTML hides content by moving it tens of thousands of pixels off screen',
-    'hidden_text',
-    w.hidden_text,
   );
 };
 
@@ -240,12 +238,7 @@ export const hiddenTextFindings: ContentTechnique = ({ v, w }) => {
 export const subjectMoneyFindings: ContentTechnique = ({ v, w }) => {
   if (!/[$€£]\s?\d|\d\s?(?:[$€£]|usd\b|eur\b|btc\b|eth\b|usdt\b)|\d\s?%/i.test(v.subject))
     return NONE;
-  return one(
-    'reward_language',
-    'money or a discount named in the subject',
-    'subject_money',
-    w.subject_money,
-  );
+  return oneOf(w, 'subject_money', 'reward_language', 'money or a discount named in the subject');
 };
 
 // image-only lure: an HTML body whose visible text is almost nothing but which links out (a link
@@ -263,11 +256,11 @@ export const htmlOnlyFindings: ContentTechnique = ({ email, v, w }) => {
   // the view's HTML text is bounded: the parser's copy starts with it
   if (plain.trim() !== '' && !plain.startsWith(v.html_text)) return NONE;
   if (firstHeader(email, 'list-unsubscribe') || firstHeader(email, 'list-id')) return NONE;
-  return one(
+  return oneOf(
+    w,
+    'html_only',
     'suspicious_content',
     'HTML without a plain-text alternative, not from a list or newsletter tool',
-    'html_only',
-    w.html_only,
   );
 };
 
@@ -284,11 +277,11 @@ export const imageOnlyFindings: ContentTechnique = ({ email, v, w }) => {
     !visibleBelow(v.html_text, email.body_text, 120)
   )
     return NONE;
-  return one(
+  return oneOf(
+    w,
+    'image_only',
     'suspicious_content',
     'message is an image with a link and almost no text',
-    'image_only',
-    w.image_only,
   );
 };
 
@@ -297,19 +290,19 @@ export const greetingFindings: ContentTechnique = ({ v, w }) => {
   // the plain part first, then the HTML's text (some bulk tools put HTML source in the plain part)
   const address = greetingAddress(v.text) ?? greetingAddress(v.html_text);
   if (address)
-    return one(
+    return oneOf(
+      w,
+      'greeting_address',
       'suspicious_content',
       `greets the recipient by an e-mail address (${address.slice(0, 80)})`,
-      'greeting_address',
-      w.greeting_address,
     );
   const generic = genericGreeting(v.text) ?? genericGreeting(v.html_text);
   if (generic)
-    return one(
+    return oneOf(
+      w,
+      'generic_greeting',
       'suspicious_content',
       `a generic greeting (“${generic.slice(0, 60)}”)`,
-      'generic_greeting',
-      w.generic_greeting,
     );
   return NONE;
 };

@@ -14,7 +14,7 @@ import {
 import { PairMemo } from '../shared/memo.ts';
 import { normalizeForMatch } from '../shared/normalize.ts';
 import { looksRandom } from '../shared/random-domain.ts';
-import { type Finding, finding, one } from '../shared/score.ts';
+import { type Finding, finding, one, oneOf } from '../shared/score.ts';
 import { orgDomain } from '../shared/view.ts';
 import {
   addressInSubject,
@@ -93,11 +93,11 @@ export const listResignedFindings: HeaderTechnique = (ctx) => {
   const { auth: a, listSigner, w } = ctx;
   if (!listSigner || (a.dkim !== 'fail' && a.dmarc !== 'fail')) return NONE;
   if (standingDomain(ctx)) return NONE;
-  return one(
+  return oneOf(
+    w,
+    'list_explains_auth_failure',
     'mailing_list',
     `mailing list signed by ${listSigner} relayed the author’s message; it explains the author’s broken ${a.dmarc === 'fail' ? 'DMARC' : 'DKIM'}`,
-    'list_explains_auth_failure',
-    w.list_explains_auth_failure,
   );
 };
 
@@ -110,11 +110,11 @@ export const ownDomainUnauthenticatedFindings: HeaderTechnique = (ctx) => {
     ctx.settings.organisation_domains.some((d) => under(fromOrg, d.toLowerCase())) ||
     recipientDomains.has(fromOrg);
   if (!own) return NONE;
-  return one(
+  return oneOf(
+    w,
+    'own_domain_unauthenticated',
     'domain_spoofing',
     `From is in the recipient’s own domain ${fromOrg} but fails ${a.dmarc === 'fail' ? 'DMARC' : 'SPF'} at the receiving server`,
-    'own_domain_unauthenticated',
-    w.own_domain_unauthenticated,
   );
 };
 
@@ -181,11 +181,11 @@ export const returnPathFindings: HeaderTechnique = ({ v, fromOrg, relays, w }) =
   const rp = v.return_path;
   if (!rp?.org_domain || !fromOrg || rp.org_domain === fromOrg || relays.has(rp.org_domain))
     return NONE;
-  return one(
+  return oneOf(
+    w,
+    'return_path_mismatch',
     'return_path_mismatch',
     `Return-Path ${rp.domain} differs from From ${v.from.domain}`,
-    'return_path_mismatch',
-    w.return_path_mismatch,
   );
 };
 
@@ -234,11 +234,11 @@ export const displayNameAddressFindings: HeaderTechnique = ({ v, dn, fromOrg, w 
   if (!addrInName) return NONE;
   const shown = orgDomain(addrInName[1].toLowerCase());
   if (!shown || !fromOrg || shown === fromOrg) return NONE;
-  return one(
+  return oneOf(
+    w,
+    'display_name_address',
     'display_name_spoofing',
     `display name shows ${addrInName[0]} but the sender is ${v.from.address}`,
-    'display_name_address',
-    w.display_name_address,
   );
 };
 
@@ -298,11 +298,11 @@ export const organisationNameFindings: HeaderTechnique = ({ dn, fromOrg, setting
       normalizeForMatch(dn).includes(normalizeForMatch(org)) &&
       !settings.organisation_domains.includes(fromOrg)
     ) {
-      return one(
+      return oneOf(
+        w,
+        'display_name_brand',
         'display_name_spoofing',
         `display name names the organisation (${org}) but the sender is external`,
-        'display_name_brand',
-        w.display_name_brand,
       );
     }
   }
@@ -332,18 +332,18 @@ function malformedFrom(unquoted: string): boolean {
 // 4b. who the From header claims to be: no address at all, or one that cannot be real
 export const fromAddressFindings: HeaderTechnique = ({ fromHeader, unquoted, w }) => {
   if (fromHeader.trim() && !unquoted.includes('@'))
-    return one(
+    return oneOf(
+      w,
+      'from_no_address',
       'suspicious_sender',
       `From names no address: ${fromHeader.trim().slice(0, 60)}`,
-      'from_no_address',
-      w.from_no_address,
     );
   if (unquoted.includes('@') && malformedFrom(unquoted))
-    return one(
+    return oneOf(
+      w,
+      'from_address_malformed',
       'suspicious_sender',
       `From address is malformed: ${unquoted.trim().slice(0, 80)}`,
-      'from_address_malformed',
-      w.from_address_malformed,
     );
   return NONE;
 };
@@ -361,11 +361,11 @@ export const displayNameRecipientFindings: HeaderTechnique = (ctx) => {
   const lower = shown.toLowerCase();
   const named = [...recipientDomains].find((d) => d !== fromOrg && containsWord(lower, d));
   if (!named) return NONE;
-  return one(
+  return oneOf(
+    w,
+    'display_name_recipient_domain',
     'display_name_spoofing',
     `display name shows the recipient’s domain ${named} but the sender is ${v.from.address || '(none)'}`,
-    'display_name_recipient_domain',
-    w.display_name_recipient_domain,
   );
 };
 
@@ -386,11 +386,11 @@ export const systemNameFindings: HeaderTechnique = (ctx) => {
     !v.urls.some((u) => u.source === 'href' && u.host)
   )
     return NONE;
-  return one(
+  return oneOf(
+    w,
+    'system_notice_name',
     'display_name_spoofing',
     `a mail-system sender name (“${shown.slice(0, 60)}”) on a message with web links`,
-    'system_notice_name',
-    w.system_notice_name,
   );
 };
 
@@ -417,11 +417,11 @@ export const senderLookalikeFindings: HeaderTechnique = ({ lex, settings, fromOr
 // 5. sender domain in punycode
 export const senderPunycodeFindings: HeaderTechnique = ({ v, w }) => {
   if (!/(^|\.)xn--/.test(v.from.domain)) return NONE;
-  return one(
+  return oneOf(
+    w,
+    'sender_punycode',
     'homograph_domain',
     `sender domain ${v.from.domain} is punycode`,
-    'sender_punycode',
-    w.sender_punycode,
   );
 };
 
@@ -459,12 +459,7 @@ export const throwawayDomainFindings: HeaderTechnique = ({ v, lex, fromOrg, w })
 // 6. self-addressed: From is the recipient's own address (spoofed extortion / "mailbox" lures)
 export const selfAddressedFindings: HeaderTechnique = ({ v, to, list, w }) => {
   if (!v.from.address || to.length !== 1 || to[0] !== v.from.address || list) return NONE;
-  return one(
-    'domain_spoofing',
-    'From is the recipient’s own address',
-    'self_addressed',
-    w.self_addressed,
-  );
+  return oneOf(w, 'self_addressed', 'domain_spoofing', 'From is the recipient’s own address');
 };
 
 // 7. recipient address or mailbox name used as bait in the subject
@@ -472,11 +467,11 @@ export const recipientInSubjectFindings: HeaderTechnique = ({ v, to, subj, w }) 
   for (const r of v.list_id ? [] : to.slice(0, 5)) {
     const local = r.split('@')[0] ?? '';
     if ((r.length > 5 && subj.includes(r)) || (local.length >= 5 && containsWord(subj, local)))
-      return one(
+      return oneOf(
+        w,
+        'recipient_in_subject',
         'header_anomaly',
         'subject contains the recipient’s address',
-        'recipient_in_subject',
-        w.recipient_in_subject,
       );
   }
   return NONE;
@@ -491,25 +486,19 @@ export const recipientDomainInSubjectFindings: HeaderTechnique = (ctx) => {
   if (v.list_id) return NONE;
   const named = [...recipientDomains].find((d) => d !== fromOrg && containsWord(subj, d));
   if (!named || recipientInSubject(ctx)) return NONE;
-  return one(
+  return oneOf(
+    w,
+    'recipient_domain_in_subject',
     'header_anomaly',
     `the subject names the recipient’s domain ${named}`,
-    'recipient_domain_in_subject',
-    w.recipient_domain_in_subject,
   );
 };
 
 // 8. Message-ID anomalies
 export const messageIdFindings: HeaderTechnique = ({ v, w }) => {
-  if (!v.message_id)
-    return one('header_anomaly', 'no Message-ID', 'message_id_missing', w.message_id_missing);
+  if (!v.message_id) return oneOf(w, 'message_id_missing', 'header_anomaly', 'no Message-ID');
   if (!/^<?[^<>@\s]+@[^<>@\s]+>?$/.test(v.message_id.trim()))
-    return one(
-      'header_anomaly',
-      'malformed Message-ID',
-      'message_id_malformed',
-      w.message_id_malformed,
-    );
+    return oneOf(w, 'message_id_malformed', 'header_anomaly', 'malformed Message-ID');
   return NONE;
 };
 
@@ -521,23 +510,18 @@ export const dateFindings: HeaderTechnique = ({ email, v, w }) => {
   if (!firstReceived || !Number.isFinite(date)) return NONE;
   const ts = Date.parse(firstReceived.split(';').pop()?.trim() ?? '');
   if (!Number.isFinite(ts) || date - ts <= 24 * 3600 * 1000) return NONE;
-  return one(
-    'header_anomaly',
-    'Date lies more than a day after delivery',
-    'date_future',
-    w.date_future,
-  );
+  return oneOf(w, 'date_future', 'header_anomaly', 'Date lies more than a day after delivery');
 };
 
 // 10. bulk-mail tricks in From and Subject: a junk token appended to defeat matching
 export const junkSuffixFindings: HeaderTechnique = ({ v, dn, w }) => {
   const junk = junkSuffix(v.subject) ?? (dn ? junkSuffix(dn) : undefined);
   if (!junk) return NONE;
-  return one(
+  return oneOf(
+    w,
+    'junk_suffix',
     'header_anomaly',
     `junk token appended to defeat matching: ${junk.slice(0, 40)}`,
-    'junk_suffix',
-    w.junk_suffix,
   );
 };
 
@@ -545,33 +529,33 @@ export const junkSuffixFindings: HeaderTechnique = ({ v, dn, w }) => {
 export const malformedDisplayNameFindings: HeaderTechnique = ({ dn, w }) => {
   const mangled = dn ? malformedDisplayName(dn) : undefined;
   if (!mangled) return NONE;
-  return one(
+  return oneOf(
+    w,
+    'display_name_malformed',
     'header_anomaly',
     `display name is mangled (${mangled})`,
-    'display_name_malformed',
-    w.display_name_malformed,
   );
 };
 
 // 10. words cut up by spaces or dots
 export const brokenWordsFindings: HeaderTechnique = ({ v, dn, w }) => {
   if (!brokenWords(v.subject) && !(dn && brokenWords(dn))) return NONE;
-  return one(
+  return oneOf(
+    w,
+    'broken_words',
     'text_obfuscation',
     'words cut up by spaces or dots in the subject or sender name',
-    'broken_words',
-    w.broken_words,
   );
 };
 
 // 10. "Re:" on a message that answers nothing
 export const fakeReplyFindings: HeaderTechnique = ({ v, w }) => {
   if (v.list_id || !fakeReply(v.subject, v.header_names)) return NONE;
-  return one(
+  return oneOf(
+    w,
+    'fake_reply',
     'header_anomaly',
     'subject poses as a reply but the message answers nothing',
-    'fake_reply',
-    w.fake_reply,
   );
 };
 
@@ -582,11 +566,11 @@ export const unrelatedOrgNameFindings: HeaderTechnique = (ctx) => {
   // a mailbox name of random-case letters is no organisation's, as a role address is not a person's
   const generated = mixedCaseLocalPart(writtenAddress(ctx).split('@')[0] ?? '');
   if (!unrelatedOrgName(dn, v.from.address, generated)) return NONE;
-  return one(
+  return oneOf(
+    w,
+    'unrelated_org_name',
     'display_name_spoofing',
     `organisation name “${dn.slice(0, 60)}” on an address that is not its own (${v.from.address})`,
-    'unrelated_org_name',
-    w.unrelated_org_name,
   );
 };
 
@@ -594,12 +578,7 @@ export const unrelatedOrgNameFindings: HeaderTechnique = (ctx) => {
 export const addressInSubjectFindings: HeaderTechnique = (ctx) => {
   const { v, subj, w } = ctx;
   if (recipientInSubject(ctx) || !addressInSubject(subj, v.from.address)) return NONE;
-  return one(
-    'header_anomaly',
-    'the subject shows an e-mail address',
-    'address_in_subject',
-    w.address_in_subject,
-  );
+  return oneOf(w, 'address_in_subject', 'header_anomaly', 'the subject shows an e-mail address');
 };
 
 // 10. a generated label below the sender's or the bounce domain
@@ -611,11 +590,11 @@ export const generatedSubdomainFindings: HeaderTechnique = ({ v, fromOrg, w }) =
   ] as const) {
     const label = generatedSubdomain(host, org);
     if (label)
-      return one(
+      return oneOf(
+        w,
+        'generated_subdomain',
         'suspicious_sender',
         `sender host ${host} has a generated label (${label})`,
-        'generated_subdomain',
-        w.generated_subdomain,
       );
   }
   return NONE;
@@ -626,10 +605,10 @@ export const generatedLocalPartFindings: HeaderTechnique = (ctx) => {
   const { v, w } = ctx;
   if (!v.from.address || v.list_id) return NONE;
   if (!generatedLocalPart(writtenAddress(ctx))) return NONE;
-  return one(
+  return oneOf(
+    w,
+    'generated_local_part',
     'suspicious_sender',
     `sender mailbox ${v.from.address.split('@')[0]} looks generated`,
-    'generated_local_part',
-    w.generated_local_part,
   );
 };

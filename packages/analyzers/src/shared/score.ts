@@ -103,3 +103,13 @@ export function answerFrom(findings: Finding[], o: AnswerOptions): AnalyzerAnswe
     },
   };
 }
+
+/** A technique's answer of one finding at its symbol's weight in `w` (the weights setting). */
+export function oneOf<S extends string>(
+  w: Readonly<Record<S, number>>,
+  symbol: S,
+  type: string,
+  value: string,
+): Finding[] {
+  return one(type, value, symbol, w[symbol]);
+}

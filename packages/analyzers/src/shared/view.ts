@@ -84,6 +84,11 @@ export interface MailView {
   header_names: string[];
 }
 
+/** Whether the message has HTML in which `re` matches (the first 200,000 characters: bounded work). */
+export function htmlMatches(v: MailView, re: RegExp): boolean {
+  return v.has_html && re.test(v.html.slice(0, 200_000));
+}
+
 /** Answers of the public-suffix list by host, bounded: the same hosts come back message after message. */
 const orgDomains = new Map<string, string>();
 const publicSuffixes = new Map<string, string>();

@@ -15,8 +15,8 @@ import {
   protectedNames,
 } from '../shared/lookalike.ts';
 import { looksRandom } from '../shared/random-domain.ts';
-import { type Finding, one } from '../shared/score.ts';
-import { type MailView, type UrlView, viewOf } from '../shared/view.ts';
+import { type Finding, oneOf } from '../shared/score.ts';
+import { htmlMatches, type MailView, type UrlView, viewOf } from '../shared/view.ts';
 import type { UrlsSettings } from './settings.ts';
 
 /**
@@ -167,10 +167,16 @@ export function urlContext(email: Email, settings: UrlsSettings, lex: Lexicons):
 const NONE: Finding[] = [];
 
 /** The finding, unless one with the same key was made already. */
-function once(ctx: UrlContext, key: string, ...f: Parameters<typeof one>): Finding[] {
+function once(
+  ctx: UrlContext,
+  key: string,
+  symbol: keyof UrlContext['w'],
+  type: string,
+  value: string,
+): Finding[] {
   if (ctx.once.has(key)) return NONE;
   ctx.once.add(key);
-  return one(...f);
+  return oneOf(ctx.w, symbol, type, value);
 }
 
 function toUnicode(h: string): string {
@@ -236,14 +242,7 @@ function sensitiveInputs(html: string): boolean {
 export const scriptUrlFindings: UrlTechnique = {
   kinds: ['script'],
   find: (ctx, u) =>
-    once(
-      ctx,
-      `script:${u.scheme}`,
-      'script_url',
-      `${u.scheme}: URL in a link`,
-      'script_url',
-      ctx.w.script_url,
-    ),
+    once(ctx, `script:${u.scheme}`, 'script_url', 'script_url', `${u.scheme}: URL in a link`),
 };
 
 // forms asking for a password, for card, PIN or account numbers, or posting elsewhere
@@ -257,29 +256,20 @@ export const formFindings: UrlTechnique = {
         ctx,
         'form:pw',
         'credential_form',
-        `form asking for a password posts to ${u.host || u.url.slice(0, 80)}`,
         'credential_form',
-        w.credential_form,
+        `form asking for a password posts to ${u.host || u.url.slice(0, 80)}`,
       );
     ctx.sensitive ??= sensitiveInputs(ctx.v.html);
     if (ctx.sensitive)
       return once(
         ctx,
         'form:sensitive',
+        'sensitive_form',
         'credential_form',
         `form asking for card, PIN or account numbers posts to ${u.host || u.url.slice(0, 80)}`,
-        'sensitive_form',
-        w.sensitive_form,
       );
     if (w.external_form > 0 && u.domain && u.domain !== ctx.fromOrg)
-      return once(
-        ctx,
-        'form:ext',
-        'credential_form',
-        `form posts to ${u.domain}`,
-        'external_form',
-        w.external_form,
-      );
+      return once(ctx, 'form:ext', 'external_form', 'credential_form', `form posts to ${u.domain}`);
     return NONE;
   },
 };
@@ -288,7 +278,7 @@ export const formFindings: UrlTechnique = {
 export const ipUrlFindings: UrlTechnique = {
   kinds: ['ip'],
   find: (ctx, u) =>
-    once(ctx, `ip:${u.host}`, 'ip_url', `link to the IP address ${u.host}`, 'ip_url', ctx.w.ip_url),
+    once(ctx, `ip:${u.host}`, 'ip_url', 'ip_url', `link to the IP address ${u.host}`),
 };
 
 // user info hiding the host ("https://paypal.com@evil.example/")
@@ -299,10 +289,9 @@ export const userinfoFindings: UrlTechnique = {
     return once(
       ctx,
       'userinfo',
+      'userinfo',
       'suspicious_url',
       `URL hides its host behind user info: ${u.url.slice(0, 100)}`,
-      'userinfo',
-      ctx.w.userinfo,
     );
   },
 };
@@ -315,10 +304,9 @@ export const encodedHostFindings: UrlTechnique = {
     return once(
       ctx,
       'encoded_host',
+      'encoded_host',
       'suspicious_url',
       `URL disguises its host (${u.host}) as written: %-escapes or a numeric IP form`,
-      'encoded_host',
-      ctx.w.encoded_host,
     );
   },
 };
@@ -332,19 +320,11 @@ export const homographFindings: UrlTechnique = {
       return once(
         ctx,
         `mixed:${u.host}`,
+        'mixed_script',
         'homograph_domain',
         `mixed-script host ${toUnicode(u.host)}`,
-        'mixed_script',
-        ctx.w.mixed_script,
       );
-    return once(
-      ctx,
-      `puny:${u.host}`,
-      'homograph_domain',
-      `punycode host ${u.host}`,
-      'punycode',
-      ctx.w.punycode,
-    );
+    return once(ctx, `puny:${u.host}`, 'punycode', 'homograph_domain', `punycode host ${u.host}`);
   },
 };
 
@@ -357,10 +337,9 @@ export const lookalikeFindings: UrlTechnique = {
     return once(
       ctx,
       `look:${u.domain}`,
+      'lookalike',
       look.owner === 'organisation' ? 'internal_domain_lookalike' : 'lookalike_domain',
       `${u.domain} looks like ${look.label} (${look.how})`,
-      'lookalike',
-      ctx.w.lookalike,
     );
   },
 };
@@ -374,10 +353,9 @@ export const brandInSubdomainFindings: UrlTechnique = {
     return once(
       ctx,
       `sub:${u.host}`,
+      'brand_in_subdomain',
       'brand_impersonation',
       `${sub.label} used in the subdomain of ${u.domain}`,
-      'brand_in_subdomain',
-      ctx.w.brand_in_subdomain,
     );
   },
 };
@@ -396,10 +374,9 @@ export const randomDomainFindings: UrlTechnique = {
     return once(
       ctx,
       'random',
+      'random_domain',
       'suspicious_url',
       `link to a machine-generated domain ${u.domain}`,
-      'random_domain',
-      ctx.w.random_domain,
     );
   },
 };
@@ -409,14 +386,7 @@ export const shortenerFindings: UrlTechnique = {
   kinds: ['host'],
   find: (ctx, u) => {
     if (!ctx.shorteners.has(u.domain) && !ctx.shorteners.has(u.host)) return NONE;
-    return once(
-      ctx,
-      'short',
-      'url_shortener',
-      `shortened link via ${u.host}`,
-      'shortener',
-      ctx.w.shortener,
-    );
+    return once(ctx, 'short', 'shortener', 'url_shortener', `shortened link via ${u.host}`);
   },
 };
 
@@ -436,9 +406,8 @@ export const riskyTldFindings: UrlTechnique = {
       ctx,
       `tld:${u.domain}`,
       'risky_tld',
-      `link to ${u.domain} (.${u.tld})`,
       'risky_tld',
-      ctx.w.risky_tld,
+      `link to ${u.domain} (.${u.tld})`,
     );
   },
 };
@@ -451,10 +420,9 @@ export const freeHostingFindings: UrlTechnique = {
     return once(
       ctx,
       'hosting',
+      'free_hosting',
       'suspicious_url',
       `link to a page on shared hosting ${u.host}`,
-      'free_hosting',
-      ctx.w.free_hosting,
     );
   },
 };
@@ -476,10 +444,9 @@ export const linkTextFindings: UrlTechnique = {
     return once(
       ctx,
       strong ? 'mismatch:brand' : 'mismatch',
+      symbol,
       'link_text_mismatch',
       `link text shows ${shown} but points to ${u.domain}`,
-      symbol,
-      ctx.w[symbol],
     );
   },
 };
@@ -508,10 +475,9 @@ export const recipientInUrlFindings: UrlTechnique = {
         return once(
           ctx,
           'rcpt',
+          symbol,
           'suspicious_url',
           `link carries the recipient’s address${inFragment ? ' in its fragment, for the page’s script' : ''}`,
-          symbol,
-          w[symbol],
         );
       }
     }
@@ -531,10 +497,9 @@ export const brandInPathFindings: UrlTechnique = {
     return once(
       ctx,
       'path',
+      'brand_in_path',
       'brand_impersonation',
       `${label} named in the path of ${u.domain}`,
-      'brand_in_path',
-      ctx.w.brand_in_path,
     );
   },
 };
@@ -542,20 +507,16 @@ export const brandInPathFindings: UrlTechnique = {
 // many hidden links (counted by urlFindings over the http(s) links)
 // status-bar spoofing: script in the HTML that shows another address while the pointer is on a link
 export const statusBarFindings: MessageUrlTechnique = ({ v, w }) => {
-  if (
-    !v.has_html ||
-    !/window\.status\s*=|\bstatus\s*=\s*['"]https?:/i.test(v.html.slice(0, 200_000))
-  )
-    return NONE;
-  return one(
+  if (!htmlMatches(v, /window\.status\s*=|\bstatus\s*=\s*['"]https?:/i)) return NONE;
+  return oneOf(
+    w,
+    'status_bar_spoof',
     'suspicious_url',
     'the HTML rewrites the status bar to show another address (window.status)',
-    'status_bar_spoof',
-    w.status_bar_spoof,
   );
 };
 
 export const hiddenLinksFindings: MessageUrlTechnique = ({ hidden, w }) => {
   if (hidden < 3) return NONE;
-  return one('suspicious_url', `${hidden} hidden links`, 'many_hidden_links', w.many_hidden_links);
+  return oneOf(w, 'many_hidden_links', 'suspicious_url', `${hidden} hidden links`);
 };

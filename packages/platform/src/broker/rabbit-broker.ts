@@ -10,11 +10,9 @@ import { errorInfo, type PlatformLogger, silentLogger } from '../logger.ts';
 import type {
   Broker,
   ConsumeOptions,
-  Consumer,
   Delivery,
   DeliveryHandler,
   ExchangeType,
-  PublishOptions,
   QueueOptions,
 } from './types.ts';
 
@@ -473,7 +471,7 @@ export function createRabbitBroker(opts: RabbitBrokerOptions): RabbitBroker {
       await withChannel((ch) => ch.deleteExchange(name));
     },
 
-    async publish(exchange, routingKey, body, popts: PublishOptions = {}) {
+    async publish(exchange, routingKey, body, popts = {}) {
       await ready();
       const ch = await publishChannel();
       const c = conn;
@@ -551,7 +549,7 @@ export function createRabbitBroker(opts: RabbitBrokerOptions): RabbitBroker {
         // closing the channel returns every delivery still unacked: redelivered to other consumers
         if (ch) await ch.close().catch(() => undefined);
       };
-      return { cancel } satisfies Consumer;
+      return { cancel };
     },
 
     async queueDepth(name) {

@@ -102,23 +102,38 @@ export async function startTestDovecot(
   const conf = join(dir, 'dovecot.conf');
   writeFileSync(
     conf,
-    [
-      'protocols = imap',
-      'listen = 127.0.0.1',
-      `base_dir = ${base}`,
-      `state_dir = ${state}`,
-      `log_path = ${join(dir, 'dovecot.log')}`,
-      'ssl = no',
-      'disable_plaintext_auth = no',
-      'auth_mechanisms = plain login',
-      'first_valid_uid = 8',
-      'mail_privileged_group = mail',
-      `passdb {\n  driver = static\n  args = password=${password}\n}`,
-      `userdb {\n  driver = static\n  args = uid=mail gid=mail home=${home}/%u mail=maildir:${home}/%u/Maildir\n}`,
-      `service imap-login {\n  inet_listener imap {\n    port = ${port}\n  }\n}`,
-      'service stats {\n  unix_listener stats-reader {\n    mode = 0666\n  }\n  unix_listener stats-writer {\n    mode = 0666\n  }\n}',
-      '',
-    ].join('\n'),
+    `protocols = imap
+listen = 127.0.0.1
+base_dir = ${base}
+state_dir = ${state}
+log_path = ${join(dir, 'dovecot.log')}
+ssl = no
+disable_plaintext_auth = no
+auth_mechanisms = plain login
+first_valid_uid = 8
+mail_privileged_group = mail
+passdb {
+  driver = static
+  args = password=${password}
+}
+userdb {
+  driver = static
+  args = uid=mail gid=mail home=${home}/%u mail=maildir:${home}/%u/Maildir
+}
+service imap-login {
+  inet_listener imap {
+    port = ${port}
+  }
+}
+service stats {
+  unix_listener stats-reader {
+    mode = 0666
+  }
+  unix_listener stats-writer {
+    mode = 0666
+  }
+}
+`,
   );
 
   async function start(): Promise<void> {
