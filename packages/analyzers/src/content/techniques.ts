@@ -241,8 +241,6 @@ export const subjectMoneyFindings: ContentTechnique = ({ v, w }) => {
   return oneOf(w, 'subject_money', 'reward_language', 'money or a discount named in the subject');
 };
 
-// image-only lure: an HTML body whose visible text is almost nothing but which links out (a link
-// or an image map's area)
 /**
  * HTML with no plain-text alternative. Every mainstream mail client (Outlook, Gmail, Apple Mail,
  * Thunderbird) and bulk-mail tool writes multipart/alternative; HTML alone comes from hand-rolled
@@ -264,6 +262,8 @@ export const htmlOnlyFindings: ContentTechnique = ({ email, v, w }) => {
   );
 };
 
+// image-only lure: an HTML body whose visible text is almost nothing but which links out (a link
+// or an image map's area)
 export const imageOnlyFindings: ContentTechnique = ({ email, v, w }) => {
   if (
     !v.has_html ||
