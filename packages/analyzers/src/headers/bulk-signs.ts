@@ -43,6 +43,7 @@ export function malformedDisplayName(dn: string): string | undefined {
 
 /** Words cut up by spaces or dots to slip past keyword filters ("L etzte B enachrichtigung", "u..te"). */
 export function brokenWords(s: string): boolean {
+  if (underscoreJoined(s)) return true;
   const split = s.match(/(?:^|\s)[B-HJ-Z] [a-zäöüßéèàç]{3,}/g)?.length ?? 0;
   if (split >= 2) return true;
   const spelled =
@@ -51,6 +52,18 @@ export function brokenWords(s: string): boolean {
   if (/(?:^|\s)[a-z]{1,12}\.\.[a-z]{2,}/.test(s)) return true;
   // one letter split off by a dot, twice or more ("S.eu e.spaço de a.rmazenamento")
   return (s.match(/(?:^|\s)\p{L}\.\p{Ll}{2,}/gu)?.length ?? 0) >= 2;
+}
+
+/**
+ * Words joined by underscores instead of spaces ("_hurry_up_!_Rewards_have_arrived!_",
+ * "Get_it_urgently_0.7495_BTC"), so that a filter's word tokenizer sees one token: no white space at
+ * all and three or more underscore-joined words. A subject that is a file name is left alone.
+ */
+function underscoreJoined(s: string): boolean {
+  if (s.length > 300 || /\s/.test(s) || /\.[A-Za-z0-9]{2,4}$/.test(s)) return false;
+  let words = 0;
+  for (const part of s.split('_')) if (/\p{L}{2,}/u.test(part)) words++;
+  return words >= 3;
 }
 
 /** "Re:" / "Fwd:" on a message that answers nothing (no In-Reply-To, no References). */

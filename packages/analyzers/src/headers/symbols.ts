@@ -189,7 +189,8 @@ export const HEADERS_SYMBOLS = defineSymbols({
   broken_words: {
     score: 1.2,
     group: 'obfuscation',
-    reason: 'words cut up by spaces or dots in the subject or sender name to defeat filters',
+    reason:
+      'words cut up by spaces or dots, or joined by underscores, in the subject or sender name to defeat filters',
   },
   dmarc_pass_own_domain: {
     score: -3,

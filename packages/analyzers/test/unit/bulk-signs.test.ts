@@ -60,6 +60,14 @@ describe('bulk-mail signs in From and Subject', () => {
     expect(brokenWords('Re: the A B C of RPM... packaging')).toBe(false);
   });
 
+  it('brokenWords finds words joined by underscores, not identifiers or file names', () => {
+    expect(brokenWords('_hurry_up_!_Rewards_have_arrived!_')).toBe(true);
+    expect(brokenWords('Get_it_urgently_0.7495_BTC')).toBe(true);
+    expect(brokenWords('Re: __builtin_types_compatible_p() is too accepting')).toBe(false);
+    expect(brokenWords('scan_0001_invoice_march.pdf')).toBe(false);
+    expect(brokenWords('usrp_x310')).toBe(false);
+  });
+
   it('fakeReply needs a reply prefix without In-Reply-To or References', () => {
     expect(fakeReply('RE: 2nd attempt for you', ['from', 'to', 'subject'])).toBe(true);
     expect(fakeReply('Re: minutes', ['from', 'in-reply-to'])).toBe(false);
