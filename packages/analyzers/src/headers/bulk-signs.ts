@@ -223,3 +223,25 @@ export function generatedSubdomain(host: string, orgDomain: string): string | un
     return /[0-9]/.test(l) && letters.length >= 6 && vowels / letters.length < 0.2;
   });
 }
+
+/**
+ * Whether a word hides a letter behind a look-alike: a digit among letters ("paypa1", "amaz0n"), a
+ * lower-case l among capitals ("lRS"), or a capital I among lower-case letters ("PayPaI"). Ordinary
+ * words and abbreviations write none of these.
+ */
+export function disguisedLetters(word: string): boolean {
+  let digits = 0;
+  let upper = 0;
+  let lower = 0;
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if (c >= 48 && c <= 57) digits++;
+    else if (c >= 65 && c <= 90) upper++;
+    else if (c >= 97 && c <= 122) lower++;
+  }
+  if (upper + lower < 2) return false;
+  if (digits > 0 && /[a-z][01][a-z]|[a-z][01]$|^[01][a-z]/i.test(word)) return true;
+  // "lRS": lower-case l among capitals; "PayPaI": a capital I after lower-case letters
+  if (lower === 1 && upper >= 2 && word.includes('l')) return true;
+  return /[a-z]I/.test(word);
+}

@@ -186,6 +186,12 @@ export const HEADERS_SYMBOLS = defineSymbols({
     group: 'header_tricks',
     reason: 'the Date lies more than a day after the message was received',
   },
+  disguised_brand: {
+    score: 2.0,
+    group: 'brand',
+    reason:
+      'a brand named in the subject or sender name with look-alike characters ("lRS", "PayPaI", "Amaz0n"), written so that filters miss it',
+  },
   broken_words: {
     score: 1.2,
     group: 'obfuscation',

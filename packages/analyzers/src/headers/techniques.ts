@@ -15,10 +15,12 @@ import { PairMemo } from '../shared/memo.ts';
 import { normalizeForMatch } from '../shared/normalize.ts';
 import { looksRandom } from '../shared/random-domain.ts';
 import { type Finding, finding, one, oneOf } from '../shared/score.ts';
+import { skeleton } from '../shared/similarity.ts';
 import { orgDomain } from '../shared/view.ts';
 import {
   addressInSubject,
   brokenWords,
+  disguisedLetters,
   fakeReply,
   generatedLocalPart,
   generatedSubdomain,
@@ -538,6 +540,40 @@ export const malformedDisplayNameFindings: HeaderTechnique = ({ dn, w }) => {
 };
 
 // 10. words cut up by spaces or dots
+/** Brand names of one word (3+ letters) by their look-alike skeleton, per lexicon. */
+const brandSkeletons = new WeakMap<Lexicons, Map<string, { id: string; name: string }>>();
+
+function brandsBySkeleton(lex: Lexicons): Map<string, { id: string; name: string }> {
+  let m = brandSkeletons.get(lex);
+  if (m) return m;
+  m = new Map();
+  for (const b of lex.brands)
+    for (const name of [...b.names, ...b.case_names])
+      if (name.length >= 3 && /^[\p{L}\p{N}]+$/u.test(name))
+        m.set(skeleton(name), { id: b.id, name });
+  brandSkeletons.set(lex, m);
+  return m;
+}
+
+// a brand's name spelled with look-alike letters or digits ("lRS", "PayPaI", "Amaz0n")
+export const disguisedBrandFindings: HeaderTechnique = ({ v, dn, lex, w }) => {
+  const byShape = brandsBySkeleton(lex);
+  for (const text of [v.subject.slice(0, 300), dn.slice(0, 200)]) {
+    for (const word of text.split(/[^\p{L}\p{N}]+/u)) {
+      if (word.length < 3 || word.length > 24 || !disguisedLetters(word)) continue;
+      const brand = byShape.get(skeleton(word));
+      if (!brand || brand.name.toLowerCase() === word.toLowerCase()) continue;
+      return oneOf(
+        w,
+        'disguised_brand',
+        'display_name_spoofing',
+        `“${word}” spells the brand ${brand.id} with look-alike characters`,
+      );
+    }
+  }
+  return NONE;
+};
+
 export const brokenWordsFindings: HeaderTechnique = ({ v, dn, w }) => {
   if (!brokenWords(v.subject) && !(dn && brokenWords(dn))) return NONE;
   return oneOf(

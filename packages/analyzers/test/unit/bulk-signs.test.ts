@@ -60,6 +60,20 @@ describe('bulk-mail signs in From and Subject', () => {
     expect(brokenWords('Re: the A B C of RPM... packaging')).toBe(false);
   });
 
+  it('a brand spelled with look-alike characters, not the brand written normally', () => {
+    for (const [subject, hit] of [
+      ['[ lRS : Report ] - Your refund is ready', true],
+      ['Your PayPaI account is limited', true],
+      ['Amaz0n order 113-2234 on hold', true],
+      ['IRS notice: your refund', false],
+      ['Your PayPal receipt', false],
+      ['Connect on LinkedIn', false],
+      ['Mr McIntosh sends his regards', false],
+      ['LNG prices rose 4% this week', false],
+    ] as const)
+      expect(symbols(makeEmail({ subject })).includes('disguised_brand'), subject).toBe(hit);
+  });
+
   it('brokenWords finds words joined by underscores, not identifiers or file names', () => {
     expect(brokenWords('_hurry_up_!_Rewards_have_arrived!_')).toBe(true);
     expect(brokenWords('Get_it_urgently_0.7495_BTC')).toBe(true);
