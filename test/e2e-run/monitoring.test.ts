@@ -12,7 +12,7 @@ import { importVia, ROOT } from './helpers.ts';
 
 const read = (f: string) => readFileSync(join(ROOT, f), 'utf8');
 
-/** Every metric name Trawl's code registers (`name: 'trawl_…'`), with histogram series. */
+/** Every metric name Trawl's code registers (`name: 'trawl_…'`, `counter('trawl_…'`), with histogram series. */
 function exportedMetrics(): Set<string> {
   const out = new Set<string>();
   const walk = (dir: string) => {
@@ -22,12 +22,13 @@ function exportedMetrics(): Set<string> {
       if (statSync(p).isDirectory()) walk(p);
       else if (p.endsWith('.ts')) {
         const text = readFileSync(p, 'utf8');
+        // `new Counter({ name: 'trawl_…'` or a service's small builder, `counter('trawl_…'`
         for (const m of text.matchAll(
-          /new (Counter|Gauge|Histogram)\(\{\s*name: '(trawl_[a-z0-9_]+)'/g,
+          /(?:new (Counter|Gauge|Histogram)\(\{\s*name: |\b(counter|gauge|histogram)\(\s*)'(trawl_[a-z0-9_]+)'/g,
         )) {
-          const name = m[2] as string;
+          const name = m[3] as string;
           out.add(name);
-          if (m[1] === 'Histogram')
+          if ((m[1] ?? m[2]) === 'Histogram' || m[2] === 'histogram')
             for (const s of ['_bucket', '_count', '_sum']) out.add(name + s);
         }
       }
