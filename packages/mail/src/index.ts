@@ -8,6 +8,7 @@ export * from './guess-language.ts';
 export * from './header-values.ts';
 export * from './html-entities.ts';
 export * from './html-to-text.ts';
+export * from './ip-address.ts';
 export * from './mail-date.ts';
 export * from './mbox.ts';
 export * from './outlook-msg.ts';

@@ -20,6 +20,7 @@ import {
   type ExtractedUrl,
   extractUrls,
   type HtmlFeatures,
+  isPrivateIp,
   type PdfFlags,
   readAuthResults,
   sniffAttachment,
@@ -89,23 +90,6 @@ function fromOf(email: Email): Evidence['message']['from'] {
 
 const IPV4 = /\b(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}\b/;
 const BRACKET_IP = /\[(?:IPv6:)?([0-9A-Fa-f:.]{3,45})\]/;
-
-function isPrivateIp(ip: string): boolean {
-  if (ip.includes(':')) {
-    const l = ip.toLowerCase();
-    return l === '::1' || l.startsWith('fe80') || l.startsWith('fc') || l.startsWith('fd');
-  }
-  const [a = 0, b = 0] = ip.split('.').map(Number);
-  return (
-    a === 10 ||
-    a === 127 ||
-    a === 0 ||
-    (a === 172 && b >= 16 && b <= 31) ||
-    (a === 192 && b === 168) ||
-    (a === 169 && b === 254) ||
-    (a === 100 && b >= 64 && b <= 127)
-  );
-}
 
 /** One Received header: `from X (… [ip])  by Y … ; date`. Bounded slices, simple expressions. */
 function hopOf(value: string): ReceivedHop {

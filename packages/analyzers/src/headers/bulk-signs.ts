@@ -105,6 +105,19 @@ export function unrelatedOrgName(
   return !words.some((w) => addr.includes(w) || (w.length >= 6 && addr.includes(w.slice(0, 5))));
 }
 
+/** How many ASCII lower-case letters, capitals, digits and other characters `s` has. */
+function asciiClasses(s: string): { lower: number; upper: number; digits: number; other: number } {
+  const n = { lower: 0, upper: 0, digits: 0, other: 0 };
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 97 && c <= 122) n.lower++;
+    else if (c >= 65 && c <= 90) n.upper++;
+    else if (c >= 48 && c <= 57) n.digits++;
+    else n.other++;
+  }
+  return n;
+}
+
 /**
  * A mailbox name of letters in a random mix of cases ("SNYTVKOqu", "uJrkoOT", "elXmWLz"): people
  * and organisations write local parts in lower case, in capitals, or as capitalised words
@@ -112,15 +125,8 @@ export function unrelatedOrgName(
  */
 export function mixedCaseLocalPart(local: string): boolean {
   if (local.length < 6 || local.length > 40) return false;
-  let lower = 0;
-  let upper = 0;
-  for (let i = 0; i < local.length; i++) {
-    const c = local.charCodeAt(i);
-    if (c >= 97 && c <= 122) lower++;
-    else if (c >= 65 && c <= 90) upper++;
-    else if (!(c >= 48 && c <= 57)) return false;
-  }
-  if (lower === 0 || upper === 0) return false;
+  const { lower, upper, other } = asciiClasses(local);
+  if (other > 0 || lower === 0 || upper === 0) return false;
   // capitalised words, optionally a leading lower-case word and trailing digits: a person's style
   return !/^[a-z]*(?:[A-Z][a-z]+)*[0-9]*$/.test(local);
 }
@@ -230,15 +236,7 @@ export function generatedSubdomain(host: string, orgDomain: string): string | un
  * words and abbreviations write none of these.
  */
 export function disguisedLetters(word: string): boolean {
-  let digits = 0;
-  let upper = 0;
-  let lower = 0;
-  for (let i = 0; i < word.length; i++) {
-    const c = word.charCodeAt(i);
-    if (c >= 48 && c <= 57) digits++;
-    else if (c >= 65 && c <= 90) upper++;
-    else if (c >= 97 && c <= 122) lower++;
-  }
+  const { digits, upper, lower } = asciiClasses(word);
   if (upper + lower < 2) return false;
   if (digits > 0 && /[a-z][01][a-z]|[a-z][01]$|^[01][a-z]/i.test(word)) return true;
   // "lRS": lower-case l among capitals; "PayPaI": a capital I after lower-case letters
