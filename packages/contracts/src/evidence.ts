@@ -122,6 +122,18 @@ export const EvidenceAttachment = z.object({
 });
 export type EvidenceAttachment = z.infer<typeof EvidenceAttachment>;
 
+/** One symbol's share of the score: the log-odds it added and the group it counts in. */
+export const ScoreContribution = z.object({
+  symbol: z.string(),
+  weight: z.number(),
+  group: z.string().optional(),
+});
+export type ScoreContribution = z.infer<typeof ScoreContribution>;
+
+/** A group's tally: what its symbols added up to, and what it counted after the group's cap. */
+export const GroupTally = z.object({ sum: z.number(), counted: z.number() });
+export type GroupTally = z.infer<typeof GroupTally>;
+
 /**
  * How the verdict's score was made, when a scorer made it: the log-odds each symbol added, in which
  * group, and what each group counted after its cap (the scorer's own analyzer_details).
@@ -129,13 +141,11 @@ export type EvidenceAttachment = z.infer<typeof EvidenceAttachment>;
 export const EvidenceScore = z.object({
   /** The analyzer that scored (`stage.analyzer`). */
   by: z.string(),
-  probability: z.number(),
+  probability: z.number().min(0).max(1),
   log_odds: z.number(),
   bias: z.number(),
-  contributions: z
-    .array(z.object({ symbol: z.string(), weight: z.number(), group: z.string().optional() }))
-    .max(30),
-  groups: z.record(z.string(), z.object({ sum: z.number(), counted: z.number() })),
+  contributions: z.array(ScoreContribution).max(30),
+  groups: z.record(z.string(), GroupTally),
 });
 export type EvidenceScore = z.infer<typeof EvidenceScore>;
 
