@@ -7,6 +7,7 @@ import {
   brandFindings,
   brandOwnLinksFindings,
   type ContentTechnique,
+  callbackFindings,
   comboFindings,
   contentContext,
   greetingFindings,
@@ -33,10 +34,10 @@ const CONTENT_TECHNIQUES: readonly ContentTechnique[] = [
   // text disguised against keyword filters
   obfuscationFindings,
   insertedNoiseFindings,
-  greetingFindings,
   hiddenTextFindings,
   // lures
   subjectMoneyFindings,
+  callbackFindings,
   htmlOnlyFindings,
   imageOnlyFindings,
   // how the recipient is addressed

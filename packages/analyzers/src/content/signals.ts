@@ -145,3 +145,29 @@ export function greetingAddress(text: string): string | undefined {
 export function genericGreeting(text: string): string | undefined {
   return GENERIC_GREETING.exec(text.slice(0, 1500))?.[0].trim();
 }
+
+/**
+ * A telephone number written for a person to dial: an optional country code, then 3-3-4 digits
+ * (North America, where call-back fraud is most common) or a `+` international number of groups,
+ * with separators between the groups. Dates, order numbers and bare runs of digits are not read.
+ * Every quantifier is bounded, so each start position costs a constant: linear in the slice.
+ */
+const PHONE_NUMBER =
+  /(?<!\d)(?:(?:\+?1[ .-]{0,2})?\(?[2-9]\d{2}\)?[ .-]{1,2}\d{3}[ .-]\d{4}|\+[1-9]\d{0,2}[ .-]{1,2}\(?\d{1,4}\)?(?:[ .-]\d{2,4}){2,4})(?!\d)/;
+
+/** A sum of money: a currency sign or code beside a number ("$559.99", "USD408.11", "395,49 €"). */
+const MONEY_AMOUNT =
+  /(?:[$€£]\s?\d|\b(?:usd|eur|gbp|cad|aud|chf|brl)\s?\d|\d(?:[.,]\d{2})?\s?(?:[€£]|\b(?:usd|eur|gbp|cad|aud|chf|brl)\b))/i;
+
+/** Where call-back lures put their number: the first 5,000 characters. */
+const CALLBACK_SCAN_CHARS = 5000;
+
+/** The first telephone number in the start of `text`, or undefined. */
+export function phoneNumberIn(text: string): string | undefined {
+  return PHONE_NUMBER.exec(text.slice(0, CALLBACK_SCAN_CHARS))?.[0];
+}
+
+/** Whether the start of `text` names a sum of money. */
+export function namesMoneyAmount(text: string): boolean {
+  return MONEY_AMOUNT.test(text.slice(0, CALLBACK_SCAN_CHARS));
+}

@@ -94,6 +94,12 @@ export const CONTENT_TECHNIQUE_SYMBOLS = defineSymbols({
     group: 'brand',
     reason: 'a brand named in the subject by a sender that is not the brand',
   },
+  callback_lure: {
+    score: 2.0,
+    group: 'request',
+    reason:
+      'a charge, renewal or order for a sum of money with a telephone number to call and no link to the sender’s own domain (call-back fraud)',
+  },
   text_obfuscation: {
     score: 2.0,
     group: 'obfuscation',

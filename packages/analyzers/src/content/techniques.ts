@@ -14,6 +14,8 @@ import {
   genericGreeting,
   greetingAddress,
   insertedNoise,
+  namesMoneyAmount,
+  phoneNumberIn,
   sentimentScore,
   visibleBelow,
   zeroWidthIn,
@@ -125,14 +127,16 @@ function brandOwns(brand: Brand, d: string): boolean {
 }
 
 // brands named in the text versus the sender's domain
-export const brandFindings: ContentTechnique = ({ v, lex, hits, settings: s, w }) => {
+export const brandFindings: ContentTechnique = (ctx) => {
+  const { v, lex, hits, settings: s, w } = ctx;
   const { subject: subjBrands, displayName: dnBrands, body: bodyBrands } = viewBrands(v, lex);
   const fromDomain = v.from.domain;
   const pressureCount = (['credential', 'payment', 'threat'] as const).reduce(
     (n, c) => n + (hits.subject[c]?.length ?? 0) + (hits.body[c]?.length ?? 0),
     0,
   );
-  const pressure = pressureCount >= 2;
+  // a number to call about a charge is the request of a call-back lure
+  const pressure = pressureCount >= 2 || callbackNumber(ctx) !== undefined;
   // the links: in HTML what can be clicked (a text URL there may only show a name), in plain
   // text the URLs written out
   const linkDomains = new Set(
@@ -306,6 +310,48 @@ export const greetingFindings: ContentTechnique = ({ v, w }) => {
     );
   return NONE;
 };
+
+/**
+ * A call-back lure (telephone-oriented attack delivery): a receipt, renewal or order for a sum of
+ * money with a telephone number to call about it, and no link to the sender's own domain. The
+ * number is the attack: whoever calls to dispute the charge is talked into remote access or a
+ * payment. Genuine receipts come from the seller's domain and link to it; this one gives nowhere
+ * to go but the phone.
+ */
+export const callbackFindings: ContentTechnique = (ctx) => {
+  const phone = callbackNumber(ctx);
+  if (!phone) return NONE;
+  return oneOf(
+    ctx.w,
+    'callback_lure',
+    'payment_request',
+    `a charge or order with a number to call (${phone}) and no link to ${ctx.v.from.org_domain || 'the sender'}`,
+  );
+};
+
+const callbackMemo = new WeakMap<MailView, string | null>();
+
+/** The number a call-back lure gives (see callbackFindings), or undefined; once per view. */
+function callbackNumber({ v, hits }: ContentContext): string | undefined {
+  const known = callbackMemo.get(v);
+  if (known !== undefined) return known ?? undefined;
+  const found = findCallbackNumber(v, hits);
+  callbackMemo.set(v, found ?? null);
+  return found;
+}
+
+function findCallbackNumber(v: MailView, hits: LanguageHits): string | undefined {
+  const charge = (hits.subject.charge?.length ?? 0) + (hits.body.charge?.length ?? 0);
+  const payment = (hits.subject.payment?.length ?? 0) + (hits.body.payment?.length ?? 0);
+  if (charge + payment === 0) return undefined;
+  const text = v.text || v.html_text;
+  if (!namesMoneyAmount(text) && !namesMoneyAmount(v.subject)) return undefined;
+  const phone = phoneNumberIn(text) ?? (v.text ? phoneNumberIn(v.html_text) : undefined);
+  if (!phone) return undefined;
+  const own = v.from.org_domain;
+  if (own && followedLinks(v).some((u) => u.domain === own)) return undefined;
+  return phone.trim();
+}
 
 /** The domains of what can be followed: in HTML what can be clicked, in plain text the URLs. */
 function followedLinks(v: MailView) {

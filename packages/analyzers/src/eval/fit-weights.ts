@@ -12,6 +12,9 @@ import { DEFAULT_RESCORE, evidenceOf, type RescoreSettings, rescore } from './re
  * by max_log_odds, p = sigmoid(log-odds). The loss is the source- and class-balanced logistic loss
  * plus λ·Σ (w − prior)², prior = the symbol's declared score: a symbol the data says little about
  * stays at its declared score (never 0), a symbol absent from the training mail keeps it exactly.
+ * The bias has its prior too (the weights file's) under the same λ: unpenalised, it learnt the
+ * base rate of the training sources (leave-one-source-out: trained without the 2002 ham it rose
+ * from −3 to −2.45 and flagged 3.8% of it).
  * Weights keep the sign of their prior (a declared score of 0 counts as ≥ 0) unless allowNegative
  * lets symbols with a prior ≥ 0 go below 0. Group caps act in the fit exactly as in the scorer:
  * a symbol whose group sum is past the group's cap (or at it, in the direction the loss pushes)
@@ -33,7 +36,10 @@ export interface FitOptions {
   allowNegative?: boolean;
   /** Starting bias (the weights file's). Default -3. */
   bias?: number;
-  /** Keep the bias where it starts (fit the symbol scores only). Default false: the bias is fitted. */
+  /**
+   * Keep the bias where it starts (fit the symbol scores only). Default false: the bias is fitted,
+   * pulled toward where it starts by the same λ as the symbols.
+   */
   fixedBias?: boolean;
   /** Group cap overrides used while fitting (the weights file's), written back unchanged. */
   groups?: Record<string, GroupDef>;
@@ -175,6 +181,8 @@ export function fitWeights(outcomes: MessageOutcome[], o: FitOptions = {}): FitR
   const rows = [...byKey.values()];
 
   const prior = Float64Array.from(declared, (d) => d ?? 0);
+  // the bias has a prior too: the weights file's
+  const bias0 = table.bias;
   const w = Float64Array.from(prior);
   const lo = Float64Array.from(prior, (p) => (p >= 0 && !allowNegative ? 0 : -Infinity));
   const hi = Float64Array.from(prior, (p) => (p < 0 ? 0 : Infinity));
@@ -217,7 +225,7 @@ export function fitWeights(outcomes: MessageOutcome[], o: FitOptions = {}): FitR
         g[i]! += e;
       }
     }
-    let pen = 0;
+    let pen = (table.bias - bias0) ** 2;
     for (let i = 0; i < w.length; i++) pen += (w[i]! - prior[i]!) ** 2;
     return (l + lambda * pen) / Math.max(1, n);
   };
@@ -227,7 +235,7 @@ export function fitWeights(outcomes: MessageOutcome[], o: FitOptions = {}): FitR
       const lr = lr0 * (1 - (0.9 * (t - 1)) / iters);
       for (let i = 0; i <= w.length; i++) {
         const isBias = i === w.length;
-        const gi = (g[i]! + (isBias ? 0 : 2 * lambda * (w[i]! - prior[i]!))) / n;
+        const gi = (g[i]! + 2 * lambda * (isBias ? table.bias - bias0 : w[i]! - prior[i]!)) / n;
         m[i] = b1 * m[i]! + (1 - b1) * gi;
         v[i] = b2 * v[i]! + (1 - b2) * gi * gi;
         const d = (lr * (m[i]! / (1 - b1 ** t))) / (Math.sqrt(v[i]! / (1 - b2 ** t)) + 1e-8);

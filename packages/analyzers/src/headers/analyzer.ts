@@ -13,6 +13,7 @@ import {
   disguisedBrandFindings,
   displayNameAddressFindings,
   displayNameBrandFindings,
+  displayNameInstitutionFindings,
   displayNameRecipientFindings,
   fakeReplyFindings,
   fromAddressFindings,
@@ -51,6 +52,7 @@ const HEADER_TECHNIQUES: readonly HeaderTechnique[] = [
   // who the From header claims to be
   displayNameAddressFindings,
   displayNameBrandFindings,
+  displayNameInstitutionFindings,
   organisationNameFindings,
   fromAddressFindings,
   displayNameRecipientFindings,

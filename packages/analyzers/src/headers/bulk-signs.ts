@@ -19,6 +19,14 @@ export function junkSuffix(s: string): string | undefined {
     const switches = last.match(/[a-z][A-Z]|[A-Z][a-z][a-z]*[A-Z]/g)?.length ?? 0;
     if (switches >= 2) return last;
   }
+  // a long final token of lower-case letters and digits drawn at random ("#oo2oyj6dku6kdhekfc84exnta"):
+  // digits scattered among the letters, and letters past f (not a hexadecimal hash or id)
+  const lowerToken = /(?:^|[\s#-])([a-z0-9]{16,40})$/.exec(t)?.[1];
+  if (lowerToken && /[g-z]/.test(lowerToken)) {
+    const flips = lowerToken.match(/[a-z][0-9]|[0-9][a-z]/g)?.length ?? 0;
+    const digits = lowerToken.match(/[0-9]/g)?.length ?? 0;
+    if (digits >= 3 && flips >= 5) return lowerToken;
+  }
   // a chain of vowel-poor dotted groups ("ttqmk.feqvm.slsbs.yjgkv")
   const chain = /(?:^|\s)((?:[a-z]{4,6}\.){3,}[a-z]{4,6})$/.exec(t)?.[1];
   if (chain?.split('.').every((g) => (g.match(/[aeiou]/g)?.length ?? 0) <= 1)) return chain;
@@ -103,6 +111,46 @@ export function unrelatedOrgName(
   if (words.length < 2) return false;
   const addr = `${local}.${domain}`.replace(/[^a-z0-9]/g, '');
   return !words.some((w) => addr.includes(w) || (w.length >= 6 && addr.includes(w.slice(0, 5))));
+}
+
+/**
+ * The word for a bank or a parcel carrier, the two kinds of sender phishing imitates most (APWG),
+ * in the languages the lexicons cover and in CJK.
+ */
+const INSTITUTION_WORD =
+  /(?:^|[^\p{L}\p{N}])(?:bank|banco|banque|bancorp|banca|sparkasse|volksbank|raiffeisenbank|credit union|couriers?|kurier|parcels?|paket|colis|correios|correos|logistics|logistik)(?![\p{L}\p{N}])|銀行|银行|은행/iu;
+
+/** Words of an institution's display name that do not name it ("Online Banking", "of", "S/A"). */
+const NAME_FILLER = new Set(
+  'of the de do da del des du la le und and y e online banking service services team customer support alert alerts security sa ag plc inc ltd na'.split(
+    ' ',
+  ),
+);
+
+/**
+ * A bank's or a parcel carrier's name as display name on a domain that is not theirs: the display
+ * name says bank or courier (bank, banco, Sparkasse, credit union, 銀行, courier, Paket, colis …, in
+ * any case), and the sender's domain holds none of the name's other words nor its initials
+ * ("Banco do Brasil" at bb.com.br is the bank's; "TF Bank" at true.co.za is not). Such senders
+ * mail from their own domains; no list of the world's banks and carriers can be complete, the
+ * word is enough. Returns the name, or undefined.
+ */
+export function institutionOffDomain(displayName: string, domain: string): string | undefined {
+  const dn = displayName.slice(0, 200);
+  if (!INSTITUTION_WORD.test(dn)) return undefined;
+  const d = fold(domain);
+  if (!d) return undefined;
+  const words = fold(dn)
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w && !NAME_FILLER.has(w));
+  const flat = d.replace(/[^a-z0-9]/g, '');
+  const labels = d.split('.');
+  const initials = words.map((w) => w[0]).join('');
+  const related =
+    words.some((w) => w.length >= 3 && !INSTITUTION_WORD.test(w) && flat.includes(w)) ||
+    words.some((w) => w.length === 2 && labels.includes(w)) ||
+    (initials.length >= 2 && labels.some((l) => l.startsWith(initials)));
+  return related ? undefined : dn.trim();
 }
 
 /** How many ASCII lower-case letters, capitals, digits and other characters `s` has. */

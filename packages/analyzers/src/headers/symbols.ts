@@ -78,6 +78,12 @@ export const HEADERS_SYMBOLS = defineSymbols({
     group: 'sender',
     reason: 'the display name names a brand, the address is a free-mail mailbox',
   },
+  display_name_institution: {
+    score: 2.0,
+    group: 'sender',
+    reason:
+      'the display name is a bank’s or a parcel carrier’s (bank, banco, Sparkasse, 銀行, courier, Paket …) and the sender domain holds neither its name nor its initials',
+  },
   unrelated_org_name: {
     score: 1.5,
     group: 'sender',

@@ -24,6 +24,7 @@ import {
   fakeReply,
   generatedLocalPart,
   generatedSubdomain,
+  institutionOffDomain,
   junkSuffix,
   malformedDisplayName,
   mixedCaseLocalPart,
@@ -289,6 +290,20 @@ export const displayNameBrandFindings: HeaderTechnique = ({ v, dn, lex, fromOrg,
     ];
   }
   return NONE;
+};
+
+// 4. display-name spoofing: a bank's or a carrier's name on a domain that is not theirs
+export const displayNameInstitutionFindings: HeaderTechnique = ({ v, dn, list, w }) => {
+  // a list that rewrote From (its own domain authenticated) puts the author's name there
+  if (!dn || list) return NONE;
+  const name = institutionOffDomain(dn, v.from.domain);
+  if (!name) return NONE;
+  return oneOf(
+    w,
+    'display_name_institution',
+    'display_name_spoofing',
+    `display name “${name.slice(0, 60)}” is a bank's or a carrier's, the sender domain ${v.from.domain || '(none)'} is not theirs`,
+  );
 };
 
 // 4. display-name spoofing: the organisation's own name on an external sender

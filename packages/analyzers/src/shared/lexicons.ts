@@ -20,6 +20,8 @@ export const LANGUAGE_CATEGORIES = [
   'spam',
   'negative',
   'positive',
+  /** Statements that money has been or will be taken; not scored alone (call-back lures). */
+  'charge',
 ] as const;
 export type LanguageCategory = (typeof LANGUAGE_CATEGORIES)[number];
 

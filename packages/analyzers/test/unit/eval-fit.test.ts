@@ -74,6 +74,20 @@ describe('fitWeights', () => {
     expect(c.contributions.find((x) => x.symbol === 'h.rare')?.weight).toBe(2.5);
   });
 
+  it('pulls the bias toward the weights file’s too: it moves with the data only as far as λ lets it', () => {
+    // every message carries only h.weak: the data asks for the bias that makes p = 0.5 (bias = -1)
+    const flat: (MessageOutcome & { source: string })[] = [];
+    for (let i = 0; i < 100; i++) {
+      flat.push(outcome('phishing', i, [WEAK]));
+      flat.push(outcome('ham', i, [WEAK]));
+    }
+    const loose = fitWeights(flat, { l2: 0.1, bias: -3, iterations: 600 });
+    const tight = fitWeights(flat, { l2: 5000, bias: -3, iterations: 600 });
+    expect(loose.bias).toBeGreaterThan(-2.5);
+    expect(tight.bias).toBeLessThan(-2.9);
+    expect(fitWeights(flat, { l2: 0.1, bias: -3, fixedBias: true }).bias).toBe(-3);
+  });
+
   it('pulls toward the declared score: a stronger λ stays closer to it', () => {
     const loose = fitWeights(corpus(), { l2: 0.5 });
     const tight = fitWeights(corpus(), { l2: 500 });

@@ -7,12 +7,14 @@
  * 8 KB of spaces). linear-scans.test.ts checks that the scans give the old answers.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { namesMoneyAmount, phoneNumberIn } from '../../src/content/signals.ts';
 import { addressRun } from '../../src/directory/lookup.ts';
 import { normalizeName, parseFromHeader } from '../../src/directory/names.ts';
 import {
   addressInSubject,
   fakeReply,
   generatedLocalPart,
+  institutionOffDomain,
   junkSuffix,
   malformedDisplayName,
 } from '../../src/headers/bulk-signs.ts';
@@ -127,5 +129,24 @@ describe('view and llm', () => {
       work: () => unfence(`\`\`\`${run(' ', 100_000)}x`),
     },
     { name: 'unfence: 100 KB of `', work: () => unfence(run('`', 100_000)) },
+  ]);
+});
+
+describe('call-back numbers, sums of money, institution names, random subject tokens', () => {
+  const MB = 1024 * 1024;
+  bounded([
+    { name: 'phoneNumberIn: 1 MB of digits', work: () => phoneNumberIn(run('1', MB)) },
+    { name: 'phoneNumberIn: 1 MB of "555 "', work: () => phoneNumberIn(run('555 ', MB)) },
+    { name: 'phoneNumberIn: 1 MB of "+1 (2"', work: () => phoneNumberIn(run('+1 (2', MB)) },
+    { name: 'phoneNumberIn: 1 MB of "+44 12 "', work: () => phoneNumberIn(run('+44 12 ', MB)) },
+    { name: 'namesMoneyAmount: 1 MB of "1.1"', work: () => namesMoneyAmount(run('1.1', MB)) },
+    { name: 'namesMoneyAmount: 1 MB of "us"', work: () => namesMoneyAmount(run('us', MB)) },
+    {
+      name: 'institutionOffDomain: 8 KB of "bank "',
+      work: () => institutionOffDomain(run('bank '), run('a.')),
+    },
+    { name: 'junkSuffix: 8 KB of "a1"', work: () => junkSuffix(run('a1')) },
+    { name: 'junkSuffix: 8 KB of "a1 "', work: () => junkSuffix(run('a1 ')) },
+    { name: 'junkSuffix: 8 KB of "#"', work: () => junkSuffix(run('#')) },
   ]);
 });

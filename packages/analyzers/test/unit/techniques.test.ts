@@ -397,3 +397,98 @@ describe('a sign-in page pre-filled for the target', () => {
     expect(v.phishing).toBe(false);
   });
 });
+
+describe('call-back fraud: a charge with a number to call', () => {
+  it('a security-software renewal from a free-mail address, no link, a number to dispute it', async () => {
+    const e = makeEmail({
+      from: 'Billing Desk <renewals.desk2291@gmail.com>',
+      to: ['bob@example.org'],
+      subject: 'Invoice 4471 confirmation',
+      text: 'Hello,\nyour Norton 360 Total Protection subscription has been renewed. Amount charged: $399.99 to your card on file.\nIf you did not authorize this charge, call our billing team at +1 (808) 374-4981 within 24 hours.\nThank you.',
+    });
+    const v = await verdict(e);
+    expect(v.phishing).toBe(true);
+    expect(v.symbols).toContain('content.callback_lure');
+  });
+
+  it('a shop’s own receipt that links to the shop is not one', async () => {
+    const e = makeEmail({
+      from: 'Example Shop <orders@shop.example.com>',
+      to: ['bob@example.org'],
+      subject: 'Your order confirmation',
+      html: '<p>Thank you for your purchase. Total paid: $45.00.</p><p>Track it at <a href="https://shop.example.com/orders/1234">your orders</a>. Questions? Call us at (555) 201-4433.</p>',
+    });
+    const v = await verdict(e);
+    expect(v.phishing).toBe(false);
+    expect(v.symbols ?? []).not.toContain('content.callback_lure');
+  });
+
+  it('a colleague’s signature with a phone number and no charge is not one', async () => {
+    const e = makeEmail({
+      from: 'Jane Doe <jane.doe1987@gmail.com>',
+      to: ['bob@example.org'],
+      subject: 'Re: meeting notes',
+      text: 'Thanks, the notes look right to me. The venue costs $200 for the day.\n\nJane\nMobile: +1 (617) 555-0199',
+      headers: { 'in-reply-to': '<notes.1@example.org>' },
+    });
+    const v = await verdict(e);
+    expect(v.symbols ?? []).not.toContain('content.callback_lure');
+  });
+});
+
+describe('a bank’s or a carrier’s name on a domain that is not theirs', () => {
+  it('a bank no list names, on an unrelated domain, asking to confirm', async () => {
+    const e = makeEmail({
+      from: 'Norrland Savings Bank <kundservice@mail-notice.test>',
+      to: ['bob@example.org'],
+      subject: 'Ihr Zertifikat läuft ab',
+      html: '<p>Dear customer, your security certificate expires. <a href="https://cert-renew.test/login">Confirm your account</a> now.</p>',
+    });
+    const v = await verdict(e);
+    expect(v.phishing).toBe(true);
+    expect(v.symbols).toContain('headers.display_name_institution');
+  });
+
+  it('a bank at its own domain or its initials is not flagged', async () => {
+    for (const from of [
+      'Banco do Brasil <noreply@bb.com.br>',
+      'Chase Bank <no-reply@alerts.chase.com>',
+      'Norrland Savings Bank <service@norrlandsavings.test>',
+    ]) {
+      const e = makeEmail({
+        from,
+        to: ['bob@example.org'],
+        subject: 'Your statement is ready',
+        text: 'Your monthly statement is available in online banking.',
+      });
+      expect((await verdict(e)).symbols ?? []).not.toContain('headers.display_name_institution');
+    }
+  });
+});
+
+describe('a random token appended to the subject so no two copies match', () => {
+  it('lower-case letters and digits drawn at random', async () => {
+    const e = makeEmail({
+      from: 'Customer Service <billing@invoices-center.test>',
+      to: ['bob@example.org'],
+      subject: 'Reminder: Customer Payment Needed #oo2oyj6dku6kdhekfc84exnta',
+      text: 'Your payment failed. Update your billing information to avoid interruption.',
+    });
+    expect((await verdict(e)).symbols).toContain('headers.junk_suffix');
+  });
+
+  it('a commit hash or a ticket number is not one', async () => {
+    for (const subject of [
+      'Re: build broken at 3f2a9c1d8e7b6a5f4c3d2e1f',
+      'Your ticket #1029384756 was updated',
+    ]) {
+      const e = makeEmail({
+        from: 'CI <ci@build.example.com>',
+        to: ['bob@example.org'],
+        subject,
+        text: 'See the log.',
+      });
+      expect((await verdict(e)).symbols ?? []).not.toContain('headers.junk_suffix');
+    }
+  });
+});
