@@ -138,15 +138,15 @@ export function createRequestHandler(deps: AnalysisRequestDeps): (d: Delivery) =
     }
     if (!claimed) {
       // Already finished (a redelivery after the result was stored) or unknown: not run again.
-      // Its event may not have gone out before the crash: publish it again (at least once).
-      if (d.redelivered) {
-        try {
-          const job = await store.jobs.get(msg.job_id);
-          const ev = job ? settlement.eventFromJob(job, msg.origin) : null;
-          if (ev) await settlement.publishEvent(ev);
-        } catch (e) {
-          jlog.warn({ err: errText(e) }, 'could not re-publish the event of a finished job');
-        }
+      // Its event may not have gone out before the crash: publish it again (at least once). Not
+      // only when the broker says `redelivered`: a redelivered batch comes back split into fresh
+      // single messages, and a job whose event could not be published is requeued as one.
+      try {
+        const job = await store.jobs.get(msg.job_id);
+        const ev = job ? settlement.eventFromJob(job, msg.origin) : null;
+        if (ev) await settlement.publishEvent(ev);
+      } catch (e) {
+        jlog.warn({ err: errText(e) }, 'could not re-publish the event of a finished job');
       }
       jlog.debug({}, 'job already finished or unknown: skipped');
       await d.ack();

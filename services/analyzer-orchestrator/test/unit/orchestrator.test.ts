@@ -130,6 +130,29 @@ describe('analyzer orchestrator (memory platform)', () => {
     expect((await p.store.jobs.get(id))?.completed_at).toBe(job?.completed_at);
   });
 
+  it('a finished job’s request arriving as a fresh message (a split batch) publishes its event again', async () => {
+    const o = build();
+    const ev = await collectEvents(p.broker, p.topology);
+    await o.start();
+    const id = await submit(p.store, p.broker, p.topology, 'simple');
+    await waitFor(() => ev.events.find((x) => x.job_id === id), 'first event');
+    const job = await p.store.jobs.get(id);
+    // a redelivered batch is split into new single messages (not flagged redelivered): one of a
+    // job that was stored before its event went out must still bring the event
+    await p.broker.publish(p.topology.exchanges.analysis, 'analysis.requested', {
+      job_id: id,
+      email_id: job?.email_id,
+      workflow_id: 'simple',
+      email,
+      submitted_at: new Date().toISOString(),
+    });
+    await waitFor(() => ev.events.filter((x) => x.job_id === id).length >= 2, 'event again');
+    expect(
+      ev.events.filter((x) => x.job_id === id).every((x) => x.event === 'analysis.completed'),
+    ).toBe(true);
+    expect(calls.a).toBe(1);
+  });
+
   it('an invalid message is dead-lettered and its job failed', async () => {
     const o = build();
     const ev = await collectEvents(p.broker, p.topology);
