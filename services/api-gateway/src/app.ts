@@ -123,6 +123,9 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     ),
   };
   app.addHook('onClose', async () => ctx.cpu.close());
+  // the CPU workers start once the gateway listens, not on the first large message (app.inject in
+  // tests never listens: no worker starts there unless a task needs one)
+  app.addHook('onListen', async () => ctx.cpu.warm());
 
   await app.register(healthRoutes(ctx));
   await app.register(docsRoutes(ctx));

@@ -46,6 +46,8 @@ export interface CpuWork {
   messageView(jobId: string, stored: unknown): Promise<string | null>;
   /** The pool, once a task has needed it (tests and metrics). */
   pool(): TaskPool | undefined;
+  /** Starts the workers now (the gateway calls it once it listens); nothing with 0 workers. */
+  warm(): void;
   close(): Promise<void>;
 }
 
@@ -94,6 +96,9 @@ export function createCpuWork(
       return run('messageView', { jobId, stored }, 'the message view could not be built');
     },
     pool: () => pool,
+    warm() {
+      if (opts.workers > 0) poolOf().warm();
+    },
     async close() {
       await pool?.close();
     },

@@ -37,6 +37,17 @@ describe('gateway CPU work', () => {
     expect(pooled.email.attachments?.[0]?.filename).toBe('statement.pdf');
   });
 
+  it('warm() starts every worker before any task, and the first task finds them started', async () => {
+    const work = make({ workers: 2, inlineMaxBytes: 64 * 1024, deadlineMs: 30_000 });
+    work.warm();
+    expect(work.pool()?.stats().started).toBe(2);
+    await work.parseRaw(input(rawMessage(512 * 1024)));
+    expect(work.pool()?.stats().started).toBe(2);
+    const none = make({ workers: 0, inlineMaxBytes: 0, deadlineMs: 30_000 });
+    none.warm();
+    expect(none.pool()).toBeUndefined();
+  });
+
   it('builds the message view of a large HTML body in a worker, as on the HTTP thread', async () => {
     const work = make({ workers: 1, inlineMaxBytes: 1024, deadlineMs: 30_000 });
     const { email } = await work.parseRaw(input(rawMessage(256 * 1024)));
