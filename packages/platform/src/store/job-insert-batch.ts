@@ -52,6 +52,8 @@ function newJobOf(j: NewJob, row: Created): Job {
 }
 
 function rowOf(j: NewJob): Row {
+  if (j.email_json === undefined && j.email === undefined)
+    throw new TypeError(`job ${j.job_id}: neither email nor email_json`);
   const email = j.email_json ?? (jsonParam(j.email) as string);
   return {
     job: j,

@@ -18,11 +18,13 @@ export interface NewJob {
   job_id: string;
   email_id: string;
   workflow_id: string;
-  email: Email;
+  /** The Email; may be left out when `email_json` holds it. */
+  email?: Email;
   /**
    * A JSON text of `email`, when the caller already has one (the gateway: the submitted body's own
-   * text, ADR 006). Stored verbatim; the caller guarantees that `JSON.parse` of it is `email`
-   * (spacing, key order and escapes may differ from `JSON.stringify`).
+   * text, ADR 006, or the text a CPU worker made). Stored verbatim; the caller guarantees that
+   * `JSON.parse` of it is the Email (spacing, key order and escapes may differ from
+   * `JSON.stringify`).
    */
   email_json?: string;
   submitted_by?: string;

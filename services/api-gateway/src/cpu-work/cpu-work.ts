@@ -88,7 +88,7 @@ export function createCpuWork(
       // a view into a larger buffer would be copied whole: copy just the message
       const b = input.bytes;
       const bytes = b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? b : b.slice();
-      return run('parseRaw', { ...input, bytes }, 'the message could not be parsed');
+      return run('parseRawRow', { ...input, bytes }, 'the message could not be parsed');
     },
     async messageView(jobId, stored) {
       const size = typeof stored === 'string' ? stored.length : 0;

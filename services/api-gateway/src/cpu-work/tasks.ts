@@ -17,7 +17,11 @@ export interface ParseRawInput {
 }
 
 export interface ParseRawOutput {
-  email: Email;
+  /**
+   * The Email, when parsed on this thread; a worker sends only its row text back (`serialized`):
+   * copying a large Email across threads twice (object and text) cost the HTTP thread tens of ms.
+   */
+  email?: Email;
   report?: JobReport;
   /** The Email's id and row text, computed where it was parsed (a worker, for a large message). */
   serialized: SerializedEmail;
@@ -63,8 +67,15 @@ export function messageViewTask(input: { jobId: string; stored: unknown }): stri
   return JSON.stringify(messageViewOf(input.jobId, r.data));
 }
 
+/** parseRawTask without the Email object: what a worker sends back (the row text holds it). */
+export async function parseRawRowTask(input: ParseRawInput): Promise<ParseRawOutput> {
+  const { report, serialized } = await parseRawTask(input);
+  return report ? { report, serialized } : { serialized };
+}
+
 /** The handlers a CPU worker serves, by task name. */
 export const CPU_TASKS = {
   parseRaw: parseRawTask,
+  parseRawRow: parseRawRowTask,
   messageView: messageViewTask,
 } as const;

@@ -57,7 +57,8 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
   /** Stores the job, publishes it with a confirm, and only then answers; no half-created job. */
   async function submit(
     request: FastifyRequest,
-    email: Email,
+    /** Undefined when a CPU worker parsed it: `serialized` then holds it. */
+    email: Email | undefined,
     workflowIdIn: string | undefined,
     source: 'json' | 'raw',
     origin?: { retriever: string; message_id: string },
@@ -74,7 +75,9 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
     }
     const jobId = randomUUID();
     // The id (@trawl/mail's emailId) and the row's JSON text (the body's own, when it can be).
-    const { id: eid, json: emailJson } = serialized ?? serializeEmail(email, sent);
+    const ser = serialized ?? (email ? serializeEmail(email, sent) : undefined);
+    if (!ser) throw new Error('submit: neither an Email nor its serialized text');
+    const { id: eid, json: emailJson } = ser;
     const submittedBy = actorOf(request);
     // jobs.origin: the retriever (verdict callbacks) and, for a report, the report (issue 16)
     const stored = origin || report ? { ...origin, ...(report ? { report } : {}) } : undefined;
@@ -83,7 +86,7 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
         job_id: jobId,
         email_id: eid,
         workflow_id: workflowId,
-        email,
+        ...(email ? { email } : {}),
         email_json: emailJson,
         ...(submittedBy ? { submitted_by: submittedBy } : {}),
         ...(stored ? { origin: stored } : {}),
