@@ -341,9 +341,10 @@ function callbackNumber({ v, hits }: ContentContext): string | undefined {
 }
 
 function findCallbackNumber(v: MailView, hits: LanguageHits): string | undefined {
+  // a statement that money was or will be taken (not merely payment words: "credit card" and
+  // "wire transfer" are everyday business words)
   const charge = (hits.subject.charge?.length ?? 0) + (hits.body.charge?.length ?? 0);
-  const payment = (hits.subject.payment?.length ?? 0) + (hits.body.payment?.length ?? 0);
-  if (charge + payment === 0) return undefined;
+  if (charge === 0) return undefined;
   const text = v.text || v.html_text;
   if (!namesMoneyAmount(text) && !namesMoneyAmount(v.subject)) return undefined;
   const phone = phoneNumberIn(text) ?? (v.text ? phoneNumberIn(v.html_text) : undefined);
