@@ -68,7 +68,7 @@ export function messageViewTask(input: { jobId: string; stored: unknown }): stri
 }
 
 /** parseRawTask without the Email object: what a worker sends back (the row text holds it). */
-export async function parseRawRowTask(input: ParseRawInput): Promise<ParseRawOutput> {
+async function parseRawRowTask(input: ParseRawInput): Promise<ParseRawOutput> {
   const { report, serialized } = await parseRawTask(input);
   return report ? { report, serialized } : { serialized };
 }
