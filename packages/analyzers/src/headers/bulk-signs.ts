@@ -118,7 +118,7 @@ export function unrelatedOrgName(
  * in the languages the lexicons cover and in CJK.
  */
 const INSTITUTION_WORD =
-  /(?:^|[^\p{L}\p{N}])(?:bank|banco|banque|bancorp|banca|sparkasse|volksbank|raiffeisenbank|credit union|couriers?|kurier|parcels?|paket|colis|correios|correos|logistics|logistik)(?![\p{L}\p{N}])|銀行|银行|은행/iu;
+  /(?:^|[^\p{L}\p{N}])(?:bank|banco|banque|bancorp|banca|sparkasse|volksbank|raiffeisenbank|credit union|couriers|kurier|parcels?|paket|colis|correios|correos|logistics|logistik)(?![\p{L}\p{N}])|銀行|银行|은행/iu;
 
 /** Words of an institution's display name that do not name it ("Online Banking", "of", "S/A"). */
 const NAME_FILLER = new Set(
@@ -129,8 +129,8 @@ const NAME_FILLER = new Set(
 
 /**
  * A bank's or a parcel carrier's name as display name on a domain that is not theirs: the display
- * name says bank or courier (bank, banco, Sparkasse, credit union, 銀行, courier, Paket, colis …, in
- * any case), and the sender's domain holds none of the name's other words nor its initials
+ * name says bank or courier (bank, banco, Sparkasse, credit union, 銀行, couriers, Paket, colis …, in
+ * any case; not the singular "courier", a common newspaper name), and the sender's domain holds none of the name's other words nor its initials
  * ("Banco do Brasil" at bb.com.br is the bank's; "TF Bank" at true.co.za is not). Such senders
  * mail from their own domains; no list of the world's banks and carriers can be complete, the
  * word is enough. Returns the name, or undefined.
@@ -148,6 +148,8 @@ export function institutionOffDomain(displayName: string, domain: string): strin
   const initials = words.map((w) => w[0]).join('');
   const related =
     words.some((w) => w.length >= 3 && !INSTITUTION_WORD.test(w) && flat.includes(w)) ||
+    // the name is the institution word alone and the domain is that word ("Kurier" at kurier.at)
+    (labels.length >= 2 && words.some((w) => labels.includes(w))) ||
     words.some((w) => w.length === 2 && labels.includes(w)) ||
     (initials.length >= 2 && labels.some((l) => l.startsWith(initials)));
   return related ? undefined : dn.trim();

@@ -82,7 +82,7 @@ export const HEADERS_SYMBOLS = defineSymbols({
     score: 2.0,
     group: 'sender',
     reason:
-      'the display name is a bank’s or a parcel carrier’s (bank, banco, Sparkasse, 銀行, courier, Paket …) and the sender domain holds neither its name nor its initials',
+      'the display name is a bank’s or a parcel carrier’s (bank, banco, Sparkasse, 銀行, couriers, Paket …) and the sender domain holds neither its name nor its initials',
   },
   unrelated_org_name: {
     score: 1.5,

@@ -454,6 +454,8 @@ describe('a bank’s or a carrier’s name on a domain that is not theirs', () =
       'Banco do Brasil <noreply@bb.com.br>',
       'Chase Bank <no-reply@alerts.chase.com>',
       'Norrland Savings Bank <service@norrlandsavings.test>',
+      'Kurier <newsletter@kurier.at>',
+      'The Daily Courier <news@dcourier.test>',
     ]) {
       const e = makeEmail({
         from,
