@@ -15,6 +15,7 @@ import {
   htmlOnlyFindings,
   imageOnlyFindings,
   insertedNoiseFindings,
+  institutionOffsiteFindings,
   languageFindings,
   obfuscationFindings,
   sentimentFindings,
@@ -31,6 +32,7 @@ const CONTENT_TECHNIQUES: readonly ContentTechnique[] = [
   sentimentFindings,
   // brands named versus the sender
   brandFindings,
+  institutionOffsiteFindings,
   // text disguised against keyword filters
   obfuscationFindings,
   insertedNoiseFindings,

@@ -77,6 +77,12 @@ export const CONTENT_TECHNIQUE_SYMBOLS = defineSymbols({
     reason:
       'From is a brand’s own domain, the message asks for credentials or money, and no link goes to the brand (a spoofed sender)',
   },
+  institution_sender_offsite_links: {
+    score: 1.5,
+    group: 'brand',
+    reason:
+      'From a bank’s or carrier’s own name or domain that no brand list holds, asking for credentials or money, with no link to that domain (a spoofed sender)',
+  },
   brand_links_explain_request: {
     score: -2.0,
     group: 'request',

@@ -4,6 +4,7 @@
  */
 import type { Email } from '@trawl/contracts';
 import { firstHeader } from '../shared/header-values.ts';
+import { institutionSender } from '../shared/institutions.ts';
 import { type LanguageHits, viewBrands, viewHits } from '../shared/lexicon-hits.ts';
 import type { Brand, Lexicons } from '../shared/lexicons.ts';
 import { countMixedScriptWords, countStyledLetters, hasNonAscii } from '../shared/normalize.ts';
@@ -373,6 +374,33 @@ function carriesUrl(url: string): boolean {
     rest.includes('https%3a')
   );
 }
+
+/**
+ * A bank or a carrier that no brand list names, in its own From, asking for credentials or money,
+ * with no link to its own domain: the 2004 pattern of a spoofed `service@sovereignbank.com` whose
+ * links go to an IP address or a look-alike, for the banks and carriers no list can hold. Genuine
+ * mail of such a sender links to its own site; a DMARC pass that the trusted hop verified (the
+ * domain really sent it) clears it.
+ */
+export const institutionOffsiteFindings: ContentTechnique = ({ v, lex, hits, w }) => {
+  const own = v.from.org_domain;
+  if (!own || lex.freeMail.has(own)) return NONE;
+  if (lex.brands.some((b) => brandOwns(b, v.from.domain))) return NONE; // brandFindings' case
+  if (!institutionSender(v.from.display_name, own)) return NONE;
+  const asks = (['credential', 'payment'] as const).some(
+    (c) => (hits.subject[c]?.length ?? 0) + (hits.body[c]?.length ?? 0) > 0,
+  );
+  if (!asks) return NONE;
+  const links = [...new Set(followedLinks(v).map((u) => u.domain || u.host))].filter(Boolean);
+  if (links.length === 0 || links.includes(own)) return NONE;
+  if (v.auth.dmarc === 'pass' && v.auth.verified) return NONE;
+  return oneOf(
+    w,
+    'institution_sender_offsite_links',
+    'brand_impersonation',
+    `From ${own} (a bank's or carrier's name) asks for credentials or money, but no link goes to ${own}: ${links.slice(0, 3).join(', ')}`,
+  );
+};
 
 // a brand's own mail: From the brand's domain, every link, form and reply address to that brand
 export const brandOwnLinksFindings: ContentTechnique = ({ email, v, lex, hits, w }) => {

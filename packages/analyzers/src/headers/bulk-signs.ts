@@ -2,6 +2,7 @@
  * Bulk-mail and scam techniques visible in the From and Subject headers. Pure string checks, no
  * lists of senders: each names a trick used to defeat filters or to pose as someone else.
  */
+import { INSTITUTION_WORD } from '../shared/institutions.ts';
 
 /**
  * A junk token appended to the subject or display name so that no two copies match ("…!.BVUM",
@@ -112,13 +113,6 @@ export function unrelatedOrgName(
   const addr = `${local}.${domain}`.replace(/[^a-z0-9]/g, '');
   return !words.some((w) => addr.includes(w) || (w.length >= 6 && addr.includes(w.slice(0, 5))));
 }
-
-/**
- * The word for a bank or a parcel carrier, the two kinds of sender phishing imitates most (APWG),
- * in the languages the lexicons cover and in CJK.
- */
-const INSTITUTION_WORD =
-  /(?:^|[^\p{L}\p{N}])(?:bank|banco|banque|bancorp|banca|sparkasse|volksbank|raiffeisenbank|credit union|couriers|kurier|parcels?|paket|colis|correios|correos|logistics|logistik)(?![\p{L}\p{N}])|銀行|银行|은행/iu;
 
 /** Words of an institution's display name that do not name it ("Online Banking", "of", "S/A"). */
 const NAME_FILLER = new Set(

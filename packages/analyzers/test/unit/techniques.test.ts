@@ -494,3 +494,29 @@ describe('a random token appended to the subject so no two copies match', () => 
     }
   });
 });
+
+describe('older phishing: a bank no list names, spoofed in its own From', () => {
+  it('asks to verify the account at a link that is not the bank’s', async () => {
+    const e = makeEmail({
+      from: 'North Shore Savings <service@northshoresavingsbank.test>',
+      to: ['bob@example.org'],
+      subject: 'Account verification',
+      html: '<p>Dear customer, we could not verify your account information. Please <a href="http://account-review.example.net/northshore/login.php">verify your account</a> to avoid suspension.</p>',
+    });
+    const v = await verdict(e);
+    expect(v.symbols).toContain('content.institution_sender_offsite_links');
+    expect(v.phishing).toBe(true);
+  });
+
+  it('the bank’s own notice, linking to its own site, is not it', async () => {
+    const e = makeEmail({
+      from: 'North Shore Savings <service@northshoresavingsbank.test>',
+      to: ['bob@example.org'],
+      subject: 'Your statement',
+      html: '<p>Your statement is ready. <a href="https://www.northshoresavingsbank.test/online">Sign in to your account</a> to view it.</p>',
+    });
+    const v = await verdict(e);
+    expect(v.symbols ?? []).not.toContain('content.institution_sender_offsite_links');
+    expect(v.phishing).toBe(false);
+  });
+});
