@@ -7,6 +7,9 @@ import { ImapSession, type SessionOptions } from './imap-session.ts';
 import { createImapMetrics } from './metrics.ts';
 import type { ImapSettings } from './settings.ts';
 
+/** How long stop() lets in-flight requests finish before it cuts their connections. */
+const STOP_GRACE_MS = 5_000;
+
 export interface ImapRetrieverService {
   app: FastifyInstance;
   session: ImapSession;
@@ -57,8 +60,21 @@ export function createImapRetriever(
       }
     },
     async stop() {
-      await app.close();
+      // Graceful first: in-flight requests finish. One stuck on an IMAP command that never answers
+      // would hold the close for ever, so after a grace its connection is cut; the IMAP session is
+      // closed after (its commands then fail, and such a handler ends).
+      const closed = app.close();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = await Promise.race([
+        closed.then(() => false),
+        new Promise<boolean>((res) => {
+          timer = setTimeout(() => res(true), STOP_GRACE_MS);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (late) app.server.closeAllConnections();
       await session.close();
+      await closed;
     },
   };
 }

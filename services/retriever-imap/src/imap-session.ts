@@ -172,11 +172,25 @@ export class ImapSession {
     this.connected = false;
     if (c) {
       try {
-        if (c.usable) await c.logout();
+        // a polite LOGOUT, bounded: a server or a command that never answers must not hold it
+        if (c.usable) await withDeadline(c.logout(), LOGOUT_GRACE_MS);
         else c.close();
       } catch {
         c.close();
       }
     }
   }
+}
+
+/** How long close() waits for the server to answer LOGOUT before it drops the connection. */
+const LOGOUT_GRACE_MS = 2_000;
+
+function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    p,
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
 }
