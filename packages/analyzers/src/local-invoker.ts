@@ -1,4 +1,4 @@
-import type { ServiceConfigFile } from '@trawl/contracts';
+import type { Email, ServiceConfigFile } from '@trawl/contracts';
 import {
   createInProcessInvoker,
   createPluginClient,
@@ -64,8 +64,16 @@ export function createEmbeddedInvoker(opts: {
   internalApiKey: string | undefined;
   /** Worker threads for the analyzers among its `ids` (see createAnalysisPool). */
   pool?: AnalysisPool | undefined;
+  /**
+   * Only a message at least this large (bodies and attachments, in characters) goes to the pool;
+   * smaller ones run on this thread (default 0: every message). A scale-out orchestrator sends only
+   * large messages there: they are where work could run long, and the copy to a worker costs more
+   * than a small message's whole analysis.
+   */
+  pooledMinChars?: number;
 }): EmbeddedInvoker {
   const pool = opts.pool;
+  const minChars = opts.pooledMinChars ?? 0;
   let targets = pluginTargets(opts.service());
   const http: PluginClient = createPluginClient({
     ...targets,
@@ -138,7 +146,7 @@ export function createEmbeddedInvoker(opts: {
   return {
     analyze(id, email, o) {
       if (targets.analyzers[id]) return http.analyze(id, email, o);
-      if (pool && pooled.has(id)) {
+      if (pool && pooled.has(id) && (minChars === 0 || messageChars(email) >= minChars)) {
         try {
           refuseDisabled('analyzer', id);
         } catch (e) {
@@ -165,4 +173,11 @@ export function createEmbeddedInvoker(opts: {
     // the pool is its owner's to close (it may outlive a reload of this invoker)
     close: () => http.close(),
   };
+}
+
+/** The characters of a message's bodies and attachments (what its analysis reads). */
+function messageChars(email: Email): number {
+  let n = (email.body_text?.length ?? 0) + (email.body_html?.length ?? 0);
+  for (const a of email.attachments ?? []) n += a.content?.length ?? 0;
+  return n;
 }

@@ -146,9 +146,10 @@ export interface AppConfig {
    * Worker threads that run the built-in offline analyzers of an orchestrator or of embedded mode
    * (TRAWL_ANALYSIS_WORKERS: `auto` = the machine's cores; 0 = on the main thread). A call still
    * running at its deadline has its worker terminated and replaced. Undefined (unset): the mode's
-   * default, the cores in embedded mode (one process: the pool uses the second core) and 0 for a
-   * scale-out orchestrator (the gateway, PostgreSQL and RabbitMQ already use the other cores, and
-   * moving each message to a worker cost more than it gave: docs/benchmarks.md, 2026-11-27).
+   * default, the cores in embedded mode (one process: the pool uses the second core); in a
+   * scale-out orchestrator one worker for the large messages only (moving every message to a
+   * worker cost more than it gave there: the gateway, PostgreSQL and RabbitMQ already use the
+   * other cores; docs/benchmarks.md, 2026-11-27); 0 in the analyzers service.
    */
   analysisWorkers: number | undefined;
   mailOrchestratorPort: number;

@@ -39,6 +39,11 @@ import { type ConfigSnapshot, createConfigSource, snapshotFromFiles } from './co
 import { reportNotifierFromConfig } from './report-notifier.ts';
 import { retentionOfStore } from './retention.ts';
 
+/** Analysis workers of a scale-out orchestrator when TRAWL_ANALYSIS_WORKERS is unset. */
+const LARGE_ONLY_WORKERS = 1;
+/** With that default, the messages the worker takes: bodies and attachments of 256 Ki characters. */
+const LARGE_MESSAGE_CHARS = 256 * 1024;
+
 async function main(): Promise<RunningService> {
   const cfg = loadConfigOrExit({ needs: { postgres: true, rabbitmq: true, redis: true } });
   // Buffered (4 KiB or 250 ms, as the gateway's, ADR 005): the line each job logs does not cost a
@@ -86,9 +91,12 @@ async function main(): Promise<RunningService> {
   let retarget: () => void;
   let pool: AnalysisPool | undefined;
   if (cfg.builtinsInProcess) {
-    if ((cfg.analysisWorkers ?? 0) > 0) {
+    // TRAWL_ANALYSIS_WORKERS unset: one worker for the large messages only (a deadline that holds
+    // where work could run long, at no cost for the rest); set: that many, for every message.
+    const workers = cfg.analysisWorkers ?? LARGE_ONLY_WORKERS;
+    if (workers > 0) {
       pool = await createAnalysisPool({
-        size: cfg.analysisWorkers ?? 0,
+        size: workers,
         defaultTimeoutMs: service.analyzer.timeout_ms,
         onReplace: (info) => logger.warn(info, 'analysis worker replaced'),
       });
@@ -98,6 +106,7 @@ async function main(): Promise<RunningService> {
       service: () => service,
       internalApiKey: cfg.internalApiKey,
       pool,
+      ...(cfg.analysisWorkers === undefined ? { pooledMinChars: LARGE_MESSAGE_CHARS } : {}),
     });
     invoker = local;
     retarget = () => local.setService(service);
@@ -159,7 +168,7 @@ async function main(): Promise<RunningService> {
     {
       port,
       config_version: initial.snapshot.version,
-      analysis_workers: pool ? (cfg.analysisWorkers ?? 0) : 0,
+      analysis_workers: pool ? (cfg.analysisWorkers ?? LARGE_ONLY_WORKERS) : 0,
     },
     'analyzer orchestrator ready',
   );

@@ -63,4 +63,36 @@ describe('analysis pool with the built-in offline analyzers', () => {
     }
     expect(pool.stats().inFlight).toBe(0);
   }, 60_000);
+
+  it('with pooledMinChars, only a large message goes to a worker; a small one runs here, same answers', async () => {
+    const sized = createEmbeddedInvoker({
+      builtins: builtinAnalyzers,
+      service: () => service,
+      internalApiKey: undefined,
+      pool,
+      pooledMinChars: 64 * 1024,
+    });
+    const local = createEmbeddedInvoker({
+      builtins: builtinAnalyzers,
+      service: () => service,
+      internalApiKey: undefined,
+    });
+    // a small message: answered on this thread (the pool sees no call)
+    const smallCall = sized.analyze('content', phish(), { timeoutMs: 10_000 });
+    await new Promise((r) => setImmediate(r));
+    expect(pool.stats().inFlight).toBe(0);
+    expect(await smallCall).toEqual(await local.analyze('content', phish()));
+    // a large one goes to a worker: its call is in flight there until it answers
+    const big = () =>
+      makeEmail({
+        from: 'News <news@example.com>',
+        subject: 'Weekly digest',
+        text: 'An ordinary newsletter paragraph with nothing to ask. '.repeat(2000),
+      });
+    const pending = sized.analyze('content', big(), { timeoutMs: 10_000 });
+    // the pool dispatches the calls of one turn together, on the next one
+    await new Promise((r) => setImmediate(r));
+    expect(pool.stats().inFlight).toBe(1);
+    expect(await pending).toEqual(await local.analyze('content', big()));
+  }, 60_000);
 });
