@@ -47,6 +47,7 @@ export {
   runService,
   runServiceMain,
   type ServiceProcess,
+  within,
 } from './service-lifecycle.ts';
 export {
   createServiceLogger,

@@ -94,3 +94,18 @@ export function runServiceMain(
     return start(cfg, packageVersion(new URL('../package.json', mainUrl)));
   });
 }
+
+/**
+ * `p`, or a rejection once `ms` have passed without it settling: for the steps of a shutdown that
+ * wait on a peer (a LOGOUT, a graceful close) and must not wait for ever. The timer is cleared
+ * either way.
+ */
+export function within<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    p,
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`not settled within ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}

@@ -1,4 +1,4 @@
-import { type RetrieverAppBase, serviceChild } from '@trawl/platform';
+import { type RetrieverAppBase, serviceChild, within } from '@trawl/platform';
 import type { FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
 import { buildRetrieverApp } from './app.ts';
@@ -64,15 +64,7 @@ export function createImapRetriever(
       // would hold the close for ever, so after a grace its connection is cut; the IMAP session is
       // closed after (its commands then fail, and such a handler ends).
       const closed = app.close();
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const late = await Promise.race([
-        closed.then(() => false),
-        new Promise<boolean>((res) => {
-          timer = setTimeout(() => res(true), STOP_GRACE_MS);
-        }),
-      ]);
-      clearTimeout(timer);
-      if (late) app.server.closeAllConnections();
+      await within(closed, STOP_GRACE_MS).catch(() => app.server.closeAllConnections());
       await session.close();
       await closed;
     },

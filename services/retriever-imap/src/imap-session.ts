@@ -1,4 +1,5 @@
 import { backoffDelay } from '@trawl/contracts';
+import { within } from '@trawl/platform';
 import { ImapFlow } from 'imapflow';
 import type { Logger } from 'pino';
 import { ImapDisconnectedError } from './errors.ts';
@@ -173,7 +174,7 @@ export class ImapSession {
     if (c) {
       try {
         // a polite LOGOUT, bounded: a server or a command that never answers must not hold it
-        if (c.usable) await withDeadline(c.logout(), LOGOUT_GRACE_MS);
+        if (c.usable) await within(c.logout(), LOGOUT_GRACE_MS);
         else c.close();
       } catch {
         c.close();
@@ -184,13 +185,3 @@ export class ImapSession {
 
 /** How long close() waits for the server to answer LOGOUT before it drops the connection. */
 const LOGOUT_GRACE_MS = 2_000;
-
-function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  return Promise.race([
-    p,
-    new Promise<T>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
-}

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { type RunningService, runService, type ServiceProcess } from '../../src/index.ts';
+import { type RunningService, runService, type ServiceProcess, within } from '../../src/index.ts';
 
 /** A process stand-in: signals are emitted by the test, exit codes recorded. */
 function fakeProcess() {
@@ -94,5 +94,14 @@ describe('runService', () => {
     p.events.emit('SIGTERM');
     expect(await p.exited).toBe(1);
     expect(logged).toEqual(['shutting down', 'stop took too long: exiting']);
+  });
+});
+
+describe('within', () => {
+  it('answers the promise when it settles in time, its rejection too, and a rejection when late', async () => {
+    await expect(within(Promise.resolve(7), 1000)).resolves.toBe(7);
+    await expect(within(Promise.reject(new Error('no')), 1000)).rejects.toThrow('no');
+    const never = new Promise<never>(() => undefined);
+    await expect(within(never, 20)).rejects.toThrow('not settled within 20 ms');
   });
 });

@@ -39,6 +39,17 @@ function invoker() {
   });
 }
 
+/** Publishes the analysis request of an existing job again, as a fresh single message. */
+async function requestAgain(jobId: string, emailId: string | undefined): Promise<void> {
+  await p.broker.publish(p.topology.exchanges.analysis, 'analysis.requested', {
+    job_id: jobId,
+    email_id: emailId,
+    workflow_id: 'simple',
+    email,
+    submitted_at: new Date().toISOString(),
+  });
+}
+
 function build(over: Partial<OrchestratorDeps> = {}): Orchestrator {
   orch = buildOrchestrator({
     broker: p.broker,
@@ -114,13 +125,7 @@ describe('analyzer orchestrator (memory platform)', () => {
     await waitFor(async () => (await p.store.jobs.get(id))?.status === 'completed', 'completion');
     const job = await p.store.jobs.get(id);
     // the same message again (as after a crash between commit and ack)
-    await p.broker.publish(p.topology.exchanges.analysis, 'analysis.requested', {
-      job_id: id,
-      email_id: job?.email_id,
-      workflow_id: 'simple',
-      email,
-      submitted_at: new Date().toISOString(),
-    });
+    await requestAgain(id, job?.email_id);
     await waitFor(
       async () =>
         (await p.broker.queueDepth(p.topology.queues.analysisRequests)) === 0 && o.inFlight() === 0,
@@ -139,13 +144,7 @@ describe('analyzer orchestrator (memory platform)', () => {
     const job = await p.store.jobs.get(id);
     // a redelivered batch is split into new single messages (not flagged redelivered): one of a
     // job that was stored before its event went out must still bring the event
-    await p.broker.publish(p.topology.exchanges.analysis, 'analysis.requested', {
-      job_id: id,
-      email_id: job?.email_id,
-      workflow_id: 'simple',
-      email,
-      submitted_at: new Date().toISOString(),
-    });
+    await requestAgain(id, job?.email_id);
     await waitFor(() => ev.events.filter((x) => x.job_id === id).length >= 2, 'event again');
     expect(
       ev.events.filter((x) => x.job_id === id).every((x) => x.event === 'analysis.completed'),
