@@ -722,17 +722,26 @@ export function extractUrls(
   opts: ExtractUrlsOptions = {},
 ): ExtractedUrl[] {
   // One message's URLs are read by the analyzers' view and by the job's evidence: the extraction
-  // runs once per Email object and cap (a copy of the list each time; its entries are shared).
+  // runs once per message and cap (a copy of the list each time; its entries are shared). The
+  // workflow engine hands each analyzer a shallow copy of the Email (its own analysis_context) with
+  // the same headers object, so the cache is keyed on that object when there is one, and an entry
+  // is used only for the same bodies (compared by identity first, so a hit costs nothing).
   const max = opts.maxUrls ?? 500;
-  const cached = extracted.get(email);
-  if (cached?.max === max) return cached.urls.slice();
+  const key: object = (email as { headers?: object }).headers ?? email;
+  const cached = extracted.get(key);
+  if (cached?.max === max && cached.html === email.body_html && cached.text === email.body_text) {
+    return cached.urls.slice();
+  }
   const urls = extractAll(email, max);
-  extracted.set(email, { max, urls });
+  extracted.set(key, { max, urls, html: email.body_html, text: email.body_text });
   return urls.slice();
 }
 
-/** Extractions already made, by Email object (bodies are never changed after parsing). */
-const extracted = new WeakMap<object, { max: number; urls: ExtractedUrl[] }>();
+/** Extractions already made, by message (bodies are never changed after parsing). */
+const extracted = new WeakMap<
+  object,
+  { max: number; urls: ExtractedUrl[]; html: string | undefined; text: string | undefined }
+>();
 
 function extractAll(email: Pick<Email, 'body_text' | 'body_html'>, max: number): ExtractedUrl[] {
   const c = new Collector(max, undefined);

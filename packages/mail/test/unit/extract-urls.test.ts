@@ -292,4 +292,20 @@ describe('extractUrls', () => {
       ['http://c.example.com/d/::bad', null, true],
     ]);
   });
+
+  it('extracts once per message: copies that share the headers share the list, other bodies do not', () => {
+    const headers = {};
+    const a = { headers, body_html: '<a href="https://one.example/x">go</a>' };
+    const copy = { ...a, analysis_context: {} };
+    const first = extractUrls(a);
+    const again = extractUrls(copy);
+    expect(again).toEqual(first);
+    // the entries are the cached ones (same objects), the list a copy
+    expect(again[0]).toBe(first[0]);
+    expect(again).not.toBe(first);
+    // the same headers with another body (never made by Trawl, but possible) are read again
+    const other = extractUrls({ headers, body_html: '<a href="https://two.example/y">go</a>' });
+    expect(other.map((u) => u.host)).toEqual(['two.example']);
+    expect(extractUrls(copy).map((u) => u.host)).toEqual(['one.example']);
+  });
 });

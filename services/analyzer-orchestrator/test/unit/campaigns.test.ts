@@ -158,7 +158,7 @@ describe('campaign grouper (the orchestrator background grouping)', () => {
 
   it('groups the jobs that queued while a batch was stored in one call, in their order', async () => {
     const f = fakeStore();
-    const g = createCampaignGrouper({ campaigns: f.campaigns }, log);
+    const g = createCampaignGrouper({ campaigns: f.campaigns }, log, { lingerMs: 0 });
     f.gate.hold = true;
     g.add('j1', m, verdict(true), log);
     for (const id of ['j2', 'j3', 'j4']) g.add(id, m, verdict(true), log);
@@ -170,9 +170,29 @@ describe('campaign grouper (the orchestrator background grouping)', () => {
     expect(g.pending()).toBe(0);
   });
 
+  it('waits a short while for a batch to fill: jobs that finish meanwhile share one call', async () => {
+    const f = fakeStore();
+    const g = createCampaignGrouper({ campaigns: f.campaigns }, log, { lingerMs: 30 });
+    g.add('j1', m, verdict(true), log);
+    await new Promise((r) => setTimeout(r, 5));
+    g.add('j2', m, verdict(true), log);
+    expect(f.calls).toEqual([]);
+    await g.settled();
+    expect(f.calls).toEqual([['j1', 'j2']]);
+    // a full batch does not wait
+    const full = createCampaignGrouper({ campaigns: f.campaigns }, log, {
+      lingerMs: 60_000,
+      maxBatch: 2,
+    });
+    full.add('a', m, verdict(true), log);
+    full.add('b', m, verdict(true), log);
+    await full.settled();
+    expect(f.calls.at(-1)).toEqual(['a', 'b']);
+  });
+
   it('leaves out a clean job that nobody reported before any call; groups a reported one', async () => {
     const f = fakeStore();
-    const g = createCampaignGrouper({ campaigns: f.campaigns }, log);
+    const g = createCampaignGrouper({ campaigns: f.campaigns }, log, { lingerMs: 0 });
     g.add('clean', m, verdict(false), log);
     expect(g.pending()).toBe(0);
     g.add('reported', m, verdict(false), log, true);
@@ -182,7 +202,11 @@ describe('campaign grouper (the orchestrator background grouping)', () => {
 
   it('bounds its batches and its queue', async () => {
     const f = fakeStore();
-    const g = createCampaignGrouper({ campaigns: f.campaigns }, log, { maxBatch: 2, maxQueued: 4 });
+    const g = createCampaignGrouper({ campaigns: f.campaigns }, log, {
+      maxBatch: 2,
+      maxQueued: 4,
+      lingerMs: 0,
+    });
     f.gate.hold = true;
     for (const id of ['a', 'b', 'c', 'd', 'e', 'f']) g.add(id, m, verdict(true), log);
     f.gate.hold = false;
@@ -194,7 +218,7 @@ describe('campaign grouper (the orchestrator background grouping)', () => {
 
   it('a batch that fails is grouped again job by job: one bad job leaves the others grouped', async () => {
     const f = fakeStore({ failWhen: (b) => b.some((i) => i.job_id === 'bad') });
-    const g = createCampaignGrouper({ campaigns: f.campaigns }, log);
+    const g = createCampaignGrouper({ campaigns: f.campaigns }, log, { lingerMs: 0 });
     f.gate.hold = true;
     g.add('first', m, verdict(true), log);
     for (const id of ['x', 'bad', 'y']) g.add(id, m, verdict(true), log);
@@ -206,7 +230,7 @@ describe('campaign grouper (the orchestrator background grouping)', () => {
 
   it('drain waits for the queued jobs within the grace period', async () => {
     const f = fakeStore();
-    const g = createCampaignGrouper({ campaigns: f.campaigns }, log);
+    const g = createCampaignGrouper({ campaigns: f.campaigns }, log, { lingerMs: 0 });
     for (const id of ['a', 'b']) g.add(id, m, verdict(true), log);
     await g.drain(5_000);
     expect(g.pending()).toBe(0);
