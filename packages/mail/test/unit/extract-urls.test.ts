@@ -304,8 +304,8 @@ describe('extractUrls', () => {
     expect(again[0]).toBe(first[0]);
     expect(again).not.toBe(first);
     // the same headers with another body (never made by Trawl, but possible) are read again
-    const other = extractUrls({ headers, body_html: '<a href="https://two.example/y">go</a>' });
-    expect(other.map((u) => u.host)).toEqual(['two.example']);
+    const changed = { headers, body_html: '<a href="https://two.example/y">go</a>' };
+    expect(extractUrls(changed).map((u) => u.host)).toEqual(['two.example']);
     expect(extractUrls(copy).map((u) => u.host)).toEqual(['one.example']);
   });
 });
