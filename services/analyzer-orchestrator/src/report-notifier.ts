@@ -265,7 +265,8 @@ export function createReportNotifier(d: ReportNotifierDeps): ReportNotifier {
   async function notify(jobId: string): Promise<NotifyOutcome> {
     const r = await d.sql.query(
       `SELECT status, origin->'report' AS report, result,
-          (email::jsonb)->'headers'->>'subject' AS subject,
+          COALESCE((email::jsonb)->'headers'->>'subject',
+            COALESCE(evidence::jsonb, result->'evidence')->'message'->>'subject') AS subject,
           (email::jsonb)->'headers'->>'sender' AS sender
         FROM jobs WHERE job_id = $1`,
       [jobId],
@@ -288,11 +289,10 @@ export function createReportNotifier(d: ReportNotifierDeps): ReportNotifier {
       c = await claim(jobId, reporter, messageId);
     }
     if (!c.claimed) return c.state === 'sent' ? 'already-sent' : 'busy';
-    const evidence = (result.data as { evidence?: { message?: { subject?: string } } }).evidence;
     const m = renderNotification(d.template, {
       report: report.data,
       result: result.data,
-      subject: row.data.subject ?? evidence?.message?.subject ?? '',
+      subject: row.data.subject ?? '',
       sender: row.data.sender ?? '',
       jobId,
     });

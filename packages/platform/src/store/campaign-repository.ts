@@ -8,7 +8,7 @@ import type {
 } from '@trawl/contracts';
 import { badCursor } from '../errors.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
-import { iso } from './rows.ts';
+import { EVIDENCE_OF, iso } from './rows.ts';
 import type { SqlClient } from './types.ts';
 
 /**
@@ -146,10 +146,9 @@ const FIND_SQL = `WITH ${ROWS} SELECT ${MATCH_COLUMNS} FROM k ${LOOKUP}`;
 
 /** Recipients of a job as its evidence shows them (To, Cc, Bcc), lower-cased, each once. */
 const RECIPIENTS_OF = (j: string) => `COALESCE((SELECT jsonb_agg(DISTINCT lower(a))
-    FROM jsonb_array_elements_text(
-      COALESCE(${j}.result->'evidence'->'message'->'to', '[]'::jsonb)
-      || COALESCE(${j}.result->'evidence'->'message'->'cc', '[]'::jsonb)
-      || COALESCE(${j}.result->'evidence'->'message'->'bcc', '[]'::jsonb)) a), '[]'::jsonb)`;
+    FROM (SELECT ${EVIDENCE_OF(j)}->'message' AS m) e, jsonb_array_elements_text(
+      COALESCE(e.m->'to', '[]'::jsonb) || COALESCE(e.m->'cc', '[]'::jsonb)
+      || COALESCE(e.m->'bcc', '[]'::jsonb)) a), '[]'::jsonb)`;
 
 /**
  * Adds members (the jobs of $2 with the lure each matched, $3) to campaign $1: their recipients,
@@ -185,7 +184,7 @@ const ADD_MEMBERS_SQL = `WITH n AS (
     lures = (SELECT COALESCE(jsonb_agg(DISTINCT x ORDER BY x), '[]'::jsonb) FROM (
       SELECT jsonb_array_elements_text(c.lures) AS x UNION SELECT unnest($4::text[])) s),
     subject = CASE WHEN c.subject <> '' THEN c.subject ELSE COALESCE((
-      SELECT left(j.result->'evidence'->'message'->>'subject', 300)
+      SELECT left(${EVIDENCE_OF('j')}->'message'->>'subject', 300)
       FROM added a JOIN jobs j USING (job_id) ORDER BY j.created_at LIMIT 1), '') END
   WHERE c.id = $1::uuid
   RETURNING c.id::text AS id, c.size, c.recipients, c.reporters,
@@ -535,12 +534,12 @@ export function createCampaignRepository(sql: SqlClient): CampaignRepository {
       const m = await sql.query<MemberRow>(
         `SELECT m.job_id::text AS job_id, j.created_at, m.joined_at, m.matched, m.recipients,
            m.reporter, j.status,
-           j.result->'evidence'->'message'->>'subject' AS subject,
-           j.result->'evidence'->'message'->'from'->>'address' AS sender,
+           ev.m->>'subject' AS subject, ev.m->'from'->>'address' AS sender,
            j.result->'is_phishing' AS is_phishing, j.result->>'threat_level' AS threat_level,
            j.result->>'recommended_action' AS recommended_action,
            j.result->'confidence' AS confidence, ${ts('m.joined_at')} AS cursor_ts
-         FROM campaign_members m JOIN jobs j ON j.job_id = m.job_id
+         FROM campaign_members m JOIN jobs j ON j.job_id = m.job_id,
+           LATERAL (SELECT ${EVIDENCE_OF('j')}->'message' AS m) ev
          WHERE m.campaign_id = $1
          ${after ? 'AND (m.joined_at, m.job_id) < ($3::timestamptz, $4::uuid)' : ''}
          ORDER BY m.joined_at DESC, m.job_id DESC LIMIT $2`,

@@ -1,6 +1,6 @@
 import type { Job } from '@trawl/contracts';
 import type { FinishedJob, JobFinish } from './repositories.ts';
-import { iso, isoOrNull, json, jsonParam } from './rows.ts';
+import { iso, isoOrNull, json, jsonParam, splitEvidence } from './rows.ts';
 import { senderKey, senderUpsertSql } from './sender-history-repository.ts';
 import {
   createJobStatementBatcher,
@@ -22,6 +22,7 @@ const COLUMNS = [
   'timestamptz',
   'int',
   'jsonb',
+  'text',
 ];
 
 /**
@@ -91,11 +92,13 @@ export function buildFinishSql(n: number, senders: boolean, webhooks = true): st
     ? `, recorded AS (${senderUpsertSql(`SELECT address, min(domain), min(seen_at), max(seen_at), count(*), sum(phishing)
          FROM done WHERE address IS NOT NULL GROUP BY address ORDER BY address`)})`
     : '';
-  return `WITH v (job_id, status, result, error, trace, address, domain, seen_at, phishing, terms) AS (
+  return `WITH v (job_id, status, result, error, trace, address, domain, seen_at, phishing, terms,
+      evidence) AS (
       VALUES ${valuesRows(n, COLUMNS)}
     ), done AS (
       UPDATE jobs AS j SET status = v.status,
         result = CASE WHEN v.status = 'completed' THEN v.result ELSE j.result END,
+        evidence = CASE WHEN v.status = 'completed' THEN v.evidence ELSE j.evidence END,
         error = CASE WHEN v.status = 'completed' THEN NULL ELSE v.error END,
         trace = CASE WHEN v.status = 'completed' THEN v.trace ELSE COALESCE(v.trace, j.trace) END,
         started_at = CASE WHEN v.status = 'completed' THEN COALESCE(j.started_at, now())
@@ -117,10 +120,11 @@ export function pushParams(params: unknown[], f: JobFinish, withSender: boolean)
   const o = f.outcome;
   const sender = withSender && f.sender ? f.sender : undefined;
   const k = sender ? senderKey(sender.address) : undefined;
+  const stored = o.status === 'completed' ? splitEvidence(o.result) : undefined;
   params.push(
     f.job_id,
     o.status,
-    o.status === 'completed' ? jsonParam(o.result) : null,
+    stored ? stored.result : null,
     o.status === 'failed' ? jsonParam(o.error) : null,
     jsonParam(o.trace),
     k?.address ?? null,
@@ -128,6 +132,7 @@ export function pushParams(params: unknown[], f: JobFinish, withSender: boolean)
     sender?.at ?? null,
     sender?.is_phishing === true ? 1 : 0,
     f.terms && f.terms.length > 0 ? JSON.stringify(f.terms) : null,
+    stored ? stored.evidence : null,
   );
 }
 

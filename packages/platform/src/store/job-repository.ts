@@ -6,7 +6,15 @@ import { createJobClaimBatcher } from './job-claim-batch.ts';
 import { createJobFinishBatcher } from './job-finish-batch.ts';
 import { createJobInsertBatcher, type JobInsertBatchOptions } from './job-insert-batch.ts';
 import type { JobPage, JobRepository } from './repositories.ts';
-import { CURSOR_TS, iso, isoOrNull, json, jsonParam } from './rows.ts';
+import {
+  CURSOR_TS,
+  iso,
+  isoOrNull,
+  json,
+  jsonParam,
+  splitEvidence,
+  withStoredEvidence,
+} from './rows.ts';
 import type { SqlClient } from './types.ts';
 
 interface JobRow {
@@ -15,6 +23,8 @@ interface JobRow {
   workflow_id: string;
   status: JobStatus;
   result: unknown;
+  /** `jobs.evidence` (migration 011): the evidence as JSON text, or null. */
+  evidence?: unknown;
   error: unknown;
   trace: unknown;
   created_at: unknown;
@@ -25,7 +35,7 @@ interface JobRow {
   report?: unknown;
 }
 
-const COLUMNS = `job_id, email_id, workflow_id, status, result, error, trace, created_at, started_at,
+const COLUMNS = `job_id, email_id, workflow_id, status, result, evidence, error, trace, created_at, started_at,
   completed_at, ${CURSOR_TS} AS cursor_ts, origin->'report' AS report`;
 
 /** A listed job's result leaves its evidence out (one job's read has it): pages stay small. */
@@ -50,7 +60,9 @@ function toJob(r: JobRow): Job {
     started_at: isoOrNull(r.started_at),
     completed_at: isoOrNull(r.completed_at),
   };
-  if (r.status === 'completed' && r.result !== null) job.result = json<AnalysisResult>(r.result);
+  if (r.status === 'completed' && r.result !== null) {
+    job.result = withStoredEvidence(json<AnalysisResult>(r.result), r.evidence);
+  }
   if (r.status === 'failed' && r.error !== null) job.error = json<JobError>(r.error);
   if (r.trace !== null) job.trace = json<Trace>(r.trace);
   if (r.report !== null && r.report !== undefined) job.report = json<JobReport>(r.report);
@@ -162,11 +174,12 @@ export function createJobRepository(
     finish: createJobFinishBatcher(sql),
 
     async complete(jobId, result: AnalysisResult, trace: Trace) {
+      const stored = splitEvidence(result);
       const r = await sql.query(
-        `UPDATE jobs SET status = 'completed', result = $2::jsonb, trace = $3::jsonb, error = NULL,
-           completed_at = now(), started_at = COALESCE(started_at, now())
+        `UPDATE jobs SET status = 'completed', result = $2::jsonb, evidence = $4, trace = $3::jsonb,
+           error = NULL, completed_at = now(), started_at = COALESCE(started_at, now())
          WHERE job_id = $1 AND ${UNFINISHED} RETURNING job_id`,
-        [jobId, jsonParam(result), jsonParam(trace)],
+        [jobId, stored.result, jsonParam(trace), stored.evidence],
       );
       return r.rowCount === 1;
     },

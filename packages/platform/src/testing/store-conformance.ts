@@ -190,6 +190,38 @@ export function storeConformance(name: string, makeTarget: () => Promise<StoreTa
         expect(got?.started_at).toBeTruthy();
       });
 
+      it('stores the evidence beside the result and reads it back whole, also from a job stored before', async () => {
+        const evidence = { message: { subject: 'Invoice', to: ['a@example.org'] }, urls: [] };
+        const withEv = { ...sampleResult(0.9), evidence } as unknown as AnalysisResult;
+        const viaComplete = newJob();
+        const viaFinish = newJob();
+        await store.jobs.create(viaComplete);
+        await store.jobs.create(viaFinish);
+        expect(await store.jobs.complete(viaComplete.job_id, withEv, sampleTrace)).toBe(true);
+        const finished = await store.jobs.finish({
+          job_id: viaFinish.job_id,
+          outcome: { status: 'completed', result: withEv, trace: sampleTrace },
+        });
+        expect(finished?.job.result).toEqual(withEv);
+        for (const id of [viaComplete.job_id, viaFinish.job_id]) {
+          expect((await store.jobs.get(id))?.result).toEqual(withEv);
+          // stored in its own column (migration 011), not parsed into the result's jsonb
+          const row = await store.sql.query<{ in_result: boolean; evidence: string | null }>(
+            `SELECT result ? 'evidence' AS in_result, evidence FROM jobs WHERE job_id = $1`,
+            [id],
+          );
+          expect(row.rows[0]?.in_result).toBe(false);
+          expect(JSON.parse(row.rows[0]?.evidence ?? 'null')).toEqual(evidence);
+        }
+        // a job finished before migration 011 keeps its evidence inside the result
+        await store.sql.query(
+          `UPDATE jobs SET result = result || jsonb_build_object('evidence', evidence::jsonb),
+             evidence = NULL WHERE job_id = $1`,
+          [viaComplete.job_id],
+        );
+        expect((await store.jobs.get(viaComplete.job_id))?.result).toEqual(withEv);
+      });
+
       it('fails a job with an error and keeps it failed', async () => {
         const j = newJob();
         await store.jobs.create(j);

@@ -24,7 +24,7 @@ export function statementCounter(inner: SqlClient): {
       },
     },
     claims: rows('UPDATE jobs AS j', 3),
-    finishes: rows('WITH v (job_id', 10),
+    finishes: rows('WITH v (job_id', 11),
   };
 }
 
