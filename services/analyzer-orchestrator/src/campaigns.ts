@@ -362,7 +362,10 @@ function lureToGroup(
   const evidence = result.evidence;
   if (!evidence || (!isSuspicious(result) && !reported)) return undefined;
   const lure = lureOf(email, evidence);
-  return lure.keys.length === 0 ? undefined : { job_id: jobId, ...lure };
+  if (lure.keys.length === 0) return undefined;
+  const m = evidence.message;
+  // what the store would otherwise read back from the stored evidence
+  return { job_id: jobId, ...lure, recipients: [...m.to, ...m.cc, ...m.bcc], subject: m.subject };
 }
 
 /** Logs and announces a campaign that gained members (after the change is stored). */

@@ -129,6 +129,39 @@ export function campaignsSuite(name: string, makeTarget: () => Promise<CampaignT
       expect(await store.campaigns.forJob(other)).toBeNull();
     });
 
+    it('takes the recipients and subject a job comes with, and the stored ones of earlier jobs', async () => {
+      const a = await finished('Stored subject', ['alice@corp.example', 'bob@corp.example']);
+      const b = await finished('not read', ['nobody@corp.example']);
+      expect(await store.campaigns.assign({ job_id: a, keys: ['dom:given.example'] })).toBeNull();
+      const ab = await store.campaigns.assign({
+        job_id: b,
+        keys: ['dom:given.example'],
+        recipients: ['Bob@corp.example', 'bob@corp.example', 'Zed@corp.example'],
+        subject: 'Given subject',
+      });
+      // a (lone, read from its stored evidence) and b (as given): alice, bob, zed
+      expect(ab?.campaign).toMatchObject({ size: 2, recipients: 3 });
+      const detail = await store.campaigns.get(ab?.campaign.id as string, { limit: 10 });
+      // the subject of the campaign's first job, read from its stored evidence
+      expect(detail?.subject).toBe('Stored subject');
+      expect(detail?.members.find((m) => m.job_id === b)?.recipients).toEqual([
+        'bob@corp.example',
+        'zed@corp.example',
+      ]);
+      // a campaign started by a job that comes with its subject takes it
+      const c = await finished('not read either', ['x@corp.example']);
+      const d = await finished('nor this', ['y@corp.example']);
+      await store.campaigns.assign({ job_id: c, keys: ['dom:given2.example'], subject: 'C given' });
+      await target.sql.query(`UPDATE jobs SET evidence = NULL WHERE job_id = $1`, [c]);
+      const cd = await store.campaigns.assign({
+        job_id: d,
+        keys: ['dom:given2.example'],
+        recipients: [],
+        subject: 'D given',
+      });
+      expect(cd?.campaign).toMatchObject({ size: 2, recipients: 0 });
+    });
+
     it('a text band matches only when the whole signatures are alike', async () => {
       const values = (f: (i: number) => number) =>
         Array.from({ length: MINHASH_SIZE }, (_, i) => f(i).toString(16).padStart(8, '0')).join('');
