@@ -1,7 +1,14 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects: `unit` (no I/O, runs fully parallel) and `integration` (real PostgreSQL, Redis and
-// RabbitMQ on 127.0.0.1; each test file isolates itself by schema, key prefix and queue names).
+/** Tests that print how long `/health` took while Trawl did heavy work: run alone (below). */
+const HOSTILE_TIMED = [
+  'services/api-gateway/test/integration/hostile-mime.test.ts',
+  'services/api-gateway/test/integration/hostile-auth.test.ts',
+];
+
+// Projects, in this order: `unit` (no I/O, runs fully parallel), `integration` (real PostgreSQL,
+// Redis and RabbitMQ on 127.0.0.1; each test file isolates itself by schema, key prefix and queue
+// names), `hostile` (timed hostile-input tests, one file at a time) and `chaos` (restarts servers).
 export default defineConfig({
   test: {
     globals: false,
@@ -22,12 +29,27 @@ export default defineConfig({
             'services/*/test/integration/**/*.test.ts',
             'test/**/*.test.ts',
           ],
-          exclude: ['test/chaos/**', '**/node_modules/**'],
+          exclude: ['test/chaos/**', '**/node_modules/**', ...HOSTILE_TIMED],
           testTimeout: 60_000,
           hookTimeout: 60_000,
           maxWorkers: 2,
           // Runs after the unit project: a different worker count needs its own group.
           sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        // The hostile-input tests that time `/health` while Trawl does heavy work (issue 15): one
+        // file at a time, with no other test file running, so that the figure they print measures
+        // what Trawl's own work does to its HTTP thread, not what other test processes competing
+        // for the machine's cores do.
+        test: {
+          name: 'hostile',
+          include: HOSTILE_TIMED,
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          maxWorkers: 1,
+          fileParallelism: false,
+          sequence: { groupOrder: 2 },
         },
       },
       {
@@ -39,7 +61,7 @@ export default defineConfig({
           hookTimeout: 120_000,
           maxWorkers: 1,
           fileParallelism: false,
-          sequence: { groupOrder: 2 },
+          sequence: { groupOrder: 3 },
         },
       },
     ],
