@@ -1,6 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { AnalysisEvent, AnalysisResult, JobReport, type Topology } from '@trawl/contracts';
-import type { Broker, Consumer, Delivery, SqlClient } from '@trawl/platform';
+import {
+  type Broker,
+  type Consumer,
+  type Delivery,
+  EVIDENCE_OF,
+  type SqlClient,
+} from '@trawl/platform';
 import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -266,7 +272,7 @@ export function createReportNotifier(d: ReportNotifierDeps): ReportNotifier {
     const r = await d.sql.query(
       `SELECT status, origin->'report' AS report, result,
           COALESCE((email::jsonb)->'headers'->>'subject',
-            COALESCE(evidence::jsonb, result->'evidence')->'message'->>'subject') AS subject,
+            ${EVIDENCE_OF('jobs')}->'message'->>'subject') AS subject,
           (email::jsonb)->'headers'->>'sender' AS sender
         FROM jobs WHERE job_id = $1`,
       [jobId],

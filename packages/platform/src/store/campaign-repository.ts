@@ -382,11 +382,9 @@ async function assignLocked(
   const why = [first, ...lone.values()].map(publicLure);
   const kinds = [...new Set(matched.map(lureKindOf))];
   // the job's own recipients and subject when the orchestrator gave them; lone jobs' from the store
-  const rcpts = [
-    job.recipients ? JSON.stringify(job.recipients) : null,
-    ...[...lone.keys()].map(() => null),
-  ];
-  const subjects = [job.subject ?? null, ...[...lone.keys()].map(() => null)];
+  const fromStore: null[] = new Array(lone.size).fill(null);
+  const rcpts = [job.recipients ? JSON.stringify(job.recipients) : null, ...fromStore];
+  const subjects = [job.subject ?? null, ...fromStore];
   const r = await tx.query<{
     id: string;
     size: number;
