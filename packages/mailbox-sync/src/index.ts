@@ -1,0 +1,20 @@
+export { ApiRetriever, type ApiRetrieverOptions, type MailboxHealth } from './api-retriever.ts';
+export { type ApiRetrieverAppDeps, buildApiRetrieverApp } from './app.ts';
+export { type ApiRetrieverMetrics, createApiRetrieverMetrics } from './metrics.ts';
+export {
+  type ChangePage,
+  CursorExpiredError,
+  MailboxAccessError,
+  type MailboxSource,
+  MessageGoneError,
+  UnknownIdError,
+} from './source.ts';
+export { cacheSyncStore, memorySyncStore, type SyncStateStore } from './state-store.ts';
+export { SyncLedger } from './sync-ledger.ts';
+export {
+  ruleFor,
+  VERDICT_RULE_KEYS,
+  VerdictRule,
+  VerdictRules,
+  VerdictRulesJson,
+} from './verdict-rules.ts';
