@@ -39,7 +39,7 @@ export interface MailboxHealth {
 export class ApiRetriever {
   private readonly ledgers = new Map<string, SyncLedger>();
   private readonly lastError = new Map<string, string>();
-  private prepared = new Set<string>();
+  private readonly preparing = new Map<string, Promise<void>>();
   private start = 0;
   /** Messages waiting after the last fetch (undefined before the first). */
   backlog: number | undefined;
@@ -77,10 +77,15 @@ export class ApiRetriever {
     for (const s of this.o.sources) await this.prepareOne(s);
   }
 
-  private async prepareOne(s: MailboxSource): Promise<void> {
-    if (this.prepared.has(s.mailbox)) return;
-    await this.guard(s.mailbox, () => s.prepare());
-    this.prepared.add(s.mailbox);
+  /** Once per mailbox (concurrent callers share it); after a failure, tried again. */
+  private prepareOne(s: MailboxSource): Promise<void> {
+    let p = this.preparing.get(s.mailbox);
+    if (!p) {
+      p = this.guard(s.mailbox, () => s.prepare());
+      this.preparing.set(s.mailbox, p);
+      p.catch(() => this.preparing.delete(s.mailbox));
+    }
+    return p;
   }
 
   health(): MailboxHealth[] {

@@ -13,6 +13,7 @@ export { cacheSyncStore, memorySyncStore, type SyncStateStore } from './state-st
 export { SyncLedger } from './sync-ledger.ts';
 export {
   ruleFor,
+  ruleTargets,
   VERDICT_RULE_KEYS,
   VerdictRule,
   VerdictRules,

@@ -70,8 +70,10 @@ export class SyncLedger {
     await this.load();
     let rounds = 0;
     let resynced = false;
+    // The last page pulled in this fill (its page may be settled and gone from `pages` already).
+    let prev: { next: string; done: boolean } | undefined;
     for (let n = 0; n < MAX_PAGES_PER_FILL && this.queue.size < want; n++) {
-      const last = this.pages.at(-1);
+      const last = prev ?? this.pages.at(-1);
       // A finished round's token asks for new changes: once per fill (that is the poll).
       if (!last || last.done) {
         if (rounds > 0) return;
@@ -91,6 +93,7 @@ export class SyncLedger {
         this.cursor = undefined;
         await this.store.set(this.key, null);
         rounds = 0;
+        prev = undefined;
         continue;
       }
       const p: Page = { from, pending: new Set(), next: page.next, done: page.done };
@@ -100,6 +103,7 @@ export class SyncLedger {
         this.queue.set(id, p);
       }
       this.pages.push(p);
+      prev = p;
       await this.advance();
     }
   }

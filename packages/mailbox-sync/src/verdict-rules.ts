@@ -59,3 +59,12 @@ export const VerdictRulesJson = z
     }
   })
   .pipe(VerdictRules);
+
+/** The folders (Graph) or labels (Gmail) the rules move to, and the tags they set. */
+export function ruleTargets(...sets: VerdictRules[]): { folders: string[]; tags: string[] } {
+  const rules = sets.flatMap((s) => Object.values(s)).filter((r): r is VerdictRule => !!r);
+  return {
+    folders: [...new Set(rules.flatMap((r) => (r.move_to ? [r.move_to] : [])))],
+    tags: [...new Set(rules.flatMap((r) => r.tags ?? []))],
+  };
+}
