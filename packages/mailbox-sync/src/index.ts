@@ -1,6 +1,7 @@
 export { ApiRetriever, type ApiRetrieverOptions, type MailboxHealth } from './api-retriever.ts';
 export { type ApiRetrieverAppDeps, buildApiRetrieverApp } from './app.ts';
 export { type ApiRetrieverMetrics, createApiRetrieverMetrics } from './metrics.ts';
+export { serveApiRetriever } from './serve.ts';
 export {
   type ChangePage,
   CursorExpiredError,

@@ -4,10 +4,11 @@ import {
   createApiRetrieverMetrics,
   memorySyncStore,
   ruleTargets,
+  serveApiRetriever,
   type VerdictRules,
 } from '@trawl/mailbox-sync';
 import { createApiClient, createTokenSource, type OAuthGrantInput } from '@trawl/oauth';
-import { type Cache, serviceChild, within } from '@trawl/platform';
+import { type Cache, serviceChild } from '@trawl/platform';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
@@ -28,8 +29,6 @@ export const GRAPH_DEFAULT_RULES = {
     flag: true,
   },
 } satisfies VerdictRules;
-
-const STOP_GRACE_MS = 5_000;
 
 export interface RetrieverGraphPorts {
   logger: Logger;
@@ -124,22 +123,17 @@ export async function startRetrieverGraph(
     internalApiKey: settings.internalApiKey,
     version: ports.version,
   });
-  // Folders are made in the background: a consent not granted yet must not stop the start.
-  retriever.prepare().catch(() => undefined);
-  await app.listen({ host: settings.host, port: settings.port });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : settings.port;
-  const host = settings.host === '0.0.0.0' ? '127.0.0.1' : settings.host;
-  logger.info({ port, mailboxes: g.mailboxes.length, grant: tokens.kind }, 'listening');
+  const served = await serveApiRetriever(
+    app,
+    retriever,
+    { host: settings.host, port: settings.port },
+    logger.child({ mailboxes: g.mailboxes.length, grant: tokens.kind }),
+  );
   return {
     app,
     retriever,
     registry,
-    url: `http://${host}:${port}`,
-    async close() {
-      const closed = app.close();
-      await within(closed, STOP_GRACE_MS).catch(() => app.server.closeAllConnections());
-      await closed;
-    },
+    url: served.url,
+    close: served.close,
   };
 }
