@@ -354,7 +354,10 @@ export async function startTestGmailServer(tokens: TestTokenServer): Promise<Tes
       stormP = p;
     },
     expireHistory() {
-      for (const b of boxes.values()) b.oldestValid = b.historyId;
+      for (const b of boxes.values()) {
+        b.historyId += 1;
+        b.oldestValid = b.historyId;
+      }
     },
     stats,
     close: () => http.close(),
