@@ -215,11 +215,14 @@ export async function startTestGmailServer(tokens: TestTokenServer): Promise<Tes
       const all = [...b.messages.values()]
         .filter((m) => labelIds.every((l) => m.labels.has(l)))
         .sort((x, y) => Number(y.id.slice(1)) - Number(x.id.slice(1))); // newest first
-      const from = Number(q.get('pageToken') ?? 0);
-      const page = all.slice(from, from + max);
+      // A page token stands for the last message given (ids sort newest first), not an offset:
+      // a page asked again after messages left the label still gives the ones after it.
+      const after = q.get('pageToken');
+      const rest = after ? all.filter((m) => m.id < after) : all;
+      const page = rest.slice(0, max);
       return sendJson(res, 200, {
         messages: page.map((m) => ({ id: m.id, threadId: m.threadId })),
-        ...(from + max < all.length ? { nextPageToken: String(from + max) } : {}),
+        ...(rest.length > max ? { nextPageToken: (page.at(-1) as Message).id } : {}),
         resultSizeEstimate: all.length,
       });
     }
@@ -263,8 +266,9 @@ export async function startTestGmailServer(tokens: TestTokenServer): Promise<Tes
           (types.length === 0 || types.includes(h.kind)) &&
           (!label || b.messages.get(h.messageId)?.labels.has(label) || h.labelIds.includes(label)),
       );
-      const from = Number(q.get('pageToken') ?? 0);
-      const page = recs.slice(from, from + max);
+      const after = Number(q.get('pageToken') ?? 0);
+      const rest = recs.filter((h) => h.id > after);
+      const page = rest.slice(0, max);
       return sendJson(res, 200, {
         history: page.map((h) => {
           const m = b.messages.get(h.messageId);
@@ -285,7 +289,7 @@ export async function startTestGmailServer(tokens: TestTokenServer): Promise<Tes
               : {}),
           };
         }),
-        ...(from + max < recs.length ? { nextPageToken: String(from + max) } : {}),
+        ...(rest.length > max ? { nextPageToken: String((page.at(-1) as HistoryRecord).id) } : {}),
         historyId: String(b.historyId),
       });
     }
