@@ -1,7 +1,13 @@
 export { ApiRetriever, type ApiRetrieverOptions, type MailboxHealth } from './api-retriever.ts';
 export { type ApiRetrieverAppDeps, buildApiRetrieverApp } from './app.ts';
+export {
+  type ApiRetrieverPorts,
+  type ApiRetrieverService,
+  apiRetrieverMain,
+} from './main.ts';
 export { type ApiRetrieverMetrics, createApiRetrieverMetrics } from './metrics.ts';
 export { serveApiRetriever } from './serve.ts';
+export { apiRetrieverFields, mailboxList } from './settings.ts';
 export {
   type ChangePage,
   CursorExpiredError,

@@ -1,4 +1,4 @@
-import type { VerdictRequest } from '@trawl/contracts';
+import { jsonText, type VerdictRequest } from '@trawl/contracts';
 import { z } from 'zod';
 
 /**
@@ -47,18 +47,8 @@ export function ruleFor(
   return { key: action, rule: rules[action] ?? defaults[action] };
 }
 
-/** Parses a JSON object of rules (TRAWL_GRAPH_VERDICT_RULES...). */
-export const VerdictRulesJson = z
-  .string()
-  .transform((s, ctx) => {
-    try {
-      return JSON.parse(s) as unknown;
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be a JSON object' });
-      return z.NEVER;
-    }
-  })
-  .pipe(VerdictRules);
+/** A JSON object of rules (TRAWL_GRAPH_VERDICT_RULES...). */
+export const VerdictRulesJson = jsonText(VerdictRules, 'must be a JSON object of verdict rules');
 
 /** The folders (Graph) or labels (Gmail) the rules move to, and the tags they set. */
 export function ruleTargets(...sets: VerdictRules[]): { folders: string[]; tags: string[] } {

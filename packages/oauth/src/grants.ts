@@ -1,3 +1,4 @@
+import { jsonText } from '@trawl/contracts';
 import { z } from 'zod';
 
 const url = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' });
@@ -54,7 +55,7 @@ export type OAuthGrant = z.output<typeof OAuthGrant>;
 export type OAuthGrantInput = z.input<typeof OAuthGrant>;
 
 /** A Google service account key file (the JSON the Cloud console hands out). */
-export const ServiceAccountKey = z.object({
+const ServiceAccountKey = z.object({
   type: z.literal('service_account').optional(),
   client_email: z.string().min(3),
   private_key: pem('private key'),
@@ -62,6 +63,12 @@ export const ServiceAccountKey = z.object({
   token_uri: url.optional(),
 });
 export type ServiceAccountKey = z.infer<typeof ServiceAccountKey>;
+
+/** A setting holding a service account key file's JSON. */
+export const ServiceAccountKeyJson = jsonText(
+  ServiceAccountKey,
+  'must be the JSON key file of a service account',
+);
 
 /** The answer of a token endpoint (RFC 6749 5.1). */
 export const TokenAnswer = z.object({

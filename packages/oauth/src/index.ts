@@ -7,7 +7,7 @@ export {
   OAUTH_ERRORS,
   OAuthError,
 } from './errors.ts';
-export { OAuthGrant, type OAuthGrantInput, ServiceAccountKey } from './grants.ts';
+export { OAuthGrant, type OAuthGrantInput, ServiceAccountKeyJson } from './grants.ts';
 export { base64url, certificateThumbprints, decodeJwt, signJwt, verifyJwt } from './jwt.ts';
 export {
   CLIENT_ASSERTION_TYPE,

@@ -106,7 +106,7 @@ export function classifyTokenError(status: number, body: unknown): OAuthError {
 }
 
 /** The form body of one token request for `g` (assertions signed now). */
-export function tokenRequestBody(g: OAuthGrant, nowMs: number): URLSearchParams {
+function tokenRequestBody(g: OAuthGrant, nowMs: number): URLSearchParams {
   const now = Math.floor(nowMs / 1000);
   switch (g.kind) {
     case 'client_secret':

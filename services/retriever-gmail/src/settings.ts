@@ -1,48 +1,13 @@
 import { type AppConfig, settingsReader } from '@trawl/config';
-import { VerdictRulesJson } from '@trawl/mailbox-sync';
-import { ServiceAccountKey } from '@trawl/oauth';
+import { apiRetrieverFields, mailboxList } from '@trawl/mailbox-sync';
+import { ServiceAccountKeyJson } from '@trawl/oauth';
 import { z } from 'zod';
-
-const list = z
-  .string()
-  .transform((s) => [
-    ...new Set(
-      s
-        .split(',')
-        .map((x) => x.trim().toLowerCase())
-        .filter(Boolean),
-    ),
-  ])
-  .pipe(
-    z
-      .array(
-        z
-          .string()
-          .min(3)
-          .max(320)
-          .regex(/^[^\s:/@]+@[^\s:/@]+$/, 'an address'),
-      )
-      .min(1)
-      .max(50),
-  );
-
-const keyJson = z
-  .string()
-  .transform((s, ctx) => {
-    try {
-      return JSON.parse(s) as unknown;
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be the JSON key file of a service account' });
-      return z.NEVER;
-    }
-  })
-  .pipe(ServiceAccountKey);
 
 /** Settings of the Gmail API retriever (TRAWL_GMAIL_*; docs/mail-ingestion.md). */
 export const GmailSettings = z
   .object({
     /** A service account's JSON key (domain-wide delegation), or a user's OAuth client below. */
-    service_account_key: keyJson.optional(),
+    service_account_key: ServiceAccountKeyJson.optional(),
     client_id: z.string().min(1).optional(),
     client_secret: z.string().min(1).optional(),
     refresh_token: z.string().min(1).optional(),
@@ -50,24 +15,12 @@ export const GmailSettings = z
     gmail_url: z.url().default('https://gmail.googleapis.com/gmail/v1'),
     scope: z.string().default('https://www.googleapis.com/auth/gmail.modify'),
     /** The reporting mailboxes (with a user's refresh token: that user's address only). */
-    mailboxes: list,
+    mailboxes: mailboxList(/^[^\s:/@]+@[^\s:/@]+$/, 'an address'),
     /** The watched label. */
     label: z.string().min(1).default('INBOX'),
     /** The label acked messages get instead of the watched one. */
     processed_label: z.string().min(1).default('Trawl/Processed'),
-    verdict_rules: VerdictRulesJson.optional(),
-    page_size: z.coerce.number().int().min(1).max(500).default(100),
-    concurrency: z.coerce.number().int().min(1).max(16).default(4),
-    max_message_bytes: z.coerce
-      .number()
-      .int()
-      .min(1024)
-      .default(36 * 1024 * 1024),
-    request_timeout_ms: z.coerce.number().int().min(100).default(30_000),
-    name: z
-      .string()
-      .regex(/^[A-Za-z0-9_.-]{1,64}$/)
-      .default('gmail'),
+    ...apiRetrieverFields({ pageSize: 100, maxPageSize: 500, maxConcurrency: 16, name: 'gmail' }),
   })
   .superRefine((s, ctx) => {
     const user = s.client_id && s.refresh_token;

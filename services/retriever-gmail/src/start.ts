@@ -1,5 +1,7 @@
 import {
   ApiRetriever,
+  type ApiRetrieverPorts,
+  type ApiRetrieverService,
   cacheSyncStore,
   createApiRetrieverMetrics,
   memorySyncStore,
@@ -13,9 +15,7 @@ import {
   type OAuthGrantInput,
   type TokenSource,
 } from '@trawl/oauth';
-import { type Cache, serviceChild } from '@trawl/platform';
-import type { FastifyInstance } from 'fastify';
-import type { Logger } from 'pino';
+import { serviceChild } from '@trawl/platform';
 import { Registry } from 'prom-client';
 import { buildApp } from './app.ts';
 import { GMAIL_ERRORS } from './errors.ts';
@@ -33,22 +33,8 @@ export const GMAIL_DEFAULT_RULES = {
 
 const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 
-export interface RetrieverGmailPorts {
-  logger: Logger;
-  /** Where the history ids are kept (the shared cache); none: in this process only. */
-  cache?: Cache | undefined;
-  registry?: Registry;
-  fetch?: typeof fetch;
-  version?: string;
-}
-
-export interface RetrieverGmailService {
-  app: FastifyInstance;
-  retriever: ApiRetriever;
-  registry: Registry;
-  url: string;
-  close(): Promise<void>;
-}
+export type RetrieverGmailPorts = ApiRetrieverPorts;
+export type RetrieverGmailService = ApiRetrieverService;
 
 /** The grant for one mailbox: the service account acting as it, or the user's refresh token. */
 export function gmailGrant(g: GmailSettings, mailbox: string): OAuthGrantInput {

@@ -1,29 +1,6 @@
 import { type AppConfig, settingsReader } from '@trawl/config';
-import { VerdictRulesJson } from '@trawl/mailbox-sync';
+import { apiRetrieverFields, mailboxList } from '@trawl/mailbox-sync';
 import { z } from 'zod';
-
-const list = z
-  .string()
-  .transform((s) => [
-    ...new Set(
-      s
-        .split(',')
-        .map((x) => x.trim().toLowerCase())
-        .filter(Boolean),
-    ),
-  ])
-  .pipe(
-    z
-      .array(
-        z
-          .string()
-          .min(3)
-          .max(320)
-          .regex(/^[^\s:/]+$/, 'a mailbox address or id'),
-      )
-      .min(1)
-      .max(50),
-  );
 
 /** Settings of the Microsoft Graph retriever (TRAWL_GRAPH_*; docs/mail-ingestion.md). */
 export const GraphSettings = z
@@ -38,29 +15,12 @@ export const GraphSettings = z
     graph_url: z.url().default('https://graph.microsoft.com/v1.0'),
     scope: z.string().default('https://graph.microsoft.com/.default'),
     /** The reporting mailboxes (addresses or user ids), comma-separated. */
-    mailboxes: list,
+    mailboxes: mailboxList(/^[^\s:/]+$/, 'a mailbox address or id'),
     /** The watched folder: a well-known name (inbox) or a folder id. */
     folder: z.string().min(1).default('inbox'),
     /** Where acked messages go (a path under the mailbox root, '/' between levels). */
     processed_folder: z.string().min(1).default('Trawl/Processed'),
-    /** Verdict rules by action or threat level (JSON), over the defaults (docs/mail-ingestion.md). */
-    verdict_rules: VerdictRulesJson.optional(),
-    /** Messages per delta page (Prefer: odata.maxpagesize). */
-    page_size: z.coerce.number().int().min(1).max(1000).default(50),
-    /** Requests in flight per mailbox (Exchange Online allows 4 per app and mailbox). */
-    concurrency: z.coerce.number().int().min(1).max(4).default(4),
-    /** Largest message fetched ($value); larger ones fail their fetch (default 36 MiB). */
-    max_message_bytes: z.coerce
-      .number()
-      .int()
-      .min(1024)
-      .default(36 * 1024 * 1024),
-    request_timeout_ms: z.coerce.number().int().min(100).default(30_000),
-    /** Names the sync tokens in the shared cache (one retriever per name). */
-    name: z
-      .string()
-      .regex(/^[A-Za-z0-9_.-]{1,64}$/)
-      .default('graph'),
+    ...apiRetrieverFields({ pageSize: 50, maxPageSize: 1000, maxConcurrency: 4, name: 'graph' }),
   })
   .superRefine((s, ctx) => {
     if (!s.client_secret && !(s.certificate && s.private_key))

@@ -1,5 +1,7 @@
 import {
   ApiRetriever,
+  type ApiRetrieverPorts,
+  type ApiRetrieverService,
   cacheSyncStore,
   createApiRetrieverMetrics,
   memorySyncStore,
@@ -8,9 +10,7 @@ import {
   type VerdictRules,
 } from '@trawl/mailbox-sync';
 import { createApiClient, createTokenSource, type OAuthGrantInput } from '@trawl/oauth';
-import { type Cache, serviceChild } from '@trawl/platform';
-import type { FastifyInstance } from 'fastify';
-import type { Logger } from 'pino';
+import { serviceChild } from '@trawl/platform';
 import { Registry } from 'prom-client';
 import { buildApp } from './app.ts';
 import { GRAPH_ERRORS } from './errors.ts';
@@ -30,23 +30,8 @@ export const GRAPH_DEFAULT_RULES = {
   },
 } satisfies VerdictRules;
 
-export interface RetrieverGraphPorts {
-  logger: Logger;
-  /** Where the sync tokens are kept (the shared cache); none: in this process only. */
-  cache?: Cache | undefined;
-  registry?: Registry;
-  fetch?: typeof fetch;
-  version?: string;
-}
-
-export interface RetrieverGraphService {
-  app: FastifyInstance;
-  retriever: ApiRetriever;
-  registry: Registry;
-  /** Where the retriever protocol is served. */
-  url: string;
-  close(): Promise<void>;
-}
+export type RetrieverGraphPorts = ApiRetrieverPorts;
+export type RetrieverGraphService = ApiRetrieverService;
 
 /** The token grant of the settings: a client secret, or the certificate's client assertion. */
 export function graphGrant(g: GraphSettings): OAuthGrantInput {

@@ -1,6 +1,6 @@
 import { settingsReader } from '@trawl/config';
 import { EnvelopeAddress } from '@trawl/contracts';
-import { type OAuthGrantInput, ServiceAccountKey } from '@trawl/oauth';
+import { type OAuthGrantInput, ServiceAccountKeyJson } from '@trawl/oauth';
 import { z } from 'zod';
 
 const bool = z
@@ -30,21 +30,7 @@ export const ImapSettings = z
     oauth_client_secret: z.string().min(1).optional(),
     oauth_certificate: z.string().min(1).optional(),
     oauth_private_key: z.string().min(1).optional(),
-    oauth_service_account_key: z
-      .string()
-      .transform((v, ctx) => {
-        try {
-          return JSON.parse(v) as unknown;
-        } catch {
-          ctx.addIssue({
-            code: 'custom',
-            message: 'must be the JSON key file of a service account',
-          });
-          return z.NEVER;
-        }
-      })
-      .pipe(ServiceAccountKey)
-      .optional(),
+    oauth_service_account_key: ServiceAccountKeyJson.optional(),
     oauth_refresh_token: z.string().min(1).optional(),
     /** Default: Microsoft's https://outlook.office365.com/.default, Google's https://mail.google.com/. */
     oauth_scope: z.string().min(1).optional(),

@@ -18,6 +18,9 @@ export function testKeyPair(): TestKeyPair {
   };
 }
 
+/** Debian's openssl (package `openssl`; scripts/ci.sh installs it when missing). */
+const OPENSSL = '/usr/bin/openssl';
+
 export interface TestCertificate extends TestKeyPair {
   certificatePem: string;
 }
@@ -29,7 +32,7 @@ export function testCertificate(cn = 'trawl-test'): TestCertificate {
     const key = join(dir, 'key.pem');
     const cert = join(dir, 'cert.pem');
     execFileSync(
-      'openssl',
+      OPENSSL,
       [
         'req',
         '-x509',
@@ -47,7 +50,7 @@ export function testCertificate(cn = 'trawl-test'): TestCertificate {
     );
     const certificatePem = readFileSync(cert, 'utf8');
     const privateKeyPem = readFileSync(key, 'utf8');
-    const publicKeyPem = execFileSync('openssl', ['x509', '-in', cert, '-pubkey', '-noout'], {
+    const publicKeyPem = execFileSync(OPENSSL, ['x509', '-in', cert, '-pubkey', '-noout'], {
       encoding: 'utf8',
     });
     return { certificatePem, privateKeyPem, publicKeyPem };
