@@ -62,7 +62,6 @@ const ServiceAccountKey = z.object({
   private_key_id: z.string().optional(),
   token_uri: url.optional(),
 });
-export type ServiceAccountKey = z.infer<typeof ServiceAccountKey>;
 
 /** A setting holding a service account key file's JSON. */
 export const ServiceAccountKeyJson = jsonText(
