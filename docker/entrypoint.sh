@@ -8,7 +8,7 @@ TSX_LOADER="${TSX_LOADER:-file:///usr/local/lib/node_modules/tsx/dist/loader.mjs
 service="${1:-${TRAWL_SERVICE:-api-gateway}}"
 [ "$#" -gt 0 ] && shift
 case "$service" in
-  api-gateway|analyzer-orchestrator|mail-orchestrator|analyzers|retriever-imap|retriever-smtp|all-in-one)
+  api-gateway|analyzer-orchestrator|mail-orchestrator|analyzers|retriever-imap|retriever-smtp|retriever-graph|retriever-gmail|all-in-one)
     export TRAWL_SERVICE="$service"
     exec node --import "$TSX_LOADER" "services/$service/src/main.ts" "$@" ;;
   migrate)
@@ -16,6 +16,6 @@ case "$service" in
   trawl)
     exec node --import "$TSX_LOADER" packages/cli/src/main.ts "$@" ;;
   *)
-    echo "unknown service: $service (api-gateway, analyzer-orchestrator, mail-orchestrator, analyzers, retriever-imap, retriever-smtp, all-in-one, migrate, trawl)" >&2
+    echo "unknown service: $service (api-gateway, analyzer-orchestrator, mail-orchestrator, analyzers, retriever-imap, retriever-smtp, retriever-graph, retriever-gmail, all-in-one, migrate, trawl)" >&2
     exit 2 ;;
 esac

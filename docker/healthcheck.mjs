@@ -10,6 +10,8 @@ const ports = {
   analyzers: process.env.TRAWL_ANALYZERS_PORT ?? '8100',
   'retriever-imap': process.env.TRAWL_RETRIEVER_IMAP_PORT ?? '8200',
   'retriever-smtp': process.env.TRAWL_RETRIEVER_SMTP_PORT ?? '8201',
+  'retriever-graph': process.env.TRAWL_RETRIEVER_GRAPH_PORT ?? '8202',
+  'retriever-gmail': process.env.TRAWL_RETRIEVER_GMAIL_PORT ?? '8203',
 };
 const port = ports[service];
 if (!port) process.exit(0);

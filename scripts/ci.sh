@@ -39,6 +39,8 @@ if ! have_cmd dovecot; then
   # The package starts its own daemon on 143 on some images; the tests start their own.
   pkill -x dovecot >/dev/null 2>&1 || true
 fi
+# openssl makes the throwaway certificates of the OAuth tests (client assertions, issue 31).
+need_pkg openssl openssl
 
 # The detection corpora beside the repository (read in place; the eval and corpus tests need them).
 for d in ../shared/corpus ../shared/corpora; do

@@ -26,6 +26,8 @@ const TRAWL_SERVICES = [
   'analyzers',
   'retriever-imap',
   'retriever-smtp',
+  'retriever-graph',
+  'retriever-gmail',
 ];
 
 /**
@@ -67,6 +69,16 @@ const LISTENS_ON: Record<string, { file: string; expr: string; port: (c: AppConf
     file: 'services/retriever-smtp/src/main.ts',
     expr: '{ host, port } = cfg.retrieverSmtp',
     port: (c) => c.retrieverSmtp.port,
+  },
+  'retriever-graph': {
+    file: 'services/retriever-graph/src/settings.ts',
+    expr: 'port: cfg.retrieverGraph.port',
+    port: (c) => c.retrieverGraph.port,
+  },
+  'retriever-gmail': {
+    file: 'services/retriever-gmail/src/settings.ts',
+    expr: 'port: cfg.retrieverGmail.port',
+    port: (c) => c.retrieverGmail.port,
   },
 };
 
@@ -110,6 +122,8 @@ let knownVars: Set<string>;
 let imapVars: Set<string>;
 /** Variables the SMTP content filter reads itself (TRAWL_SMTP_*; docs/smtp-filter.md). */
 let smtpVars: Set<string>;
+/** TRAWL_GRAPH_* / TRAWL_GMAIL_* and the *_FILE form of their secrets. */
+let apiVars: Map<string, Set<string>>;
 let envExample: Record<string, string>;
 const read = (f: string) => readFileSync(join(ROOT, f), 'utf8');
 const prodText = read('docker-compose.yml');
@@ -257,6 +271,30 @@ beforeAll(async () => {
     '@trawl/retriever-smtp',
   );
   smtpVars = new Set(Object.keys(smtp.SMTP_ENV));
+  const graphMod = await importVia<{ GRAPH_ENV: object; GRAPH_SECRET_FILES: readonly string[] }>(
+    'services/all-in-one',
+    '@trawl/retriever-graph',
+  );
+  const gmailMod = await importVia<{ GMAIL_ENV: object; GMAIL_SECRET_FILES: readonly string[] }>(
+    'services/all-in-one',
+    '@trawl/retriever-gmail',
+  );
+  apiVars = new Map([
+    [
+      'retriever-graph',
+      new Set([
+        ...Object.keys(graphMod.GRAPH_ENV),
+        ...graphMod.GRAPH_SECRET_FILES.map((n) => `${n}_FILE`),
+      ]),
+    ],
+    [
+      'retriever-gmail',
+      new Set([
+        ...Object.keys(gmailMod.GMAIL_ENV),
+        ...gmailMod.GMAIL_SECRET_FILES.map((n) => `${n}_FILE`),
+      ]),
+    ],
+  ]);
   envExample = config.parseDotenv(read('.env.example')).values;
   prod = parseYaml(prodText, { merge: true }) as Compose;
   dev = parseYaml(devText, { merge: true }) as Compose;
@@ -291,7 +329,8 @@ describe('docker-compose.yml and docker-compose.dev.yml', () => {
           const own =
             SERVICE_OWN.has(v) ||
             (name === 'retriever-imap' && imapVars.has(v)) ||
-            (name === 'retriever-smtp' && smtpVars.has(v));
+            (name === 'retriever-smtp' && smtpVars.has(v)) ||
+            (apiVars.get(name)?.has(v) ?? false);
           if (!knownVars.has(v) && !own) unknown.push(`${name}: ${v}`);
         }
       }
@@ -380,9 +419,12 @@ describe('docker-compose.yml and docker-compose.dev.yml', () => {
       for (const [k, v] of Object.entries(env)) {
         const m = /^\/run\/secrets\/(.+)$/.exec(String(v));
         if (!m) continue;
-        expect(fileVars.has(k) || k === 'POSTGRES_PASSWORD_FILE', `${name}: ${k} is read`).toBe(
-          true,
-        );
+        // the Graph / Gmail retrievers' own secrets (TRAWL_GRAPH_CLIENT_SECRET_FILE...)
+        const own = k.endsWith('_FILE') && (apiVars.get(name)?.has(k) ?? false);
+        expect(
+          fileVars.has(k) || own || k === 'POSTGRES_PASSWORD_FILE',
+          `${name}: ${k} is read`,
+        ).toBe(true);
         expect(listed.has(m[1] as string), `${name} mounts the secret ${m[1]}`).toBe(true);
         expect(prod.secrets?.[m[1] as string]?.environment, `secret ${m[1]}`).toBeDefined();
       }

@@ -157,6 +157,10 @@ export interface AppConfig {
   retrieverImap: { host: string; port: number };
   /** Where the SMTP content filter serves the retriever protocol (TRAWL_RETRIEVER_SMTP_HOST / _PORT). */
   retrieverSmtp: { host: string; port: number };
+  /** Where the Microsoft Graph retriever serves the retriever protocol (TRAWL_RETRIEVER_GRAPH_HOST / _PORT). */
+  retrieverGraph: { host: string; port: number };
+  /** Where the Gmail API retriever serves the retriever protocol (TRAWL_RETRIEVER_GMAIL_HOST / _PORT). */
+  retrieverGmail: { host: string; port: number };
   /** Absolute; embedded mode keeps PGlite data here. */
   dataDir: string;
   mailRetrievers: MailRetrievers;

@@ -225,6 +225,14 @@ function readAll(
       host: r.str('TRAWL_RETRIEVER_SMTP_HOST', D.TRAWL_RETRIEVER_SMTP_HOST),
       port: r.port('TRAWL_RETRIEVER_SMTP_PORT', D.TRAWL_RETRIEVER_SMTP_PORT),
     },
+    retrieverGraph: {
+      host: r.str('TRAWL_RETRIEVER_GRAPH_HOST', D.TRAWL_RETRIEVER_GRAPH_HOST),
+      port: r.port('TRAWL_RETRIEVER_GRAPH_PORT', D.TRAWL_RETRIEVER_GRAPH_PORT),
+    },
+    retrieverGmail: {
+      host: r.str('TRAWL_RETRIEVER_GMAIL_HOST', D.TRAWL_RETRIEVER_GMAIL_HOST),
+      port: r.port('TRAWL_RETRIEVER_GMAIL_PORT', D.TRAWL_RETRIEVER_GMAIL_PORT),
+    },
     dataDir: path('TRAWL_DATA_DIR', D.TRAWL_DATA_DIR),
     mailRetrievers,
     configFile: path('TRAWL_CONFIG_FILE', D.TRAWL_CONFIG_FILE),

@@ -38,6 +38,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { writeBackup } from './backup.ts';
 import { configSourceFrom } from './config-source.ts';
+import { type EmbeddedRetrievers, startEmbeddedRetrievers } from './embedded-retrievers.ts';
 import { requeueUnfinished } from './requeue.ts';
 
 export interface EmbeddedOptions {
@@ -48,6 +49,8 @@ export interface EmbeddedOptions {
   port?: number;
   /** Address to listen on (default cfg.gateway.embeddedHost: TRAWL_HOST, else 127.0.0.1). */
   host?: string;
+  /** The Graph and Gmail retrievers to run in this process (main.ts reads their settings). */
+  retrievers?: EmbeddedRetrievers;
 }
 
 /** The address to reach a server listening on `host` from this machine. */
@@ -254,17 +257,28 @@ export async function startEmbedded(cfg: AppConfig, opts: EmbeddedOptions = {}):
     const boundPort = typeof address === 'object' && address ? address.port : port;
     const url = `http://${connectHost(host)}:${boundPort}`;
 
-    // Mail orchestrator, when retrievers are configured.
+    // Mail orchestrator, when retrievers are configured (or run here: Graph, Gmail).
     let mail: MailOrchestrator | undefined;
-    const retrievers = Object.values(cfg.mailRetrievers).filter((r) => r.enabled !== false);
-    if (retrievers.length > 0) {
+    let mailRetrievers = cfg.mailRetrievers;
+    if (opts.retrievers && (opts.retrievers.graph || opts.retrievers.gmail) && cfg.internalApiKey) {
+      const own = await startEmbeddedRetrievers(cfg, opts.retrievers, {
+        logger,
+        cache,
+        version,
+        registries: metricsRegistries,
+      });
+      closers.push(() => own.close());
+      mailRetrievers = { ...cfg.mailRetrievers, ...own.entries };
+    }
+    const retrievers = Object.values(mailRetrievers).filter((r) => r.enabled !== false);
+    if (retrievers.length > 0 || opts.retrievers?.graph || opts.retrievers?.gmail) {
       if (!cfg.internalApiKey) {
         logger.warn(
           'TRAWL_MAIL_RETRIEVERS is set but INTERNAL_API_KEY is not: mail ingestion is off',
         );
       } else {
         mail = buildMailOrchestrator({
-          retrievers: cfg.mailRetrievers,
+          retrievers: mailRetrievers,
           gateway: { baseUrl: url },
           internalApiKey: cfg.internalApiKey,
           broker,

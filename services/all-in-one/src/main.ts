@@ -7,6 +7,7 @@ import { findRepoRoot, loadConfigOrExit } from '@trawl/config';
 import { packageVersion, type RunningService, runService } from '@trawl/platform';
 import { formatBanner } from './banner.ts';
 import { startEmbedded } from './embedded.ts';
+import { embeddedRetrieversFromEnv } from './embedded-retrievers.ts';
 import { writeFirstStartEnv } from './env-file.ts';
 
 const version = (): string => packageVersion(new URL('../package.json', import.meta.url));
@@ -19,7 +20,9 @@ async function main(): Promise<RunningService> {
     rootDir: root,
     needs: { postgres: false, rabbitmq: false, redis: false, secretKey: true },
   });
-  const embedded = await startEmbedded(cfg, { version: version() });
+  // The Graph / Gmail retrievers run here when their mailboxes are named (docs/mail-ingestion.md).
+  const retrievers = embeddedRetrieversFromEnv(process.env);
+  const embedded = await startEmbedded(cfg, { version: version(), retrievers });
   process.stdout.write(
     `${formatBanner({
       embedded,

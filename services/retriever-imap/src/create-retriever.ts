@@ -1,3 +1,4 @@
+import { createTokenSource } from '@trawl/oauth';
 import { type RetrieverAppBase, serviceChild, within } from '@trawl/platform';
 import type { FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
@@ -5,7 +6,7 @@ import { buildRetrieverApp } from './app.ts';
 import { ImapRetriever } from './imap-retriever.ts';
 import { ImapSession, type SessionOptions } from './imap-session.ts';
 import { createImapMetrics } from './metrics.ts';
-import type { ImapSettings } from './settings.ts';
+import { type ImapSettings, imapOAuthGrant } from './settings.ts';
 
 /** How long stop() lets in-flight requests finish before it cuts their connections. */
 const STOP_GRACE_MS = 5_000;
@@ -31,7 +32,9 @@ export function createImapRetriever(
   const metrics = createImapMetrics(registry);
   const logger = serviceChild(deps.logger, 'retriever-imap');
   let wasConnected = false;
+  const grant = imapOAuthGrant(settings);
   const session = new ImapSession(settings, logger, {
+    ...(grant ? { tokens: createTokenSource(grant) } : {}),
     ...deps.session,
     onState: (connected) => {
       metrics.connected.set(connected ? 1 : 0);

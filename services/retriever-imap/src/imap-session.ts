@@ -1,4 +1,5 @@
 import { backoffDelay } from '@trawl/contracts';
+import type { TokenSource } from '@trawl/oauth';
 import { within } from '@trawl/platform';
 import { ImapFlow } from 'imapflow';
 import type { Logger } from 'pino';
@@ -13,6 +14,8 @@ export interface SessionOptions {
   onNewMail?: () => void;
   /** Called on every (re)connection and disconnection. */
   onState?: (connected: boolean) => void;
+  /** With auth=oauth2: the access tokens (XOAUTH2 / OAUTHBEARER, whichever the server offers). */
+  tokens?: TokenSource;
 }
 
 export interface Folders {
@@ -77,11 +80,22 @@ export class ImapSession {
     if (this.connecting) return this.connecting;
     this.connecting = (async () => {
       const s = this.settings;
+      // A fresh token for each connection (the cached one until shortly before it expires).
+      let accessToken: string | undefined;
+      try {
+        accessToken = this.o.tokens ? await this.o.tokens.token() : undefined;
+      } catch (err) {
+        const e = err as { code?: string; message?: string };
+        this.logger.warn({ code: e.code, err: e.message }, 'IMAP OAuth 2.0 token refused');
+        throw err;
+      }
       const client = new ImapFlow({
         host: s.host,
         port: s.port,
         secure: s.secure,
-        auth: { user: s.user, pass: s.password },
+        auth: accessToken
+          ? { user: s.user, accessToken }
+          : { user: s.user, pass: s.password ?? '' },
         tls: { rejectUnauthorized: s.tls_reject_unauthorized },
         logger: false,
         clientInfo: { name: 'Trawl retriever-imap' },
@@ -137,6 +151,9 @@ export class ImapSession {
         this.o.onState?.(true);
       } catch (err) {
         this.connected = false;
+        // A refused token (expired, revoked): the next attempt asks for a new one.
+        if ((err as { authenticationFailed?: boolean }).authenticationFailed)
+          this.o.tokens?.invalidate();
         client.close();
         this.logger.warn({ err: (err as Error).message }, 'IMAP connection failed');
         throw err;

@@ -13,7 +13,9 @@ export { formatRef, type MessageRef, parseRef } from './message-ref.ts';
 export { createImapMetrics, type ImapMetrics } from './metrics.ts';
 export {
   IMAP_ENV,
+  IMAP_SECRET_FILES,
   ImapSettings,
   type ImapSettingsInput,
+  imapOAuthGrant,
   imapSettingsFromEnv,
 } from './settings.ts';

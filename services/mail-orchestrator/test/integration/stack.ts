@@ -32,7 +32,8 @@ export const silent = pino({ level: 'silent' });
 /** The address of the test mailbox (TRAWL_IMAP_ADDRESS of its retriever). */
 export const ENVELOPE_TO = 'reports@example.test';
 
-export interface Stack {
+/** The analysis side of Trawl on the real test servers: the gateway and one orchestrator. */
+export interface Platform {
   store: Store;
   cache: Cache;
   broker: Awaited<ReturnType<typeof testBroker>>['broker'];
@@ -40,20 +41,25 @@ export interface Stack {
   gatewayUrl: string;
   gateway: FastifyInstance;
   orchestrator: Orchestrator;
+  /** Every job in the store. */
+  jobs(): Promise<Job[]>;
+  /** Runs `fn` at close(), before what the platform itself closes. */
+  onClose(fn: () => Promise<unknown>): void;
+  close(): Promise<void>;
+}
+
+export interface Stack extends Platform {
   dovecot: TestDovecot;
   retriever: ImapRetrieverService;
   retrieverUrl: string;
-  /** Every job in the store. */
-  jobs(): Promise<Job[]>;
-  close(): Promise<void>;
 }
 
 /**
  * The rest of Trawl in this process, on the real test servers: the gateway (listening on a free
- * port), one analyzer orchestrator with the built-in analyzers and the shipped default
- * configuration, a Dovecot with one mailbox, and the IMAP retriever in front of it.
+ * port) and one analyzer orchestrator with the built-in analyzers and the shipped default
+ * configuration.
  */
-export async function startStack(): Promise<Stack> {
+export async function startPlatform(): Promise<Platform> {
   const closers: (() => Promise<unknown>)[] = [];
   const close = async () => {
     for (const c of closers.reverse()) await c().catch(() => undefined);
@@ -128,8 +134,39 @@ export async function startStack(): Promise<Stack> {
     closers.push(() => gateway.close());
     const gatewayUrl = `http://127.0.0.1:${(gateway.server.address() as { port: number }).port}`;
 
+    return {
+      store,
+      cache,
+      broker,
+      topology,
+      gatewayUrl,
+      gateway,
+      orchestrator,
+      onClose: (fn) => closers.push(fn),
+      async jobs() {
+        const out: Job[] = [];
+        let cursor: string | undefined;
+        for (;;) {
+          const page = await store.jobs.list({ limit: 200, ...(cursor ? { cursor } : {}) });
+          out.push(...page.items);
+          if (!page.next_cursor) return out;
+          cursor = page.next_cursor;
+        }
+      },
+      close,
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+/** The platform, a Dovecot with one mailbox, and the IMAP retriever in front of it. */
+export async function startStack(): Promise<Stack> {
+  const platform = await startPlatform();
+  try {
     const dovecot = await startTestDovecot();
-    closers.push(() => dovecot.destroy());
+    platform.onClose(() => dovecot.destroy());
     const retriever = createImapRetriever(
       ImapSettings.parse({
         host: dovecot.host,
@@ -148,35 +185,12 @@ export async function startStack(): Promise<Stack> {
       },
     );
     await retriever.startAndWait();
-    closers.push(() => retriever.stop());
+    platform.onClose(() => retriever.stop());
     await retriever.app.listen({ host: '127.0.0.1', port: 0 });
     const retrieverUrl = `http://127.0.0.1:${(retriever.app.server.address() as { port: number }).port}`;
-
-    return {
-      store,
-      cache,
-      broker,
-      topology,
-      gatewayUrl,
-      gateway,
-      orchestrator,
-      dovecot,
-      retriever,
-      retrieverUrl,
-      async jobs() {
-        const out: Job[] = [];
-        let cursor: string | undefined;
-        for (;;) {
-          const page = await store.jobs.list({ limit: 200, ...(cursor ? { cursor } : {}) });
-          out.push(...page.items);
-          if (!page.next_cursor) return out;
-          cursor = page.next_cursor;
-        }
-      },
-      close,
-    };
+    return { ...platform, dovecot, retriever, retrieverUrl };
   } catch (err) {
-    await close();
+    await platform.close();
     throw err;
   }
 }

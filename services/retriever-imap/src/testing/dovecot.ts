@@ -87,7 +87,15 @@ async function waitPort(port: number, open: boolean): Promise<void> {
  * user's Maildir). Offers IDLE, MOVE, UIDPLUS, CONDSTORE. Tests only.
  */
 export async function startTestDovecot(
-  opts: { user?: string; password?: string } = {},
+  opts: {
+    user?: string;
+    password?: string;
+    /**
+     * OAuth 2.0 logins too: an oauth2 passdb that checks each bearer token at an RFC 7662
+     * introspection endpoint (`introspection_mode = post`), offering the SASL mechanisms named.
+     */
+    oauth2?: { introspectionUrl: string; mechanisms: ('xoauth2' | 'oauthbearer')[] };
+  } = {},
 ): Promise<TestDovecot> {
   const user = opts.user ?? 'trawl';
   const password = opts.password ?? `pw-${Math.random().toString(36).slice(2, 10)}`;
@@ -100,6 +108,26 @@ export async function startTestDovecot(
   chmodSync(dir, 0o755); // the mail user must reach its home
   execFileSync('chown', ['-R', 'mail:mail', home]);
   const conf = join(dir, 'dovecot.conf');
+  const oauth = opts.oauth2;
+  if (oauth)
+    writeFileSync(
+      join(dir, 'dovecot-oauth2.conf.ext'),
+      `introspection_mode = post
+introspection_url = ${oauth.introspectionUrl}
+username_attribute = username
+active_attribute = active
+active_value = true
+force_introspection = yes
+`,
+    );
+  const oauthConf = oauth
+    ? `passdb {
+  driver = oauth2
+  mechanisms = ${oauth.mechanisms.join(' ')}
+  args = ${join(dir, 'dovecot-oauth2.conf.ext')}
+}
+`
+    : '';
   writeFileSync(
     conf,
     `protocols = imap
@@ -109,13 +137,13 @@ state_dir = ${state}
 log_path = ${join(dir, 'dovecot.log')}
 ssl = no
 disable_plaintext_auth = no
-auth_mechanisms = plain login
+auth_mechanisms = plain login${oauth ? ` ${oauth.mechanisms.join(' ')}` : ''}
 first_valid_uid = 8
 mail_privileged_group = mail
-passdb {
+${oauthConf}passdb {
   driver = static
   args = password=${password}
-}
+${oauth ? '  mechanisms = plain login\n' : ''}}
 userdb {
   driver = static
   args = uid=mail gid=mail home=${home}/%u mail=maildir:${home}/%u/Maildir

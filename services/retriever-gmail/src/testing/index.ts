@@ -1,0 +1,5 @@
+export {
+  type GmailServerStats,
+  startTestGmailServer,
+  type TestGmailServer,
+} from './gmail-server.ts';

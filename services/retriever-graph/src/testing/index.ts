@@ -1,0 +1,5 @@
+export {
+  type GraphServerStats,
+  startTestGraphServer,
+  type TestGraphServer,
+} from './graph-server.ts';
