@@ -1,4 +1,4 @@
-import type { Email } from '@trawl/contracts';
+import type { DocumentLink, Email } from '@trawl/contracts';
 import { CALENDAR_LINK_LIMITS, type CalendarLinkLimits, calendarLinks } from './calendar-links.ts';
 import {
   type DocumentLinkSource,
@@ -50,8 +50,8 @@ export interface DocumentLinkLimits {
 export const DOCUMENT_LINK_LIMITS: DocumentLinkLimits = {
   maxAttachments: 50,
   maxAttachmentBytes: 25 * 1024 * 1024,
-  maxImages: 6,
-  qrBudgetMs: 1000,
+  maxImages: 4,
+  qrBudgetMs: 500,
   maxLinksPerAttachment: 100,
   maxLinks: 200,
   pdf: PDF_LINK_LIMITS,
@@ -196,4 +196,19 @@ export function documentUrls(email: Pick<Email, 'attachments' | 'headers'>): Ext
   const urls = list.length > 0 ? documentLinks(list) : [];
   extracted.set(key, { attachments: email.attachments, urls });
   return urls.slice();
+}
+
+/**
+ * Document links as reported (DocumentLink: the attachments analyzer's `document_urls`) back to
+ * ExtractedUrls, parsed as the body's links are: what the job's evidence and the threat-intel
+ * lookups read, with nothing decoded again. At most `max`.
+ */
+export function urlsOfDocumentLinks(links: readonly DocumentLink[], max: number): ExtractedUrl[] {
+  const out: ExtractedUrl[] = [];
+  for (const l of links) {
+    if (out.length >= max) break;
+    const at = { index: l.attachment, name: l.attachment_name };
+    out.push(...urlsOfFoundLinks({ targets: [l.url], texts: [] }, l.source, at, 1));
+  }
+  return out;
 }

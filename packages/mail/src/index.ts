@@ -7,6 +7,7 @@ export {
   type DocumentLinkLimits,
   documentLinks,
   documentUrls,
+  urlsOfDocumentLinks,
 } from './document-links.ts';
 export * from './email-id.ts';
 export * from './errors.ts';

@@ -15,8 +15,10 @@ export interface QrLimits {
   maxPixels: number;
   /** Pixels the QR search runs on (larger images are reduced by an integer factor). */
   scanPixels: number;
-  /** Smallest side worth decoding (a QR code with its quiet zone needs ~25 px). */
+  /** Smallest side worth decoding (a code a phone reads from a screen is rarely under 64 px). */
   minSide: number;
+  /** Widest aspect ratio decoded (long side / short side): banners and strips hold no code. */
+  maxAspect: number;
 }
 
 /**
@@ -25,7 +27,12 @@ export interface QrLimits {
  * average 20), so it runs on at most 500 × 500 pixels; a code a phone can read in a lure image
  * survives that reduction.
  */
-export const QR_LIMITS: QrLimits = { maxPixels: 4_000_000, scanPixels: 250_000, minSide: 25 };
+export const QR_LIMITS: QrLimits = {
+  maxPixels: 4_000_000,
+  scanPixels: 250_000,
+  minSide: 64,
+  maxAspect: 4,
+};
 
 export type ImageFormat = 'png' | 'jpeg';
 
@@ -117,6 +124,7 @@ function decodePixels(
   if (!size || size.interlaced) return undefined;
   const { width, height } = size;
   if (width < limits.minSide || height < limits.minSide) return undefined;
+  if (Math.max(width, height) > limits.maxAspect * Math.min(width, height)) return undefined;
   if (width * height > limits.maxPixels) return undefined;
   try {
     if (format === 'png') {

@@ -1,3 +1,4 @@
+import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
 import { calendarLinks } from '../../src/calendar-links.ts';
 import {
@@ -162,8 +163,17 @@ describe('qrText', () => {
     expect(qrText(qrPng('https://large.example/q', 40))).toBe('https://large.example/q');
   });
 
-  it('an image without a code gives nothing', () => {
-    expect(qrText(qrPng('x', 1))).toBeUndefined();
+  it('an image without a code gives nothing; a banner or an icon is not decoded', () => {
+    const gradient = new PNG({ width: 200, height: 200 });
+    for (let i = 0; i < gradient.data.length; i++)
+      gradient.data[i] = i % 4 === 3 ? 255 : (i >> 6) & 0xff;
+    expect(qrText(PNG.sync.write(gradient))).toBeUndefined();
+    // a code drawn 1 px a module (too small to scan), and one in a 5:1 strip
+    expect(qrText(qrPng('https://tiny.example/', 1))).toBeUndefined();
+    const strip = new PNG({ width: 1000, height: 200 });
+    const code = PNG.sync.read(qrPng('https://strip.example/', 5));
+    PNG.bitblt(code, strip, 0, 0, code.width, Math.min(code.height, 200), 0, 0);
+    expect(qrText(PNG.sync.write(strip))).toBeUndefined();
   });
 });
 
@@ -206,7 +216,7 @@ describe('documentLinks', () => {
     const imgs = Array.from({ length: 4 }, (_, i) =>
       att(`${i}.png`, qrPng(`https://q${i}.example/`)),
     );
-    const urls = documentLinks(imgs, { ...DOCUMENT_LINK_LIMITS, maxImages: 2 });
+    const urls = documentLinks(imgs, { ...DOCUMENT_LINK_LIMITS, maxImages: 2, qrBudgetMs: 60_000 });
     expect(urls.map((u) => u.url)).toEqual(['https://q0.example/', 'https://q1.example/']);
   });
 
