@@ -1,9 +1,11 @@
 import type { RetrieverAppBase } from '@trawl/platform';
 import type { FastifyInstance } from 'fastify';
+import type { DNSResolver } from 'mailauth';
 import { Registry } from 'prom-client';
 import { buildSmtpRetrieverApp } from './app.ts';
 import { createFilter, type Filter } from './filter.ts';
 import { createIngestClient, type IngestClient } from './ingest-client.ts';
+import { createInlineAuth } from './inline-auth.ts';
 import { createSmtpMetrics, type SmtpMetrics } from './metrics.ts';
 import { createReinjector, type Reinjector } from './reinjector.ts';
 import type { SmtpSettings } from './settings.ts';
@@ -34,6 +36,8 @@ export function createSmtpFilter(
     reinjector?: Reinjector;
     /** SMTP port override (tests: 0). */
     smtpPort?: number;
+    /** The DNS resolver of the authentication check (default: TRAWL_SMTP_DNS_* settings). */
+    resolver?: DNSResolver;
   },
 ): SmtpFilterService {
   const registry = deps.registry ?? new Registry();
@@ -50,7 +54,10 @@ export function createSmtpFilter(
       port: settings.return_port,
       connections: settings.reinject_connections,
     });
-  const filter = createFilter({ settings, board, ingest, reinjector, metrics, logger });
+  const inlineAuth = settings.verify_auth
+    ? createInlineAuth(settings, { logger, registry, resolver: deps.resolver })
+    : undefined;
+  const filter = createFilter({ settings, board, ingest, reinjector, metrics, logger, inlineAuth });
   const smtp = createSmtpListener({
     filter,
     settings,

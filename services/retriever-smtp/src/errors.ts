@@ -10,4 +10,6 @@ export const SMTP_ERRORS = {
   trawlRefused: 'TRAWL_ERR_SMTP_TRAWL_REFUSED',
   /** Postfix's return port did not take the message back (the message gets 451). */
   reinject: 'TRAWL_ERR_SMTP_REINJECT',
+  /** The authentication check (SPF, DKIM, DMARC, ARC) failed unexpectedly: analysed unverified. */
+  authCheck: 'TRAWL_ERR_SMTP_AUTH_CHECK',
 } as const;

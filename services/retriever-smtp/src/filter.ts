@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { SMTP_ERRORS } from './errors.ts';
 import { editHeaders } from './headers.ts';
 import type { IngestClient } from './ingest-client.ts';
+import type { InlineAuth, SmtpClient } from './inline-auth.ts';
 import type { SmtpMetrics } from './metrics.ts';
 import { type Decision, decide, type Knowledge } from './policy.ts';
 import { ReinjectError, type Reinjector } from './reinjector.ts';
@@ -22,6 +23,8 @@ export interface FilterDeps {
   reinjector: Reinjector;
   metrics: SmtpMetrics;
   logger: Logger;
+  /** Trawl's own SPF/DKIM/DMARC/ARC check, written before the message is analysed. */
+  inlineAuth?: InlineAuth | undefined;
 }
 
 /** The id a message has in Trawl: sha256 of its bytes, the same on every attempt Postfix makes. */
@@ -103,9 +106,14 @@ export function createFilter(d: FilterDeps) {
      * Filters one message and answers for all its recipients (Postfix sends one transaction per
      * message and takes the answer for each recipient).
      */
-    async handle(raw: Buffer, envelope: { from: string; to: string[] }): Promise<Answer> {
+    async handle(
+      received: Buffer,
+      envelope: { from: string; to: string[]; client?: SmtpClient | undefined },
+    ): Promise<Answer> {
       const started = process.hrtime.bigint();
-      const id = messageRef(raw);
+      // the id of the bytes Postfix sent: the same on every retry, whatever DNS answers
+      const id = messageRef(received);
+      const raw = d.inlineAuth ? await d.inlineAuth(received, envelope) : received;
       const deadline = AbortSignal.timeout(s.deadline_ms);
       d.metrics.inFlight.inc();
       let decision: Decision;
