@@ -17,7 +17,10 @@ export interface QrLimits {
   scanPixels: number;
   /** Smallest side worth decoding (a code a phone reads from a screen is rarely under 64 px). */
   minSide: number;
-  /** Widest aspect ratio decoded (long side / short side): banners and strips hold no code. */
+  /**
+   * Widest aspect ratio decoded (long side / short side): banners and strips hold no code; a
+   * phone screenshot is at most about 2.2.
+   */
   maxAspect: number;
 }
 
@@ -31,7 +34,7 @@ export const QR_LIMITS: QrLimits = {
   maxPixels: 4_000_000,
   scanPixels: 250_000,
   minSide: 64,
-  maxAspect: 4,
+  maxAspect: 2.5,
 };
 
 export type ImageFormat = 'png' | 'jpeg';

@@ -93,6 +93,7 @@ export {
 /** SQL for a job's evidence as jsonb (the column of migration 011, or the result's). */
 export { EVIDENCE_OF } from './store/rows.ts';
 export type * from './store/types.ts';
+export type * from './store/quarantine-repository.ts';
 export type * from './store/webhook-repository.ts';
 export { createWebhookRepository } from './store/webhook-repository.ts';
 export {

@@ -7,6 +7,7 @@ import { createFilter, type Filter } from './filter.ts';
 import { createIngestClient, type IngestClient } from './ingest-client.ts';
 import { createInlineAuth } from './inline-auth.ts';
 import { createSmtpMetrics, type SmtpMetrics } from './metrics.ts';
+import { createQuarantineRecorder } from './quarantine-recorder.ts';
 import { createReinjector, type Reinjector } from './reinjector.ts';
 import type { SmtpSettings } from './settings.ts';
 import { createSmtpListener, type SmtpListener } from './smtp-listener.ts';
@@ -57,7 +58,23 @@ export function createSmtpFilter(
   const inlineAuth = settings.verify_auth
     ? createInlineAuth(settings, { logger, registry, resolver: deps.resolver })
     : undefined;
-  const filter = createFilter({ settings, board, ingest, reinjector, metrics, logger, inlineAuth });
+  const quarantine = settings.gateway_url
+    ? createQuarantineRecorder({
+        gatewayUrl: settings.gateway_url,
+        credential: deps.credential,
+        timeoutMs: 60_000,
+      })
+    : undefined;
+  const filter = createFilter({
+    settings,
+    board,
+    ingest,
+    reinjector,
+    metrics,
+    logger,
+    inlineAuth,
+    quarantine,
+  });
   const smtp = createSmtpListener({
     filter,
     settings,
@@ -66,6 +83,7 @@ export function createSmtpFilter(
   });
   const app = buildSmtpRetrieverApp({
     board,
+    reinjector,
     smtpListening: () => smtp.listening,
     internalApiKey: deps.credential,
     logger,

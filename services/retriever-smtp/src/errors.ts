@@ -12,4 +12,8 @@ export const SMTP_ERRORS = {
   reinject: 'TRAWL_ERR_SMTP_REINJECT',
   /** The authentication check (SPF, DKIM, DMARC, ARC) failed unexpectedly: analysed unverified. */
   authCheck: 'TRAWL_ERR_SMTP_AUTH_CHECK',
+  /** The gateway did not record a quarantined original (the message gets 451). */
+  quarantineRecord: 'TRAWL_ERR_SMTP_QUARANTINE_RECORD',
+  /** A release the filter could not deliver (answered 503 to the gateway). */
+  release: 'TRAWL_ERR_SMTP_RELEASE',
 } as const;

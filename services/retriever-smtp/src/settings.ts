@@ -126,6 +126,11 @@ export const SmtpSettings = z
     return_port: port.default(10026),
     /** The mail orchestrator (POST /internal/ingest). */
     mail_orchestrator_url: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }),
+    /**
+     * The gateway, where quarantined originals are recorded for their release (POST
+     * /api/v1/quarantine); unset: quarantined mail cannot be released from Trawl.
+     */
+    gateway_url: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).optional(),
     /** How long a message waits for its verdict, from the end of DATA. */
     deadline_ms: z.coerce.number().int().min(100).max(600_000).default(30_000),
     /** No verdict by the deadline, or Trawl unreachable: 451 (Postfix retries) or deliver tagged. */
@@ -195,6 +200,7 @@ export const SMTP_ENV = {
   TRAWL_SMTP_RETURN_HOST: 'return_host',
   TRAWL_SMTP_RETURN_PORT: 'return_port',
   TRAWL_SMTP_MAIL_ORCHESTRATOR_URL: 'mail_orchestrator_url',
+  TRAWL_SMTP_GATEWAY_URL: 'gateway_url',
   TRAWL_SMTP_DEADLINE_MS: 'deadline_ms',
   TRAWL_SMTP_ON_TIMEOUT: 'on_timeout',
   TRAWL_SMTP_POLICY: 'policy',

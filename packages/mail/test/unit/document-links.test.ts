@@ -168,7 +168,7 @@ describe('qrText', () => {
     for (let i = 0; i < gradient.data.length; i++)
       gradient.data[i] = i % 4 === 3 ? 255 : (i >> 6) & 0xff;
     expect(qrText(PNG.sync.write(gradient))).toBeUndefined();
-    // a code drawn 1 px a module (too small to scan), and one in a 5:1 strip
+    // a code drawn 1 px a module (too small to scan), and one in a 5:1 strip (over maxAspect)
     expect(qrText(qrPng('https://tiny.example/', 1))).toBeUndefined();
     const strip = new PNG({ width: 1000, height: 200 });
     const code = PNG.sync.read(qrPng('https://strip.example/', 5));
