@@ -177,7 +177,7 @@ export async function verifyAuthentication(input: VerifyAuthInput): Promise<Auth
     if (dkim.length === 0) infos.push('dkim=none');
     infos.push(r.spf ? r.spf.info : 'spf=none');
     infos.push(r.arc && r.arc.info ? r.arc.info : `arc=${arc}`);
-    infos.push(r.dmarc && r.dmarc.info ? r.dmarc.info : `dmarc=${dmarc.result}`);
+    infos.push(r.dmarc ? r.dmarc.info : `dmarc=${dmarc.result}`);
     return {
       header: {
         name: 'Authentication-Results',

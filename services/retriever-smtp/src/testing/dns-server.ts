@@ -91,7 +91,9 @@ function rdataOf(type: number, r: ZoneRecords): Buffer[] {
         const t = tail ? tail.split(':') : [];
         const groups = [...h, ...Array(8 - h.length - t.length).fill('0'), ...t];
         const b = Buffer.alloc(16);
-        groups.forEach((g, i) => b.writeUInt16BE(Number.parseInt(g || '0', 16), i * 2));
+        groups.forEach((g, i) => {
+          b.writeUInt16BE(Number.parseInt(g || '0', 16), i * 2);
+        });
         return b;
       });
     case TYPE.MX:
