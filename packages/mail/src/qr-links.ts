@@ -48,7 +48,7 @@ export function imageFormatOf(b: Buffer): ImageFormat | undefined {
 }
 
 /** Width and height from a PNG's IHDR or a JPEG's first SOF marker; undefined when unreadable. */
-export function imageSize(
+function imageSize(
   b: Buffer,
   format: ImageFormat,
 ): { width: number; height: number; interlaced: boolean } | undefined {

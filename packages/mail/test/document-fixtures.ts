@@ -10,7 +10,7 @@ import { PNG } from 'pngjs';
 import QRCode from 'qrcode';
 
 /** A PDF string literal of `s` (parentheses and backslashes escaped). */
-export function pdfString(s: string): string {
+function pdfString(s: string): string {
   return `(${s.replace(/[\\()]/g, (c) => `\\${c}`)})`;
 }
 
@@ -147,7 +147,7 @@ export function docx(o: { links?: string[]; fields?: string[]; template?: string
 }
 
 /** RGBA pixels of `text`'s QR code, `scale` pixels a module, with a 4-module quiet zone. */
-export function qrPixels(
+function qrPixels(
   text: string,
   scale = 6,
   o: { invert?: boolean } = {},

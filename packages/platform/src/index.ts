@@ -84,6 +84,7 @@ export {
 export { createPgClient } from './store/pg-client.ts';
 export { createPgliteClient, restorePgliteDataDir } from './store/pglite-client.ts';
 export { createMigratedPglite } from './store/pglite-template.ts';
+export type * from './store/quarantine-repository.ts';
 export type * from './store/repositories.ts';
 export { ROLES } from './store/repositories.ts';
 export {
@@ -93,7 +94,6 @@ export {
 /** SQL for a job's evidence as jsonb (the column of migration 011, or the result's). */
 export { EVIDENCE_OF } from './store/rows.ts';
 export type * from './store/types.ts';
-export type * from './store/quarantine-repository.ts';
 export type * from './store/webhook-repository.ts';
 export { createWebhookRepository } from './store/webhook-repository.ts';
 export {

@@ -4,7 +4,7 @@ import { deriveCredential, type MailRetrievers, type ReleaseRequest } from '@tra
 export type ReleaseDelivery = (retriever: string, req: ReleaseRequest) => Promise<void>;
 
 /** The filter could not deliver (unknown, unreachable, or its return port refused the message). */
-export class ReleaseDeliveryError extends Error {
+class ReleaseDeliveryError extends Error {
   override name = 'ReleaseDeliveryError';
 }
 

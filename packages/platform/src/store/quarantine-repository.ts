@@ -83,7 +83,9 @@ function record(r: Row): QuarantineRecord {
 
 export function createQuarantineRepository(sql: SqlClient): QuarantineRepository {
   const get = async (id: string) => {
-    const r = await sql.query<Row>(`SELECT ${COLUMNS} FROM quarantined_messages WHERE id = $1`, [id]);
+    const r = await sql.query<Row>(`SELECT ${COLUMNS} FROM quarantined_messages WHERE id = $1`, [
+      id,
+    ]);
     return r.rows[0] ? record(r.rows[0]) : null;
   };
   return {
