@@ -1,4 +1,5 @@
 import { Resolver } from 'node:dns/promises';
+import { AUTH_RESULT_VALUES } from '@trawl/contracts';
 import { authenticate, type DNSResolver } from 'mailauth';
 
 /**
@@ -10,16 +11,8 @@ import { authenticate, type DNSResolver } from 'mailauth';
  * trusted hop (docs/smtp-filter.md, "Authentication").
  */
 
-/** A method's result as RFC 8601 names them. */
-export type AuthMethodResult =
-  | 'pass'
-  | 'fail'
-  | 'softfail'
-  | 'neutral'
-  | 'none'
-  | 'temperror'
-  | 'permerror'
-  | 'policy';
+/** A method's result as RFC 8601 names them (the values the evidence stores). */
+export type AuthMethodResult = (typeof AUTH_RESULT_VALUES)[number];
 
 export interface AuthVerification {
   /** The field to write on top of the message: `Authentication-Results: <id>; spf=…; …`. */
@@ -55,16 +48,7 @@ export interface VerifyAuthInput {
   timeoutMs: number;
 }
 
-const RESULTS: ReadonlySet<string> = new Set([
-  'pass',
-  'fail',
-  'softfail',
-  'neutral',
-  'none',
-  'temperror',
-  'permerror',
-  'policy',
-]);
+const RESULTS: ReadonlySet<string> = new Set(AUTH_RESULT_VALUES);
 
 function methodResult(r: string | undefined): AuthMethodResult {
   if (r === 'temperr') return 'temperror';
