@@ -126,7 +126,9 @@ function hexString(s: string, at: number): { text: string; end: number } {
 /** A PDF text string: UTF-16BE with its byte-order mark, else bytes as latin1. */
 function textOf(bytes: string): string {
   if (bytes.charCodeAt(0) === 0xfe && bytes.charCodeAt(1) === 0xff) {
-    return Buffer.from(bytes.slice(2), 'latin1').swap16().toString('utf16le');
+    // an odd byte at the end (a cut or hostile string) is dropped: swap16 needs pairs
+    const even = bytes.length % 2 === 0 ? bytes.slice(2) : bytes.slice(2, -1);
+    return Buffer.from(even, 'latin1').swap16().toString('utf16le');
   }
   return bytes;
 }
