@@ -160,7 +160,7 @@ export async function verifyAuthentication(input: VerifyAuthInput): Promise<Auth
     for (const d of signatures) infos.push(d.info);
     if (dkim.length === 0) infos.push('dkim=none');
     infos.push(r.spf ? r.spf.info : 'spf=none');
-    infos.push(r.arc && r.arc.info ? r.arc.info : `arc=${arc}`);
+    infos.push((r.arc ? r.arc.info : undefined) || `arc=${arc}`);
     infos.push(r.dmarc ? r.dmarc.info : `dmarc=${dmarc.result}`);
     return {
       header: {
