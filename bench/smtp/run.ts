@@ -8,7 +8,10 @@
  *    scale-out shape on the local PostgreSQL, Redis and RabbitMQ (as the tests use them), its
  *    gateway, analyzer orchestrator and mail orchestrator in this process, with the shipped
  *    configuration; BENCH_SMTP_EMBEDDED=1 runs the embedded mode instead (PGlite, in-process
- *    broker and cache, analysis worker threads: what `pnpm start` runs).
+ *    broker and cache, analysis worker threads: what `pnpm start` runs);
+ *  - `filter + own auth` (issue 32): the same with Trawl's own SPF, DKIM, DMARC and ARC check on
+ *    (TRAWL_SMTP_VERIFY_AUTH), a second Postfix and filter on the same Trawl, against a DNS server
+ *    this bench starts (RFC 1035 on 127.0.0.1), every message DKIM-signed by a key made here.
  *
  * Each side: BENCH_SMTP_WARMUP messages first (default 20), then BENCH_SMTP_MESSAGES (default 300)
  * offered by BENCH_SMTP_CONNECTIONS client connections (default 8), then BENCH_SMTP_SERIAL
@@ -24,7 +27,11 @@ import { join } from 'node:path';
 import { findRepoRoot, loadConfig } from '@trawl/config';
 import { deriveCredential } from '@trawl/contracts';
 import { startEmbedded } from '../../services/all-in-one/src/index.ts';
-import { createSmtpFilter, SmtpSettings } from '../../services/retriever-smtp/src/index.ts';
+import {
+  createDnsResolver,
+  createSmtpFilter,
+  SmtpSettings,
+} from '../../services/retriever-smtp/src/index.ts';
 import {
   freePort,
   postfixAvailable,
@@ -32,9 +39,11 @@ import {
   silentLogger,
   smtpClient,
   startSmtpSink,
+  startTestDns,
   startTestPostfix,
 } from '../../services/retriever-smtp/src/testing/index.ts';
 import { PLATFORM_KEY } from '../../services/retriever-smtp/test/helpers/harness.ts';
+import { sendingDomain } from '../../services/retriever-smtp/test/helpers/signed-mail.ts';
 import { startTrawlStack } from '../../services/retriever-smtp/test/helpers/stack.ts';
 
 const N = Math.max(1, Number(process.env.BENCH_SMTP_MESSAGES ?? 300));
@@ -93,6 +102,7 @@ async function drive(
   tag: string,
   count: number,
   connections = CONNECTIONS,
+  make: (tag: string, i: number) => string | Promise<string> = message,
 ): Promise<Result> {
   const client = smtpClient(port, connections);
   const accepted = new Map<string, number>();
@@ -105,7 +115,7 @@ async function drive(
         const i = next++;
         await client.sendMail({
           envelope: { from: 'sender@bench.trawl.test', to: ['bob@example.org'] },
-          raw: message(tag, i),
+          raw: await make(tag, i),
         });
         accepted.set(`<${tag}-${i}@bench.trawl.test>`, performance.now());
         // One at a time: wait for it to arrive, so the latency holds no queueing.
@@ -135,6 +145,71 @@ async function drive(
   };
 }
 
+/**
+ * The `filter + own auth` side (issue 32): a second Postfix and filter (retriever `smtp-auth` of
+ * the same Trawl) verifying SPF, DKIM, DMARC and ARC against a local DNS server, every message
+ * DKIM-signed by bench.trawl.test (its SPF allows 127.0.0.1, its DMARC is p=reject).
+ */
+async function authSide(mailPort: number, httpPort: number, smtpPort: number) {
+  const domain = sendingDomain('bench.trawl.test');
+  const dns = await startTestDns(domain.zone);
+  closers.push(() => dns.close());
+  const pf = await startTestPostfix({
+    mode: 'after-queue',
+    filterPort: smtpPort,
+    sinkPort: sink.port,
+  });
+  closers.push(() => pf.destroy());
+  const filter = createSmtpFilter(
+    SmtpSettings.parse({
+      mail_orchestrator_url: `http://127.0.0.1:${mailPort}`,
+      return_port: pf.returnPort,
+      policy: 'none=deliver,low=deliver,medium=deliver,high=deliver,critical=deliver',
+      unanalyzed_action: 'deliver',
+      deadline_ms: 60_000,
+      verify_auth: true,
+      authserv_id: 'mx.bench.trawl.test',
+    }),
+    {
+      logger: silent,
+      credential: deriveCredential(KEY, { kind: 'retriever', id: 'smtp-auth' }),
+      smtpPort,
+      resolver: createDnsResolver({
+        servers: [dns.address],
+        timeoutMs: 2000,
+        tries: 2,
+        maxRecords: 50,
+        maxTxtChars: 16 * 1024,
+      }),
+    },
+  );
+  await filter.app.listen({ host: '127.0.0.1', port: httpPort });
+  await filter.start();
+  closers.push(() => filter.stop());
+  const signed = (tag: string, i: number) =>
+    domain.sign(message(tag, i).replace(/^From: .*$/m, 'From: Alice <alice@bench.trawl.test>'));
+  const times: number[] = [];
+  const handle = filter.filter.handle;
+  filter.filter.handle = async (raw, envelope) => {
+    const t = performance.now();
+    const a = await handle(raw, envelope);
+    times.push(performance.now() - t);
+    return a;
+  };
+  if (WARMUP > 0) await drive(pf.port, sink, 'warm-auth', WARMUP, CONNECTIONS, signed);
+  const loaded = await drive(pf.port, sink, 'auth', N, CONNECTIONS, signed);
+  times.length = 0;
+  const serial = await drive(pf.port, sink, 'auth-serial', SERIAL, 1, signed);
+  times.sort((a, b) => a - b);
+  return {
+    loaded,
+    serial,
+    filterP50: pct(times, 50),
+    filterP99: pct(times, 99),
+    queries: dns.queries(),
+  };
+}
+
 const work = mkdtempSync(join(tmpdir(), 'trawl-bench-smtp-'));
 const sink = await startSmtpSink();
 const closers: (() => Promise<unknown>)[] = [() => sink.close()];
@@ -149,6 +224,7 @@ try {
 
   // Side 2: Postfix + filter + Trawl.
   const [mailPort, httpPort, filterPort] = [await freePort(), await freePort(), await freePort()];
+  const [authHttpPort, authFilterPort] = [await freePort(), await freePort()];
   if (EMBEDDED) {
     const cfg = loadConfig({
       env: {
@@ -158,7 +234,10 @@ try {
         TRAWL_ADMIN_PASSWORD: 'Correct-Horse-Battery-9',
         INTERNAL_API_KEY: KEY,
         TRAWL_MAIL_ORCHESTRATOR_PORT: String(mailPort),
-        TRAWL_MAIL_RETRIEVERS: JSON.stringify({ smtp: { url: `http://127.0.0.1:${httpPort}` } }),
+        TRAWL_MAIL_RETRIEVERS: JSON.stringify({
+          smtp: { url: `http://127.0.0.1:${httpPort}` },
+          'smtp-auth': { url: `http://127.0.0.1:${authHttpPort}` },
+        }),
       },
       envFile: false,
       rootDir: findRepoRoot(),
@@ -167,7 +246,10 @@ try {
     const trawl = await startEmbedded(cfg, { port: 0, host: '127.0.0.1', logger: silent });
     closers.push(() => trawl.close());
   } else {
-    const trawl = await startTrawlStack({ mailPort, filters: { smtp: httpPort } });
+    const trawl = await startTrawlStack({
+      mailPort,
+      filters: { smtp: httpPort, 'smtp-auth': authHttpPort },
+    });
     closers.push(() => trawl.close());
   }
   const pf = await startTestPostfix({ mode: 'after-queue', filterPort, sinkPort: sink.port });
@@ -209,6 +291,8 @@ try {
   const filteredSerial = await drive(pf.port, sink, 'filter-serial', SERIAL, 1);
   inFilter.sort((a, b) => a - b);
 
+  const auth = await authSide(mailPort, authHttpPort, authFilterPort);
+
   const f = (n: number, d = 1) => n.toFixed(d);
   console.log(
     `bench:smtp ${new Date().toISOString()} trawl=${EMBEDDED ? 'embedded' : 'scale-out, local servers'} messages=${N} connections=${CONNECTIONS} cores=${cpus().length} load=${loadavg()
@@ -221,6 +305,8 @@ try {
     ['postfix + filter', filtered],
     ['alone, 1 by 1', aloneSerial],
     ['filter, 1 by 1', filteredSerial],
+    ['filter + own auth', auth.loaded],
+    ['own auth, 1 by 1', auth.serial],
   ] as const) {
     console.log(
       `${name.padEnd(17)} ${f(r.msgsPerSecond).padStart(7)} ${f(r.p50, 0).padStart(12)} ${f(r.p99, 0).padStart(12)} ${String(r.lost).padStart(6)} ${String(r.duplicated).padStart(11)}`,
@@ -232,7 +318,10 @@ try {
   console.log(
     `latency added by the filter, 1 by 1 (e2e p50/p99 difference): ${f(filteredSerial.p50 - aloneSerial.p50, 0)} / ${f(filteredSerial.p99 - aloneSerial.p99, 0)} ms; Trawl + filter process CPU ${f((cpu.user + cpu.system) / 1000 / N, 1)} ms/msg`,
   );
-  const all = [alone, filtered, aloneSerial, filteredSerial];
+  console.log(
+    `own authentication (TRAWL_SMTP_VERIFY_AUTH, local DNS, DKIM-signed): msgs/s ${f(auth.loaded.msgsPerSecond)} vs ${f(filtered.msgsPerSecond)} without (ratio ${f(auth.loaded.msgsPerSecond / filtered.msgsPerSecond, 2)}); filter time 1 by 1 p50 ${f(auth.filterP50, 0)} ms, p99 ${f(auth.filterP99, 0)} ms; DNS queries ${auth.queries}`,
+  );
+  const all = [alone, filtered, aloneSerial, filteredSerial, auth.loaded, auth.serial];
   if (all.some((r) => r.lost + r.duplicated > 0)) process.exitCode = 1;
 } finally {
   for (const c of closers.reverse()) await c().catch(() => undefined);

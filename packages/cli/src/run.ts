@@ -10,6 +10,7 @@ import { feedbackCommand } from './commands/feedback.ts';
 import { JOB_FILTER_FLAGS, job, jobs } from './commands/jobs.ts';
 import { learnCommand } from './commands/learn.ts';
 import { login } from './commands/login.ts';
+import { quarantineList, quarantineRelease } from './commands/quarantine.ts';
 import { usersAdd, usersList, usersSetDisabled } from './commands/users.ts';
 import {
   webhooksAdd,
@@ -47,6 +48,8 @@ usage: trawl <command> [options]
   feedback <job_id> phishing|legitimate [--note TEXT]
                                                your verdict on a completed job (analyst); it
                                                trains the classifier; a second one replaces it
+  quarantine list [--job ID]                   messages the SMTP filter quarantined
+  quarantine release <id>                      deliver one to its recipients, once (analyst)
   workflows list                               the configured workflows
   workflows validate <file.yaml>               check workflows against the server
   workflows dry-run <id> <file.eml>            run a workflow now, store nothing
@@ -275,6 +278,12 @@ const COMMANDS: Record<string, Command> = {
         },
       );
     },
+  ),
+  quarantine: command({ job: { type: 'string' } }, (values, positionals, ctx) =>
+    subcommand(positionals, 'quarantine: use list [--job ID] or release <id>', {
+      list: noArgs(() => quarantineList(ctx, { job: values.job })),
+      release: oneArg('the quarantined message id', (id) => quarantineRelease(ctx, id)),
+    }),
   ),
   feedback: command({ note: { type: 'string' } }, (values, positionals, ctx) => {
     want(positionals, 2, 'the job id and the verdict (phishing or legitimate)');

@@ -40,6 +40,7 @@ export const ATTACHMENT_INDICATOR_TYPES = [
   'disguised_executable',
   'archive_with_executable',
   'html_attachment',
+  'pdf_attachment',
 ] as const;
 
 /**

@@ -83,6 +83,58 @@ export type EvidenceAuth = z.infer<typeof EvidenceAuth>;
 
 export const URL_PLACES = ['text', 'html', 'attachment'] as const;
 
+/** What kind of attachment a link was found in, by the attachment decoders (issue 32). */
+export const DOCUMENT_SOURCES = ['pdf', 'office', 'calendar', 'qr'] as const;
+export const DocumentSource = z.enum(DOCUMENT_SOURCES);
+
+/**
+ * A link found inside an attachment, as the attachments analyzer reports it in its
+ * `analyzer_details.document_urls`: decoding attachments is CPU work done where analysis runs (the
+ * analysis pool's threads), and the job's evidence and the threat-intel lookups read this list
+ * instead of decoding again.
+ */
+export const DocumentLink = z.object({
+  url: UrlStr,
+  source: DocumentSource,
+  /** Index of the attachment in the Email's attachments. */
+  attachment: z.number().int().nonnegative(),
+  attachment_name: Str,
+});
+export type DocumentLink = z.infer<typeof DocumentLink>;
+
+/** Most document links read from one analysis context. */
+const MAX_DOCUMENT_LINKS = 200;
+
+/**
+ * The links found inside attachments that the analyzers of `context` (an analysis_context: stage
+ * name → {analyzers: id → result}) reported in `analyzer_details.document_urls`, deduplicated,
+ * at most 200; entries that are not DocumentLinks are left out.
+ */
+export function documentLinksIn(context: unknown): DocumentLink[] {
+  const out: DocumentLink[] = [];
+  const seen = new Set<string>();
+  if (context === null || typeof context !== 'object') return out;
+  for (const stage of Object.values(context as Record<string, unknown>)) {
+    const analyzers = (stage as { analyzers?: unknown } | null)?.analyzers;
+    if (analyzers === null || typeof analyzers !== 'object') continue;
+    for (const a of Object.values(analyzers as Record<string, unknown>)) {
+      const list = (a as { analyzer_details?: { document_urls?: unknown } } | null)
+        ?.analyzer_details?.document_urls;
+      if (!Array.isArray(list)) continue;
+      for (const item of list.slice(0, MAX_DOCUMENT_LINKS)) {
+        const r = DocumentLink.safeParse(item);
+        if (!r.success) continue;
+        const key = `${r.data.attachment}\u0000${r.data.source}\u0000${r.data.url}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        out.push(r.data);
+        if (out.length >= MAX_DOCUMENT_LINKS) return out;
+      }
+    }
+  }
+  return out;
+}
+
 export const EvidenceUrl = z.object({
   /** The URL as extracted (WHATWG-normalised; data: URLs cut). */
   url: UrlStr,
@@ -94,10 +146,14 @@ export const EvidenceUrl = z.object({
   text: Str.optional(),
   /** Where it appeared. */
   found_in: z.enum(URL_PLACES),
-  /** The HTML element kind (href, src, form, css, meta, area) or `text`. */
+  /** The HTML element kind (href, src, form, css, meta, area), `text`, or the document source. */
   element: z.string().max(16),
   /** Index of the attachment it was found in (found_in: attachment). */
   attachment: z.number().int().nonnegative().optional(),
+  /** Name of that attachment. */
+  attachment_name: Str.optional(),
+  /** For a link inside a document: the decoder that found it (pdf, office, calendar, qr). */
+  source: DocumentSource.optional(),
   hidden: z.boolean().optional(),
 });
 export type EvidenceUrl = z.infer<typeof EvidenceUrl>;

@@ -15,6 +15,7 @@ export * from './job.ts';
 export * from './job-search.ts';
 export * from './json-text.ts';
 export * from './problems.ts';
+export * from './quarantine.ts';
 export * from './report.ts';
 export * from './retrievers.ts';
 export * from './service-config.ts';

@@ -9,7 +9,19 @@ import { htmlToText } from './html-to-text.ts';
 import { countTagAttribute } from './tag-attribute-scan.ts';
 import { trimEndOf } from './trim-end.ts';
 
-export type UrlSource = 'text' | 'href' | 'src' | 'form' | 'css' | 'meta' | 'area';
+/** Where a link was found inside an attachment (document-links.ts). */
+export const DOCUMENT_LINK_SOURCES = ['pdf', 'office', 'calendar', 'qr'] as const;
+export type DocumentLinkSource = (typeof DOCUMENT_LINK_SOURCES)[number];
+
+export type UrlSource =
+  | 'text'
+  | 'href'
+  | 'src'
+  | 'form'
+  | 'css'
+  | 'meta'
+  | 'area'
+  | DocumentLinkSource;
 
 export interface ExtractedUrl {
   /** The URL, normalised by the WHATWG URL parser (data: URLs cut to 2048 characters). */
@@ -43,6 +55,9 @@ export interface ExtractedUrl {
    * IPv4 address written as one number, in hex or in octal.
    */
   hostObfuscated?: boolean;
+  /** For a link found in an attachment (source pdf, office, calendar, qr): its index and name. */
+  attachment?: number;
+  attachmentName?: string;
 }
 
 export interface ExtractUrlsOptions {
@@ -700,15 +715,52 @@ const TEXT_URL_RE = /\b(?:(?:https?|hxxps?|ftp):\/\/|www\.)[^\s<>"'`{}|\\^[\]]+/
 const TRAILING_PUNCTUATION = `.,;:!?)]>'"*`;
 
 /** URLs written in plain text (scheme URLs and bare `www.` hosts). */
-function extractTextUrls(text: string, c: Collector): void {
+function extractTextUrls(
+  text: string,
+  c: Collector,
+  source: UrlSource = 'text',
+  extra: UrlExtra = {},
+): void {
   const t = text.length > MAX_TEXT ? text.slice(0, MAX_TEXT) : text;
   for (const m of t.matchAll(TEXT_URL_RE)) {
     if (c.full()) return;
     let u = trimEndOf(m[0], TRAILING_PUNCTUATION);
     // "(see http://x/y)" keeps its brackets balanced
     if (u.includes('(') && !u.includes(')') && m[0].includes(')')) u += ')';
-    c.add(u, 'text');
+    c.add(u, source, extra);
   }
+}
+
+/** What a document decoder found: link targets as written, and text to search for URLs. */
+export interface FoundLinks {
+  /** Link targets (a PDF /URI, an external relationship, a calendar URL property, a QR code). */
+  targets: string[];
+  /** Free text that may hold URLs (a calendar DESCRIPTION, a QR code that is not a URL). */
+  texts: string[];
+  /** HTML whose links count (a calendar's X-ALT-DESC). */
+  html?: string[];
+}
+
+/**
+ * The URLs of links found in an attachment, parsed and normalised as the body's links are, each
+ * marked with where it was found (`source` and the attachment). Deduplicated, at most `max`.
+ */
+export function urlsOfFoundLinks(
+  found: FoundLinks,
+  source: DocumentLinkSource,
+  attachment: { index: number; name: string },
+  max: number,
+): ExtractedUrl[] {
+  const c = new Collector(max, undefined);
+  const extra: UrlExtra = { attachment: attachment.index, attachmentName: attachment.name };
+  for (const t of found.targets) c.add(t, source, extra);
+  for (const t of found.texts) extractTextUrls(t, c, source, extra);
+  for (const h of found.html ?? []) {
+    const inHtml = new Collector(max, undefined);
+    extractHtmlUrls(h, inHtml);
+    for (const u of inHtml.out) c.add(u.url, source, extra);
+  }
+  return c.out;
 }
 
 /**

@@ -1,6 +1,14 @@
 export * from './addresses.ts';
 export * from './auth-results.ts';
 export * from './char-codes.ts';
+export {
+  type AttachmentBytes,
+  DOCUMENT_LINK_LIMITS,
+  type DocumentLinkLimits,
+  documentLinks,
+  documentUrls,
+  urlsOfDocumentLinks,
+} from './document-links.ts';
 export * from './email-id.ts';
 export * from './errors.ts';
 export * from './extract-urls.ts';

@@ -1,4 +1,5 @@
 import { countTagAttribute } from './tag-attribute-scan.ts';
+import { zipDirectory, zipHeaderAt } from './zip-read.ts';
 
 export type AttachmentKind =
   | 'executable'
@@ -157,53 +158,18 @@ function ascii(b: Buffer, at: number, s: string): boolean {
   return b.length >= at + s.length && b.toString('latin1', at, at + s.length) === s;
 }
 
-/**
- * The entry a zip header at `p` describes (central directory or local header: the same fields at
- * other offsets): its flags, at `flagsAt`; its name, `nameLenAt` giving its length (the extra
- * field's length follows it) and the name starting at `nameAt`, UTF-8 when flag bit 11 says so.
- */
-function entryAt(b: Buffer, p: number, flagsAt: number, nameLenAt: number, nameAt: number) {
-  const flags = b.readUInt16LE(p + flagsAt);
-  const nameLen = b.readUInt16LE(p + nameLenAt);
-  const start = p + nameAt;
-  return {
-    flags,
-    encrypted: (flags & 1) === 1,
-    name: b.toString(flags & 0x800 ? 'utf8' : 'latin1', start, Math.min(b.length, start + nameLen)),
-    nameLen,
-    extraLen: b.readUInt16LE(p + nameLenAt + 2),
-  };
-}
-
 /** Entry names and flags of a zip, from its central directory (or local headers when that is cut). */
 export function zipEntries(b: Buffer): { names: string[]; encrypted: boolean } {
-  const names: string[] = [];
-  let encrypted = false;
-  // end of central directory: last 22..65557 bytes
-  const from = Math.max(0, b.length - 65557);
-  let eocd = -1;
-  for (let i = b.length - 22; i >= from; i--) {
-    if (b[i] === 0x50 && b[i + 1] === 0x4b && b[i + 2] === 0x05 && b[i + 3] === 0x06) {
-      eocd = i;
-      break;
-    }
-  }
-  if (eocd >= 0) {
-    const count = b.readUInt16LE(eocd + 10);
-    let p = b.readUInt32LE(eocd + 16);
-    for (let n = 0; n < count && n < MAX_ENTRIES && p + 46 <= b.length; n++) {
-      if (b.readUInt32LE(p) !== 0x02014b50) break;
-      const e = entryAt(b, p, 8, 28, 46);
-      if (e.encrypted) encrypted = true;
-      names.push(e.name);
-      p += 46 + e.nameLen + e.extraLen + b.readUInt16LE(p + 32); // + comment length
-    }
-    if (names.length > 0) return { names, encrypted };
+  const dir = zipDirectory(b, MAX_ENTRIES);
+  if (dir.length > 0) {
+    return { names: dir.map((e) => e.name), encrypted: dir.some((e) => e.encrypted) };
   }
   // no usable central directory: walk local file headers
+  const names: string[] = [];
+  let encrypted = false;
   let p = 0;
   while (p + 30 <= b.length && names.length < MAX_ENTRIES && b.readUInt32LE(p) === 0x04034b50) {
-    const e = entryAt(b, p, 6, 26, 30);
+    const e = zipHeaderAt(b, p, 6, 26, 30);
     const compressed = b.readUInt32LE(p + 18);
     if (e.encrypted) encrypted = true;
     names.push(e.name);

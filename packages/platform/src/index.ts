@@ -84,6 +84,7 @@ export {
 export { createPgClient } from './store/pg-client.ts';
 export { createPgliteClient, restorePgliteDataDir } from './store/pglite-client.ts';
 export { createMigratedPglite } from './store/pglite-template.ts';
+export type * from './store/quarantine-repository.ts';
 export type * from './store/repositories.ts';
 export { ROLES } from './store/repositories.ts';
 export {

@@ -3,6 +3,9 @@ import {
   type AnalysisContext,
   type AnalysisResult,
   ATTACHMENT_INDICATOR_TYPES,
+  DOCUMENT_SOURCES,
+  type DocumentLink,
+  documentLinksIn,
   type Email,
   EVIDENCE_LIMITS,
   type Evidence,
@@ -24,19 +27,26 @@ import {
   type PdfFlags,
   readAuthResults,
   sniffAttachment,
+  urlsOfDocumentLinks,
 } from '@trawl/mail';
 import type { RunOutcome } from '@trawl/workflow-engine';
 
 /**
  * The evidence of a job (issue 16), built by the orchestrator when a job finishes, from the Email it
  * already holds: headers, the Received path, the authentication results (read as the headers
- * analyzer reads them), every URL (body text, HTML, text and HTML attachments) and every attachment
- * (sniffed from its bytes). Bounded by EVIDENCE_LIMITS. It is on the hot path: one pass over each
- * part, no network, no decompression.
+ * analyzer reads them), every URL (body text, HTML, text and HTML attachments, and the links inside
+ * PDF, Office, calendar and QR-code attachments that the attachments analyzer found) and every
+ * attachment (sniffed from its bytes). Bounded by EVIDENCE_LIMITS. It is on the hot path: one pass
+ * over each part, no network, no decompression.
  */
 export interface EvidenceOptions {
   /** Trusted authserv-ids (the headers analyzer's `authserv_ids`); none: the nearest hop. */
   authservIds?: readonly string[] | undefined;
+  /**
+   * Links found inside attachments (PDF, Office, calendar, QR) by the attachments analyzer, read
+   * from the run's analysis context: decoding attachments is not done here (the queue's thread).
+   */
+  documentLinks?: readonly DocumentLink[] | undefined;
 }
 
 const L = EVIDENCE_LIMITS;
@@ -131,6 +141,8 @@ function decodedOf(u: ExtractedUrl): string {
   return cut(d, L.urlChars);
 }
 
+const DOCUMENT_SOURCE_SET = new Set<string>(DOCUMENT_SOURCES);
+
 function urlOf(u: ExtractedUrl, place: EvidenceUrl['found_in'], attachment?: number): EvidenceUrl {
   const e: EvidenceUrl = {
     url: cut(u.url, L.urlChars),
@@ -142,8 +154,30 @@ function urlOf(u: ExtractedUrl, place: EvidenceUrl['found_in'], attachment?: num
   if (u.registrableDomain) e.registrable_domain = cut(u.registrableDomain);
   if (u.anchorText) e.text = cut(u.anchorText);
   if (attachment !== undefined) e.attachment = attachment;
+  if (DOCUMENT_SOURCE_SET.has(u.source)) e.source = u.source as NonNullable<EvidenceUrl['source']>;
+  if (u.attachmentName !== undefined) e.attachment_name = cut(u.attachmentName);
   if (u.hidden) e.hidden = true;
   return e;
+}
+
+/**
+ * The attachments' URLs with the links the attachments analyzer found inside documents (parsed,
+ * not decoded again): a link already read from the same attachment's text (a calendar file is
+ * text) gets its source there rather than a second entry.
+ */
+function withDocumentLinks(fromText: EvidenceUrl[], links: readonly DocumentLink[]): EvidenceUrl[] {
+  const out = [...fromText];
+  const known = new Map(out.map((e) => [`${e.attachment}\u0000${e.url}`, e]));
+  for (const u of urlsOfDocumentLinks(links, L.urls)) {
+    const e = urlOf(u, 'attachment', u.attachment);
+    const same = known.get(`${e.attachment}\u0000${e.url}`);
+    if (same === undefined) out.push(e);
+    else {
+      if (e.source) same.source = e.source;
+      if (e.attachment_name) same.attachment_name = e.attachment_name;
+    }
+  }
+  return out;
 }
 
 /** The findings a sniff's PDF flags and HTML features name, in the order they are listed. */
@@ -275,7 +309,12 @@ export function buildEvidence(email: Email, opts: EvidenceOptions = {}): Evidenc
   const body = extractUrls(email)
     .slice(0, L.urls + 1)
     .map((u) => urlOf(u, u.source === 'text' ? 'text' : 'html'));
-  const urls = capList([...body, ...atts.urls], L.urls, 'urls', truncated);
+  const urls = capList(
+    [...body, ...withDocumentLinks(atts.urls, opts.documentLinks ?? [])],
+    L.urls,
+    'urls',
+    truncated,
+  );
 
   const ev: Evidence = {
     message,
@@ -335,6 +374,17 @@ function needlesOf(ev: Evidence): Needles {
   return { attachments, urls };
 }
 
+/** The URL whose longest needle the text holds: a full URL beats its host, a host its domain. */
+function urlNamed(text: string, n: Needles): EvidenceRef | undefined {
+  let best: { i: number; len: number } | undefined;
+  for (const u of n.urls) {
+    for (const s of u.needles) {
+      if (s.length > (best?.len ?? 3) && text.includes(s)) best = { i: u.i, len: s.length };
+    }
+  }
+  return best ? { kind: 'url', index: best.i } : undefined;
+}
+
 /** The evidence item an indicator is about, from its type and the names its text mentions. */
 function refOf(ind: Indicator, ev: Evidence, n: Needles): EvidenceRef | undefined {
   const text = ind.value.toLowerCase();
@@ -344,16 +394,13 @@ function refOf(ind: Indicator, ev: Evidence, n: Needles): EvidenceRef | undefine
   }
   const header = HEADER_TYPES[ind.type];
   if (header) return { kind: 'header', name: header };
+  // a URL indicator names its link first (one found in a document also names the document)
+  const link = URL_TYPES.has(ind.type) ? urlNamed(text, n) : undefined;
+  if (link) return link;
   for (const a of n.attachments)
     if (text.includes(a.name)) return { kind: 'attachment', index: a.i };
-  // the longest needle that the text holds: a full URL beats its host, a host its domain
-  let best: { i: number; len: number } | undefined;
-  for (const u of n.urls) {
-    for (const s of u.needles) {
-      if (s.length > (best?.len ?? 3) && text.includes(s)) best = { i: u.i, len: s.length };
-    }
-  }
-  if (best) return { kind: 'url', index: best.i };
+  const named = URL_TYPES.has(ind.type) ? undefined : urlNamed(text, n);
+  if (named) return named;
   if (URL_TYPES.has(ind.type) && ev.urls.length === 1) return { kind: 'url', index: 0 };
   if (ATTACHMENT_TYPES.has(ind.type) && ev.attachments.length === 1) {
     return { kind: 'attachment', index: 0 };
@@ -417,7 +464,10 @@ export function attachEvidence(
   opts: EvidenceOptions = {},
 ): { outcome: RunOutcome; terms?: string[]; error?: unknown } {
   try {
-    const ev = buildEvidence(email, opts);
+    const ev = buildEvidence(email, {
+      ...opts,
+      documentLinks: opts.documentLinks ?? documentLinksIn(outcome.context),
+    });
     if (outcome.status === 'completed') {
       const score = scoreOf(outcome.context);
       const result = withEvidence(outcome.result, score ? { ...ev, score } : ev);

@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { ConfigState } from './config-state.ts';
 import type { GatewayOptions } from './options.ts';
+import type { ReleaseDelivery } from './quarantine-release.ts';
 import type { BackupResult } from './routes/backup.ts';
 
 /** Calls plugins: the HTTP plugin client in scale-out mode, an in-process invoker in embedded mode. */
@@ -51,6 +52,11 @@ export interface GatewayDeps {
    * 17); without it, feedback is stored and not learnt.
    */
   learnFeedback?: (jobId: string) => Promise<{ outcome: string }>;
+  /**
+   * Has the filter that quarantined a message deliver it (POST <filter>/internal/release); without
+   * it, a release answers 503. Built from TRAWL_MAIL_RETRIEVERS (quarantine-release.ts).
+   */
+  releaseQuarantined?: ReleaseDelivery;
   /** The built web console's folder (default: @trawl/console's dist); null serves no console. */
   consoleDir?: string | null;
 }

@@ -24,6 +24,10 @@ export const GATEWAY_ERRORS = {
   reloadFailed: 'TRAWL_ERR_CONFIG_RELOAD_FAILED',
   jobNotCompleted: 'TRAWL_ERR_FEEDBACK_JOB_NOT_COMPLETED',
   messagePurged: 'TRAWL_ERR_MESSAGE_PURGED',
+  /** A quarantined message released already (or being released): a release delivers it once. */
+  quarantineReleased: 'TRAWL_ERR_QUARANTINE_RELEASED',
+  /** The filter holding it could not deliver a released message (it stays held; try again). */
+  quarantineDelivery: 'TRAWL_ERR_QUARANTINE_DELIVERY',
   /** Every CPU worker busy and its queue full (a large message to parse or render): retry. */
   busy: 'TRAWL_ERR_GATEWAY_BUSY',
 } as const;

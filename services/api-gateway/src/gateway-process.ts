@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
 import type { GatewayDeps } from './deps.ts';
 import { gatewayOptionsFrom } from './options.ts';
+import { createReleaseDelivery } from './quarantine-release.ts';
 
 /**
  * What a gateway process (main.ts, embedded mode) shares: the app built with the options of the
@@ -18,6 +19,7 @@ export function buildConfiguredGateway(
 ): Promise<FastifyInstance> {
   return buildApp({
     config: { ...gatewayOptionsFrom(cfg), features: { database_config: false } },
+    releaseQuarantined: createReleaseDelivery(cfg.mailRetrievers, cfg.internalApiKey),
     ...deps,
     learnFeedback: (jobId) => learnFeedback(sql, jobId),
   });

@@ -29,3 +29,4 @@ export {
 } from './logger.ts';
 export { defaultGatewayOptions, type GatewayOptions, gatewayOptionsFrom } from './options.ts';
 export { hostAllowed } from './plugins/edge.ts';
+export { createReleaseDelivery, type ReleaseDelivery } from './quarantine-release.ts';

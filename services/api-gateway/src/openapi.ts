@@ -12,6 +12,8 @@ import {
   JobList,
   MessageView,
   ProblemDetails,
+  QuarantineRecord,
+  QuarantineSubmit,
   ReloadResponse,
   SubmitRequest,
   SubmitResponse,
@@ -375,6 +377,38 @@ const paths = withPathParams({
       body('FeedbackRequest'),
     ),
   },
+  '/api/v1/quarantine': {
+    get: op(
+      'Messages the SMTP filter quarantined, newest first (?job_id=&limit=); never their content',
+      'any role',
+      ok('{items: QuarantineRecord[]}'),
+      { '422': 'invalid job_id' },
+    ),
+    post: op(
+      'The SMTP filter records the original of a message it quarantined (one per message)',
+      'a retriever credential',
+      reply('201', 'recorded', 'QuarantineRecord'),
+      { '403': 'not a retriever', '422': 'invalid record' },
+      body('QuarantineSubmit'),
+    ),
+  },
+  '/api/v1/quarantine/{id}': {
+    get: op('One quarantined message', 'any role', ok('record', 'QuarantineRecord'), {
+      '404': 'unknown id',
+    }),
+  },
+  '/api/v1/quarantine/{id}/release': {
+    post: op(
+      'Deliver the original to its recipients once, through the filter that holds it; audited',
+      ANALYSTS,
+      ok('released', 'QuarantineRecord'),
+      {
+        '404': 'unknown id',
+        '409': 'released already, or a release in progress',
+        '503': 'the filter could not deliver it (it stays held) or release is not configured',
+      },
+    ),
+  },
   '/api/v1/webhooks': {
     get: op('Webhook endpoints (no secrets)', 'admin', ok('endpoints')),
     post: op(
@@ -489,6 +523,8 @@ export function openApiDocument(version: string): Record<string, unknown> {
         CampaignDetail: schema(CampaignDetail),
         FeedbackRequest: schema(FeedbackRequest),
         FeedbackAnswer: schema(FeedbackAnswer),
+        QuarantineRecord: schema(QuarantineRecord),
+        QuarantineSubmit: schema(QuarantineSubmit),
         CreateWebhook: schema(CreateWebhook),
         UpdateWebhook: schema(UpdateWebhook),
         Webhook: schema(Webhook),

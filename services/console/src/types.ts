@@ -50,6 +50,9 @@ export interface Evidence {
     text?: string;
     found_in: string;
     element: string;
+    /** A link inside an attachment: which decoder found it (pdf, office, calendar, qr). */
+    source?: string;
+    attachment_name?: string;
     hidden?: boolean;
   }[];
   attachments: {

@@ -1,14 +1,18 @@
-import { AckRequest, FetchRequest, VerdictRequest } from '@trawl/contracts';
+import { AckRequest, FetchRequest, ReleaseRequest, VerdictRequest } from '@trawl/contracts';
 import { type RetrieverAppBase, retrieverHttp } from '@trawl/platform';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { SMTP_ERRORS } from './errors.ts';
+import { editHeaders } from './headers.ts';
 import type { SmtpMetrics } from './metrics.ts';
+import type { Reinjector } from './reinjector.ts';
 import type { VerdictBoard } from './verdict-board.ts';
 
 export const SERVICE_NAME = 'retriever-smtp';
 
 export interface SmtpRetrieverAppDeps extends RetrieverAppBase {
   board: VerdictBoard;
+  /** Delivers released messages to Postfix's return port, past the filter. */
+  reinjector?: Reinjector;
   /** True while the SMTP listener accepts connections. */
   smtpListening: () => boolean;
   metrics: SmtpMetrics;
@@ -20,7 +24,8 @@ export interface SmtpRetrieverAppDeps extends RetrieverAppBase {
  * waiting for them.
  */
 export function buildSmtpRetrieverApp(d: SmtpRetrieverAppDeps): FastifyInstance {
-  const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
+  // a release carries the original (base64 of up to TRAWL_SMTP_MAX_MESSAGE_BYTES)
+  const app = Fastify({ logger: false, bodyLimit: 140 * 1024 * 1024 });
 
   const http = retrieverHttp({ ...d, service: SERVICE_NAME, errors: SMTP_ERRORS });
 
@@ -48,6 +53,30 @@ export function buildSmtpRetrieverApp(d: SmtpRetrieverAppDeps): FastifyInstance 
     internal.post('/internal/ack', async (request, reply) => {
       if (!http.parse(AckRequest, request.body, reply)) return reply;
       return { acked: 0 };
+    });
+
+    // A quarantined message an analyst released (the gateway calls with this filter's credential):
+    // delivered to its recipients through the return port, which does not filter it again.
+    internal.post('/internal/release', async (request, reply) => {
+      const body = http.parse(ReleaseRequest, request.body, reply);
+      if (!body) return reply;
+      if (!d.reinjector) return reply.code(503).send({ status: 503, code: SMTP_ERRORS.release });
+      const raw = editHeaders(Buffer.from(body.raw, 'base64'), {
+        add: [['X-Trawl-Released-By', body.released_by]],
+      });
+      try {
+        await d.reinjector.send({ from: body.envelope_from, to: body.recipients, raw });
+      } catch (err) {
+        d.logger.warn(
+          { id: body.id, err: (err as Error).message, code: SMTP_ERRORS.release },
+          'released message not delivered',
+        );
+        return reply
+          .code(503)
+          .send({ status: 503, code: SMTP_ERRORS.release, detail: (err as Error).message });
+      }
+      d.logger.info({ id: body.id, released_by: body.released_by }, 'released message delivered');
+      return { delivered: true };
     });
 
     internal.post('/internal/verdict', async (request, reply) => {

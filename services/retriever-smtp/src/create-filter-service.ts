@@ -1,10 +1,13 @@
 import type { RetrieverAppBase } from '@trawl/platform';
 import type { FastifyInstance } from 'fastify';
+import type { DNSResolver } from 'mailauth';
 import { Registry } from 'prom-client';
 import { buildSmtpRetrieverApp } from './app.ts';
 import { createFilter, type Filter } from './filter.ts';
 import { createIngestClient, type IngestClient } from './ingest-client.ts';
+import { createInlineAuth } from './inline-auth.ts';
 import { createSmtpMetrics, type SmtpMetrics } from './metrics.ts';
+import { createQuarantineRecorder } from './quarantine-recorder.ts';
 import { createReinjector, type Reinjector } from './reinjector.ts';
 import type { SmtpSettings } from './settings.ts';
 import { createSmtpListener, type SmtpListener } from './smtp-listener.ts';
@@ -34,6 +37,8 @@ export function createSmtpFilter(
     reinjector?: Reinjector;
     /** SMTP port override (tests: 0). */
     smtpPort?: number;
+    /** The DNS resolver of the authentication check (default: TRAWL_SMTP_DNS_* settings). */
+    resolver?: DNSResolver;
   },
 ): SmtpFilterService {
   const registry = deps.registry ?? new Registry();
@@ -50,7 +55,26 @@ export function createSmtpFilter(
       port: settings.return_port,
       connections: settings.reinject_connections,
     });
-  const filter = createFilter({ settings, board, ingest, reinjector, metrics, logger });
+  const inlineAuth = settings.verify_auth
+    ? createInlineAuth(settings, { logger, registry, resolver: deps.resolver })
+    : undefined;
+  const quarantine = settings.gateway_url
+    ? createQuarantineRecorder({
+        gatewayUrl: settings.gateway_url,
+        credential: deps.credential,
+        timeoutMs: 60_000,
+      })
+    : undefined;
+  const filter = createFilter({
+    settings,
+    board,
+    ingest,
+    reinjector,
+    metrics,
+    logger,
+    inlineAuth,
+    quarantine,
+  });
   const smtp = createSmtpListener({
     filter,
     settings,
@@ -59,6 +83,7 @@ export function createSmtpFilter(
   });
   const app = buildSmtpRetrieverApp({
     board,
+    reinjector,
     smtpListening: () => smtp.listening,
     internalApiKey: deps.credential,
     logger,

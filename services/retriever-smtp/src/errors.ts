@@ -10,4 +10,10 @@ export const SMTP_ERRORS = {
   trawlRefused: 'TRAWL_ERR_SMTP_TRAWL_REFUSED',
   /** Postfix's return port did not take the message back (the message gets 451). */
   reinject: 'TRAWL_ERR_SMTP_REINJECT',
+  /** The authentication check (SPF, DKIM, DMARC, ARC) failed unexpectedly: analysed unverified. */
+  authCheck: 'TRAWL_ERR_SMTP_AUTH_CHECK',
+  /** The gateway did not record a quarantined original (the message gets 451). */
+  quarantineRecord: 'TRAWL_ERR_SMTP_QUARANTINE_RECORD',
+  /** A release the filter could not deliver (answered 503 to the gateway). */
+  release: 'TRAWL_ERR_SMTP_RELEASE',
 } as const;

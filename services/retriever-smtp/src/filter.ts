@@ -4,8 +4,10 @@ import type { Logger } from 'pino';
 import { SMTP_ERRORS } from './errors.ts';
 import { editHeaders } from './headers.ts';
 import type { IngestClient } from './ingest-client.ts';
+import type { InlineAuth, SmtpClient } from './inline-auth.ts';
 import type { SmtpMetrics } from './metrics.ts';
 import { type Decision, decide, type Knowledge } from './policy.ts';
+import type { QuarantineRecorder } from './quarantine-recorder.ts';
 import { ReinjectError, type Reinjector } from './reinjector.ts';
 import type { SmtpSettings } from './settings.ts';
 import type { VerdictBoard } from './verdict-board.ts';
@@ -22,6 +24,10 @@ export interface FilterDeps {
   reinjector: Reinjector;
   metrics: SmtpMetrics;
   logger: Logger;
+  /** Trawl's own SPF/DKIM/DMARC/ARC check, written before the message is analysed. */
+  inlineAuth?: InlineAuth | undefined;
+  /** Records quarantined originals at the gateway, for their release (TRAWL_SMTP_GATEWAY_URL). */
+  quarantine?: QuarantineRecorder | undefined;
 }
 
 /** The id a message has in Trawl: sha256 of its bytes, the same on every attempt Postfix makes. */
@@ -103,9 +109,14 @@ export function createFilter(d: FilterDeps) {
      * Filters one message and answers for all its recipients (Postfix sends one transaction per
      * message and takes the answer for each recipient).
      */
-    async handle(raw: Buffer, envelope: { from: string; to: string[] }): Promise<Answer> {
+    async handle(
+      received: Buffer,
+      envelope: { from: string; to: string[]; client?: SmtpClient | undefined },
+    ): Promise<Answer> {
       const started = process.hrtime.bigint();
-      const id = messageRef(raw);
+      // the id of the bytes Postfix sent: the same on every retry, whatever DNS answers
+      const id = messageRef(received);
+      const raw = d.inlineAuth ? await d.inlineAuth(received, envelope) : received;
       const deadline = AbortSignal.timeout(s.deadline_ms);
       d.metrics.inFlight.inc();
       let decision: Decision;
@@ -134,6 +145,28 @@ export function createFilter(d: FilterDeps) {
       d.metrics.messages.inc({ outcome: 'rejected' });
       d.logger.info({ id, job_id: jobOf(decision) }, 'message refused (550)');
       return { code: 550, message: decision.message, decision };
+    }
+    if (decision.quarantine && d.quarantine) {
+      // the original, kept for its release: without the record, no quarantine (Postfix retries)
+      try {
+        await d.quarantine.record({
+          messageRef: id,
+          jobId: jobOf(decision),
+          from: envelope.from,
+          to: envelope.to,
+          raw,
+        });
+      } catch (err) {
+        d.metrics.errors.inc({ stage: 'quarantine' });
+        d.logger.warn(
+          { id, err: (err as Error).message, code: SMTP_ERRORS.quarantineRecord },
+          'quarantined original not recorded',
+        );
+        return {
+          code: 451,
+          message: '4.3.0 The message could not be quarantined; try again later',
+        };
+      }
     }
     const to = decision.quarantine ? [decision.quarantine] : envelope.to;
     const headers: [string, string][] = [...decision.headers];

@@ -7,6 +7,10 @@
 export interface HeaderEdit {
   /** Fields to add, in order: [name, value]; values must be single-line printable text. */
   add: [string, string][];
+  /** Whole fields written on top, before `add`, as given (folded with CRLF + tab). */
+  prepend?: string[];
+  /** Other fields to remove: true for a field (its lower-case name, its bytes) to drop. */
+  drop?: ((name: string, field: Buffer) => boolean) | undefined;
   /** Prefix written before the Subject (a Subject is added when the message has none). */
   subjectPrefix?: string | undefined;
 }
@@ -68,12 +72,13 @@ export function editHeaders(raw: Buffer, edit: HeaderEdit): Buffer {
   const headerBlock = end < 0 ? raw : raw.subarray(0, end);
   const rest = end < 0 ? Buffer.from(eol) : raw.subarray(end);
   const parts: Buffer[] = [];
+  for (const f of edit.prepend ?? []) parts.push(Buffer.from(`${f.replace(/\r?\n/g, eol)}${eol}`));
   for (const [name, value] of edit.add) parts.push(Buffer.from(`${name}: ${oneLine(value)}${eol}`));
   let subjectSeen = false;
   const prefix = edit.subjectPrefix ? oneLine(edit.subjectPrefix) : undefined;
   for (const field of fields(headerBlock)) {
     const name = nameOf(field);
-    if (name.startsWith(TRAWL_PREFIX)) continue;
+    if (name.startsWith(TRAWL_PREFIX) || edit.drop?.(name, field)) continue;
     if (name === 'subject' && prefix !== undefined && !subjectSeen) {
       subjectSeen = true;
       const colon = field.indexOf(0x3a);

@@ -20,3 +20,14 @@ export {
 } from './settings.ts';
 export { createSmtpListener, type SmtpListener } from './smtp-listener.ts';
 export { VerdictBoard } from './verdict-board.ts';
+export {
+  type AuthMethodResult,
+  type AuthVerification,
+  authservIdOf,
+  claimsAuthservId,
+  createDnsResolver,
+  DnsAnswerTooLarge,
+  type DnsResolverOptions,
+  type VerifyAuthInput,
+  verifyAuthentication,
+} from './verify-auth.ts';

@@ -52,7 +52,7 @@ function rejectMessage(v: VerdictRequest): string {
 export function decide(k: Knowledge, s: SmtpSettings): Decision {
   const headers = tagHeaders(k);
   if (k.kind === 'timeout') {
-    if (s.on_timeout === 'tempfail') {
+    if (s.on_timeout === 'tempfail' && !s.tag_only) {
       return {
         kind: 'tempfail',
         code: 451,
@@ -64,6 +64,11 @@ export function decide(k: Knowledge, s: SmtpSettings): Decision {
   const v = k.verdict;
   const wanted = v.verdict === 'unanalyzed' ? s.unanalyzed_action : s.policy[v.result.threat_level];
   const action = effectiveAction(wanted, s.mode);
+  if (s.tag_only) {
+    // what the policy would do, for the operator to read before turning it on
+    headers.push(['X-Trawl-Policy-Action', action]);
+    return { kind: 'deliver', action: 'deliver', headers };
+  }
   switch (action) {
     case 'reject':
       return { kind: 'reject', code: 550, message: rejectMessage(v), headers };

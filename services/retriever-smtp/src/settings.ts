@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { settingsReader } from '@trawl/config';
 import { EnvelopeAddress, THREAT_LEVELS, type ThreatLevel } from '@trawl/contracts';
 import { z } from 'zod';
@@ -77,6 +78,42 @@ const HeaderText = z
 
 const port = z.coerce.number().int().min(1).max(65_535);
 
+/** `true`/`false` (also 1/0, yes/no) as an environment variable writes it. */
+const Flag = z.union([z.boolean(), z.string()]).transform((v, ctx) => {
+  if (typeof v === 'boolean') return v;
+  const t = v.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(t)) return true;
+  if (['false', '0', 'no', 'off'].includes(t)) return false;
+  ctx.addIssue({ code: 'custom', message: 'must be true or false' });
+  return z.NEVER;
+});
+
+/** An authserv-id: a host name, written as it is into a header. */
+const AuthservId = z
+  .string()
+  .min(1)
+  .max(253)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9.-]*$/, 'a host name (letters, digits, dots, hyphens)');
+
+/** `ip` or `ip:port` (IPv6 as `[addr]:port`), comma-separated in the variable. */
+const DnsServers = z
+  .union([z.string(), z.array(z.string())])
+  .transform((v) =>
+    (typeof v === 'string' ? v.split(',') : v).map((x) => x.trim()).filter((x) => x !== ''),
+  )
+  .pipe(
+    z
+      .array(
+        z
+          .string()
+          .regex(
+            /^(?:[0-9.]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$|^[0-9A-Fa-f:]+$/,
+            'an IP address, optionally :port',
+          ),
+      )
+      .max(8),
+  );
+
 /** Settings of the SMTP content filter (TRAWL_SMTP_* variables; see docs/smtp-filter.md). */
 export const SmtpSettings = z
   .object({
@@ -89,6 +126,11 @@ export const SmtpSettings = z
     return_port: port.default(10026),
     /** The mail orchestrator (POST /internal/ingest). */
     mail_orchestrator_url: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }),
+    /**
+     * The gateway, where quarantined originals are recorded for their release (POST
+     * /api/v1/quarantine); unset: quarantined mail cannot be released from Trawl.
+     */
+    gateway_url: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).optional(),
     /** How long a message waits for its verdict, from the end of DATA. */
     deadline_ms: z.coerce.number().int().min(100).max(600_000).default(30_000),
     /** No verdict by the deadline, or Trawl unreachable: 451 (Postfix retries) or deliver tagged. */
@@ -107,10 +149,29 @@ export const SmtpSettings = z
     max_clients: z.coerce.number().int().min(1).max(10_000).default(100),
     /** Connections kept open to the return port. */
     reinject_connections: z.coerce.number().int().min(1).max(100).default(8),
+    /**
+     * Tag only: never refuse, quarantine, prefix or hold a message; only add the headers (the first
+     * step of a deployment: docs/smtp-filter.md).
+     */
+    tag_only: Flag.default(false),
+    /**
+     * Verify SPF, DKIM, DMARC and ARC itself (client address and HELO from XFORWARD) and write its
+     * own Authentication-Results; off when an OpenDKIM/OpenDMARC in front does it.
+     */
+    verify_auth: Flag.default(true),
+    /** The authserv-id of its Authentication-Results (RFC 8601): a name of this host. */
+    authserv_id: AuthservId.default(() => hostname().toLowerCase()),
+    /** DNS servers for the verification (`ip` or `ip:port`); empty: the system's. */
+    dns_servers: DnsServers.default([]),
+    dns_timeout_ms: z.coerce.number().int().min(100).max(30_000).default(2000),
+    dns_tries: z.coerce.number().int().min(1).max(5).default(2),
+    /** The whole verification's deadline; past it every method is temperror. */
+    auth_timeout_ms: z.coerce.number().int().min(100).max(60_000).default(8000),
   })
   .superRefine((s, ctx) => {
     const used = new Set(Object.values(s.policy).map((a) => effectiveAction(a, s.mode)));
     used.add(effectiveAction(s.unanalyzed_action, s.mode));
+    if (s.tag_only) used.clear();
     if (used.has('quarantine') && !s.quarantine_address) {
       ctx.addIssue({
         code: 'custom',
@@ -139,6 +200,7 @@ export const SMTP_ENV = {
   TRAWL_SMTP_RETURN_HOST: 'return_host',
   TRAWL_SMTP_RETURN_PORT: 'return_port',
   TRAWL_SMTP_MAIL_ORCHESTRATOR_URL: 'mail_orchestrator_url',
+  TRAWL_SMTP_GATEWAY_URL: 'gateway_url',
   TRAWL_SMTP_DEADLINE_MS: 'deadline_ms',
   TRAWL_SMTP_ON_TIMEOUT: 'on_timeout',
   TRAWL_SMTP_POLICY: 'policy',
@@ -148,6 +210,13 @@ export const SMTP_ENV = {
   TRAWL_SMTP_MAX_MESSAGE_BYTES: 'max_message_bytes',
   TRAWL_SMTP_MAX_CLIENTS: 'max_clients',
   TRAWL_SMTP_REINJECT_CONNECTIONS: 'reinject_connections',
+  TRAWL_SMTP_TAG_ONLY: 'tag_only',
+  TRAWL_SMTP_VERIFY_AUTH: 'verify_auth',
+  TRAWL_SMTP_AUTHSERV_ID: 'authserv_id',
+  TRAWL_SMTP_DNS_SERVERS: 'dns_servers',
+  TRAWL_SMTP_DNS_TIMEOUT_MS: 'dns_timeout_ms',
+  TRAWL_SMTP_DNS_TRIES: 'dns_tries',
+  TRAWL_SMTP_AUTH_TIMEOUT_MS: 'auth_timeout_ms',
 } as const;
 
 /** Settings from environment variables; problems name the variable. */

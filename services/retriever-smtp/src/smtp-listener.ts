@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
-import { SMTPServer } from 'smtp-server';
+import { SMTPServer, type SMTPServerSession } from 'smtp-server';
 import type { Filter } from './filter.ts';
+import type { SmtpClient } from './inline-auth.ts';
 import type { SmtpSettings } from './settings.ts';
 
 /** An SMTP error answer (smtp-server reads `responseCode`). */
@@ -8,6 +9,15 @@ function smtpError(code: number, message: string): Error {
   const err = new Error(message) as Error & { responseCode: number };
   err.responseCode = code;
   return err;
+}
+
+/** The client Postfix forwarded (XFORWARD ADDR and HELO); undefined when it forwarded none. */
+function forwardedClient(session: SMTPServerSession): SmtpClient | undefined {
+  const x = (session as { xForward?: Map<string, string | number | false> }).xForward;
+  const ip = x?.get('ADDR');
+  if (typeof ip !== 'string' || ip === '') return undefined;
+  const helo = x?.get('HELO');
+  return { ip: ip.replace(/^ipv6:/i, ''), helo: typeof helo === 'string' ? helo : '' };
 }
 
 export interface SmtpListener {
@@ -40,7 +50,8 @@ export function createSmtpListener(d: {
     size: s.max_message_bytes,
     maxClients: s.max_clients,
     logger: false,
-    // Postfix may pass XFORWARD attributes; they are accepted and not used.
+    // Postfix passes the client's address and HELO with XFORWARD (smtp_send_xforward_command):
+    // the authentication check reads them.
     useXForward: true,
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
@@ -64,7 +75,7 @@ export function createSmtpListener(d: {
         const raw = Buffer.concat(chunks, bytes);
         const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
         const to = session.envelope.rcptTo.map((r) => r.address);
-        d.filter.handle(raw, { from, to }).then(
+        d.filter.handle(raw, { from, to, client: forwardedClient(session) }).then(
           (a) => {
             if (a.code === 250) answer(null, a.message);
             else answer(smtpError(a.code, a.message));

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { AnalyzerAnswerInput, Email } from '@trawl/contracts';
+import type { AnalyzerAnswerInput, DocumentLink, Email } from '@trawl/contracts';
+import { documentUrls } from '@trawl/mail';
 import { answerFrom, type Finding } from '../shared/score.ts';
 import { type AttachmentView, viewOf } from '../shared/view.ts';
 import { type AttachmentsSettings, DOCUMENT_EXTENSIONS } from './settings.ts';
@@ -211,11 +212,19 @@ export function analyzeAttachments(
       ...(sha256 ? { sha256 } : {}),
     });
   }
+  // The links inside the attachments (PDF, Office, calendar, QR codes), found here, in the analysis
+  // pool's thread: the job's evidence and the threat-intel lookups read this list (documentLinksIn).
+  const links: DocumentLink[] = documentUrls(email).map((u) => ({
+    url: u.url.slice(0, 2048),
+    source: u.source as DocumentLink['source'],
+    attachment: u.attachment ?? 0,
+    attachment_name: (u.attachmentName ?? '').slice(0, 512),
+  }));
   return answerFrom(findings, {
     base: settings.base_probability,
     threshold: settings.phishing_score_threshold,
     name: 'attachments',
-    details: { attachments: files },
+    details: { attachments: files, document_urls: links },
     maxLogOdds: 8,
     groups: ATTACHMENTS_SYMBOLS,
   });

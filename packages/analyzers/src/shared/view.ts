@@ -1,5 +1,5 @@
 import type { Email } from '@trawl/contracts';
-import { extractUrls, guessLanguage, htmlToText, sniffAttachment } from '@trawl/mail';
+import { documentUrls, extractUrls, guessLanguage, htmlToText, sniffAttachment } from '@trawl/mail';
 import { getDomain, getPublicSuffix } from 'tldts';
 import { type AuthResults, readAuthResults } from './auth-results.ts';
 import { domainOf, firstHeader, headerValues, parseAddressHeader } from './header-values.ts';
@@ -28,6 +28,8 @@ export interface UrlView {
   form_has_password: boolean;
   /** The host as written disguises the host (%-escapes, an IPv4 address as one number or hex). */
   host_obfuscated: boolean;
+  /** For a link inside an attachment (source pdf, office, calendar, qr): the attachment's name. */
+  attachment_name?: string;
 }
 
 export interface AttachmentView {
@@ -171,7 +173,17 @@ function toUrlView(raw: object): UrlView {
     is_image: bool(o, 'isImage'),
     form_has_password: bool(o, 'formHasPassword'),
     host_obfuscated: bool(o, 'hostObfuscated'),
+    ...(typeof o.attachmentName === 'string' ? { attachment_name: o.attachmentName } : {}),
   };
+}
+
+/**
+ * The links inside the message's attachments (PDF, Office, calendar, QR codes: documentUrls of
+ * @trawl/mail) as the URL techniques see links. Not part of the view: decoding attachments costs,
+ * so only the analyzers that look at these links ask (urls, attachments), once per message.
+ */
+export function documentUrlViews(email: Email): UrlView[] {
+  return documentUrls(email).map((u) => toUrlView(u));
 }
 
 function extensionsOf(filename: string): string[] {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Email } from '@trawl/contracts';
-import { extractUrls } from '@trawl/mail';
+import { documentLinksIn, type Email } from '@trawl/contracts';
+import { extractUrls, urlsOfDocumentLinks } from '@trawl/mail';
 import { hostLadder, isIpHost, normalizeHost, type UrlKeys, urlKeys } from './normalize.ts';
 
 /** What of a message is looked up in the feeds. Nothing here is ever fetched. */
@@ -11,10 +11,19 @@ export interface Observables {
   attachments: { filename: string; hashes: { type: 'md5' | 'sha1' | 'sha256'; hex: string }[] }[];
 }
 
+/**
+ * With the links inside attachments (PDF, Office, calendar, QR codes) that the attachments
+ * analyzer of an earlier stage reported: the provider never decodes attachments itself (it runs on
+ * a thread that answers HTTP or consumes the queue), so they are looked up when the provider runs
+ * in a stage after the one with the attachments analyzer (docs/analyzers.md, threat-intel).
+ */
 export function observe(email: Email, maxUrls: number): Observables {
   const urls: Observables['urls'] = [];
   const hosts = new Map<string, Observables['hosts'][number]>();
-  for (const u of extractUrls(email, { maxUrls })) {
+  for (const u of [
+    ...extractUrls(email, { maxUrls }),
+    ...urlsOfDocumentLinks(documentLinksIn(email.analysis_context), maxUrls),
+  ]) {
     const keys = urlKeys(u.url);
     if (!keys) continue;
     urls.push({ written: u.url, keys });

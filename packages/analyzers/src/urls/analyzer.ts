@@ -1,7 +1,7 @@
 import type { AnalyzerAnswerInput, Email } from '@trawl/contracts';
 import { type Lexicons, loadLexicons } from '../shared/lexicons.ts';
 import { answerFrom, type Finding } from '../shared/score.ts';
-import { viewOf } from '../shared/view.ts';
+import { documentUrlViews, type UrlView, viewOf } from '../shared/view.ts';
 import type { UrlsSettings } from './settings.ts';
 import { URLS_SYMBOLS } from './symbols.ts';
 import {
@@ -54,11 +54,25 @@ const MESSAGE_URL_TECHNIQUES: readonly MessageUrlTechnique[] = [
   statusBarFindings,
 ];
 
+const DOCUMENT_KIND: Record<string, string> = {
+  pdf: 'PDF',
+  office: 'document',
+  calendar: 'calendar invitation',
+  qr: 'QR code',
+};
+
+/** Where a link inside an attachment was found, for its findings' text: `in QR code (scan.png)`. */
+function whereFound(u: UrlView): string {
+  return `in ${DOCUMENT_KIND[u.source] ?? u.source} (${(u.attachment_name ?? '').slice(0, 120)})`;
+}
+
 /**
  * Pure URL checks; never fetches anything. Link by link, every technique of URL_TECHNIQUES that
- * applies to the link's kind, in order; then MESSAGE_URL_TECHNIQUES.
+ * applies to the link's kind, in order; then MESSAGE_URL_TECHNIQUES. The links inside attachments
+ * (PDF, Office, calendar, QR codes) go through the same per-link techniques after the body's, each
+ * finding saying where the link was found.
  */
-function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Finding[] {
+function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons, docs: UrlView[]): Finding[] {
   const ctx = urlContext(email, s, lex);
   const out: Finding[] = [];
   for (const u of ctx.v.urls) {
@@ -67,19 +81,31 @@ function urlFindings(email: Email, s: UrlsSettings, lex: Lexicons): Finding[] {
     for (const t of URL_TECHNIQUES) if (t.kinds.includes(kind)) out.push(...t.find(ctx, u));
   }
   for (const t of MESSAGE_URL_TECHNIQUES) out.push(...t(ctx));
+  for (const u of docs) {
+    const kind = linkKind(u);
+    for (const t of URL_TECHNIQUES) {
+      if (!t.kinds.includes(kind)) continue;
+      for (const f of t.find(ctx, u)) out.push({ ...f, value: `${f.value} ${whereFound(u)}` });
+    }
+  }
   return out;
 }
 
 export function analyzeUrls(email: Email, settings: UrlsSettings): AnalyzerAnswerInput {
   const lex = loadLexicons(settings.lexicon_dir);
   const v = viewOf(email);
-  const findings = urlFindings(email, settings, lex);
-  const domains = new Set(v.urls.map((u) => u.domain).filter(Boolean));
+  const docs = documentUrlViews(email);
+  const findings = urlFindings(email, settings, lex, docs);
+  const domains = new Set([...v.urls, ...docs].map((u) => u.domain).filter(Boolean));
   return answerFrom(findings, {
     base: settings.base_probability,
     threshold: settings.phishing_score_threshold,
     name: 'urls',
-    details: { url_count: v.urls.length, domains: [...domains].slice(0, 50) },
+    details: {
+      url_count: v.urls.length,
+      document_url_count: docs.length,
+      domains: [...domains].slice(0, 50),
+    },
     maxLogOdds: 8,
     groups: URLS_SYMBOLS,
   });

@@ -36,6 +36,20 @@ describe('rules analyzer', () => {
     expect(a.analyzer_details?.matched).toContain('wallet-secret-request');
   });
 
+  it('regression: a lone PDF attachment raised an indicator typed html_attachment', () => {
+    const lone = (filename: string, content: string) =>
+      analyzeRules(
+        makeEmail({ text: 'See attached.', attachments: [{ filename, content }] }),
+        RulesSettings.parse({}),
+      );
+    const pdf = lone('refund.pdf', '%PDF-1.4\n%%EOF');
+    expect(pdf.analyzer_details?.matched).toEqual(['lone-pdf-attachment-little-text']);
+    expect(pdf.indicators?.map((i) => i.type)).toEqual(['pdf_attachment']);
+    const html = lone('refund.html', '<html><body>hi</body></html>');
+    expect(html.analyzer_details?.matched).toEqual(['lone-document-attachment-little-text']);
+    expect(html.indicators?.map((i) => i.type)).toEqual(['html_attachment']);
+  });
+
   it('raises the indicator type of a matching rule', () => {
     const file = join(dir, 'a.yaml');
     writeFileSync(file, RULES);

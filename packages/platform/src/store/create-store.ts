@@ -6,6 +6,7 @@ import { createFeedbackRepository } from './feedback-repository.ts';
 import type { JobInsertBatchOptions } from './job-insert-batch.ts';
 import { createJobRepository } from './job-repository.ts';
 import { createMessageRepository } from './message-repository.ts';
+import { createQuarantineRepository } from './quarantine-repository.ts';
 import { createRefreshTokenRepository } from './refresh-token-repository.ts';
 import type { Store } from './repositories.ts';
 import { createSenderHistoryRepository } from './sender-history-repository.ts';
@@ -36,5 +37,6 @@ export function createStore(sql: SqlClient, opts: StoreOptions = {}): Store {
     campaigns: createCampaignRepository(sql),
     feedback: createFeedbackRepository(sql),
     webhooks: createWebhookRepository(sql),
+    quarantine: createQuarantineRepository(sql),
   };
 }

@@ -270,6 +270,8 @@ export interface Store {
   feedback: import('./feedback-repository.ts').FeedbackRepository;
   /** Webhook endpoints and their durable deliveries (issue 17). */
   webhooks: import('./webhook-repository.ts').WebhookRepository;
+  /** Originals of quarantined messages, released once (issue 32). */
+  quarantine: import('./quarantine-repository.ts').QuarantineRepository;
 }
 
 /** A migrated database as the embedded mode and tests hold it: its client and the store on it. */

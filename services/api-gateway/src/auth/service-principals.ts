@@ -21,6 +21,8 @@ export const SERVICE_SCOPES = [
   'jobs:read',
   /** GET /analyze (every job). */
   'jobs:list',
+  /** POST /quarantine: the SMTP filter records the original of a message it quarantined. */
+  'quarantine:record',
 ] as const;
 export type ServiceScope = (typeof SERVICE_SCOPES)[number];
 
@@ -33,7 +35,7 @@ const SCOPES_OF = {
   // credentials instead.
   platform: ['self', 'config:read', 'jobs:submit', 'jobs:read'],
   plugin: ['self', 'settings:own'],
-  retriever: ['self', 'mail:submit'],
+  retriever: ['self', 'mail:submit', 'quarantine:record'],
 } as const satisfies Record<string, readonly ServiceScope[]>;
 
 /** Platform services with a credential of their own, and what it grants. */

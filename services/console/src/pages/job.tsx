@@ -1,6 +1,7 @@
 import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, can } from '../api.ts';
+import { Quarantine } from '../components/quarantine.tsx';
 import { TableCard, THead } from '../components/table.tsx';
 import {
   Card,
@@ -247,7 +248,9 @@ function EvidenceView(props: { e: Evidence }) {
             </td>
             <td>{u.text ?? ''}</td>
             <td>
-              {u.found_in} ({u.element})
+              {u.source
+                ? `in ${u.attachment_name ?? 'an attachment'} (${u.source === 'qr' ? 'QR code' : u.source})`
+                : `${u.found_in} (${u.element})`}
             </td>
           </tr>
         )}
@@ -457,6 +460,7 @@ export function JobPage(props: { id: string }) {
           </dl>
         </Card>
         <Feedback job={j} onDone={job.reload} />
+        <Quarantine jobId={j.job_id} />
         <Card title="Campaign and other recipients">
           <Campaign job={j} />
         </Card>

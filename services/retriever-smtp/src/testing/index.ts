@@ -1,5 +1,11 @@
 export { silentLogger, smtpClient } from './client.ts';
 export {
+  startTestDns,
+  type TestDnsServer,
+  type Zone,
+  type ZoneRecords,
+} from './dns-server.ts';
+export {
   freePort,
   POSTFIX_BIN,
   postfixAvailable,

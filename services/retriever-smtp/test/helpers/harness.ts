@@ -1,4 +1,5 @@
 import { deriveCredential } from '@trawl/contracts';
+import type { DNSResolver } from 'mailauth';
 import { pino } from 'pino';
 import {
   createSmtpFilter,
@@ -17,9 +18,12 @@ export async function startFilter(
   settings: Omit<SmtpSettingsInput, 'mail_orchestrator_url'> & { mailPort: number },
   ports: { smtpPort: number; httpPort: number },
   name = RETRIEVER,
+  resolver?: DNSResolver,
 ): Promise<SmtpFilterService> {
   const { mailPort, ...rest } = settings;
   const s = SmtpSettings.parse({
+    // the authentication check is tested with its own DNS server (inline-auth.test.ts)
+    verify_auth: false,
     ...rest,
     mail_orchestrator_url: `http://127.0.0.1:${mailPort}`,
     listen_host: '127.0.0.1',
@@ -28,6 +32,7 @@ export async function startFilter(
     logger: silent,
     credential: deriveCredential(PLATFORM_KEY, { kind: 'retriever', id: name }),
     smtpPort: ports.smtpPort,
+    ...(resolver ? { resolver } : {}),
   });
   await f.app.listen({ host: '127.0.0.1', port: ports.httpPort });
   await f.start();

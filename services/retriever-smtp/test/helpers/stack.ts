@@ -5,12 +5,14 @@ import { builtinPlugins } from '@trawl/analyzers';
 import {
   buildApp,
   createConfigState,
+  createReleaseDelivery,
   defaultGatewayOptions,
   loadSnapshot,
 } from '@trawl/api-gateway';
 import { diffFiles, findRepoRoot } from '@trawl/config';
 import type { Job } from '@trawl/contracts';
 import { buildMailOrchestrator, type MailOrchestrator } from '@trawl/mail-orchestrator';
+import type { Store } from '@trawl/platform';
 import { testBroker, testRedis, testSchema } from '@trawl/platform/testing';
 import type { CompiledWorkflow } from '@trawl/workflow-engine';
 import type { FastifyInstance } from 'fastify';
@@ -26,6 +28,11 @@ export interface TrawlStack {
   /** Every job in the store. */
   jobs(): Promise<Job[]>;
   job(id: string): Promise<Job | null>;
+  /** The store on the test schema (users, audit, quarantine). */
+  store: Store;
+  /** The running gateway and its address (both change at every start()). */
+  gateway(): FastifyInstance;
+  gatewayUrl(): string;
   close(): Promise<void>;
 }
 
@@ -86,8 +93,19 @@ export async function startTrawlStack(o: {
     await configState.recordCurrent(null);
 
     let running:
-      | { orchestrator: Orchestrator; gateway: FastifyInstance; mail: MailOrchestrator }
+      | {
+          orchestrator: Orchestrator;
+          gateway: FastifyInstance;
+          gatewayUrl: string;
+          mail: MailOrchestrator;
+        }
       | undefined;
+    const retrievers = Object.fromEntries(
+      Object.entries(o.filters).map(([name, port]) => [
+        name,
+        { url: `http://127.0.0.1:${port}`, priority: 0, enabled: true },
+      ]),
+    );
     const stop = async () => {
       const r = running;
       running = undefined;
@@ -121,16 +139,13 @@ export async function startTrawlStack(o: {
         invoker,
         logger: silent,
         version: '0.0.0-test',
+        // a release is delivered by the filter that quarantined the message
+        releaseQuarantined: createReleaseDelivery(retrievers, PLATFORM_KEY),
       });
       await gateway.listen({ host: '127.0.0.1', port: 0 });
       const gatewayUrl = `http://127.0.0.1:${(gateway.server.address() as { port: number }).port}`;
       const mail = buildMailOrchestrator({
-        retrievers: Object.fromEntries(
-          Object.entries(o.filters).map(([name, port]) => [
-            name,
-            { url: `http://127.0.0.1:${port}`, priority: 0, enabled: true },
-          ]),
-        ),
+        retrievers,
         gateway: { baseUrl: gatewayUrl },
         internalApiKey: PLATFORM_KEY,
         broker,
@@ -142,7 +157,7 @@ export async function startTrawlStack(o: {
       });
       await mail.start();
       await mail.app.listen({ host: '127.0.0.1', port: o.mailPort });
-      running = { orchestrator, gateway, mail };
+      running = { orchestrator, gateway, gatewayUrl, mail };
     };
     await start();
 
@@ -160,6 +175,15 @@ export async function startTrawlStack(o: {
         }
       },
       job: (id) => store.jobs.get(id),
+      store,
+      gateway: () => {
+        if (!running) throw new Error('the stack is stopped');
+        return running.gateway;
+      },
+      gatewayUrl: () => {
+        if (!running) throw new Error('the stack is stopped');
+        return running.gatewayUrl;
+      },
       close: closeAll,
     };
   } catch (err) {
