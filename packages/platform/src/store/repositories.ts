@@ -4,6 +4,7 @@ import type {
   Email,
   Job,
   JobError,
+  JobHeadline,
   JobSearchFilters,
   JobStatus,
   StoredJobOrigin,
@@ -33,6 +34,11 @@ export interface NewJob {
    * the report (`origin.report`, issue 16; indexed as the `reporter` search term when it finishes).
    */
   origin?: StoredJobOrigin;
+  /**
+   * What the jobs list shows of the message (issue 32); read from `email` when absent. A caller
+   * that gives only `email_json` gives it (the gateway computes it where it parsed the message).
+   */
+  headline?: JobHeadline;
 }
 
 export interface JobPage {
