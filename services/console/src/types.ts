@@ -116,6 +116,15 @@ export interface Job {
   } | null;
   /** Counts: messages, distinct recipients and reporters of the campaign (absent: none). */
   campaign?: { id: string; size: number; recipients: number; reporters: number };
+  // What the list shows (absent on jobs stored before the list carried them)
+  subject?: string;
+  sender?: string;
+  sender_name?: string;
+  /** The first recipients; `recipient_count` counts them all. */
+  recipients?: string[];
+  recipient_count?: number;
+  reporter?: string;
+  top_indicator?: Indicator;
 }
 export interface JobList {
   items: Job[];
