@@ -40,6 +40,8 @@ export const StageTrace = z.object({
   duration_ms: Millis,
   error: z.string().optional(),
   condition: z.string().optional(),
+  /** Why a stage was skipped when no condition said so: `not configured` (issue 32). */
+  reason: z.string().optional(),
   providers: z.array(CallTrace),
   analyzers: z.array(CallTrace),
   result: StageAggregate.optional(),

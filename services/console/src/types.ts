@@ -86,6 +86,8 @@ interface StageTrace {
   duration_ms: number;
   error?: string;
   condition?: string;
+  /** Why it was skipped when no condition said so (`not configured`). */
+  reason?: string;
   providers: CallTrace[];
   analyzers: CallTrace[];
   result?: Result & { probability: number };

@@ -43,6 +43,7 @@ function Timeline(props: { trace: Trace }) {
               />
             </svg>
             {s.error ? <p class="error-text">{s.error}</p> : null}
+            {s.reason ? <p class="muted">skipped: {s.reason}</p> : null}
             {s.condition ? (
               <p class="muted">
                 condition <code>{s.condition}</code>
