@@ -346,7 +346,7 @@ export function createPluginClient(opts: PluginClientOptions = {}): PluginClient
 
 /** Whether an error answer is a problem whose `code` ends in `_NOT_CONFIGURED` (issue 32). */
 function problemSaysNotConfigured(text: string | null): boolean {
-  if (!text || !text.includes('_NOT_CONFIGURED')) return false;
+  if (!text?.includes('_NOT_CONFIGURED')) return false;
   try {
     return isNotConfigured(JSON.parse(text));
   } catch {
