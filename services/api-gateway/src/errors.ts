@@ -24,6 +24,10 @@ export const GATEWAY_ERRORS = {
   reloadFailed: 'TRAWL_ERR_CONFIG_RELOAD_FAILED',
   jobNotCompleted: 'TRAWL_ERR_FEEDBACK_JOB_NOT_COMPLETED',
   messagePurged: 'TRAWL_ERR_MESSAGE_PURGED',
+  /** An allow or block list already holds MAX_LIST_ENTRIES entries (issue 32). */
+  listFull: 'TRAWL_ERR_LIST_FULL',
+  /** A change of one's own password gave a wrong current password (issue 32). */
+  wrongPassword: 'TRAWL_ERR_AUTH_WRONG_PASSWORD',
   /** Every CPU worker busy and its queue full (a large message to parse or render): retry. */
   busy: 'TRAWL_ERR_GATEWAY_BUSY',
 } as const;

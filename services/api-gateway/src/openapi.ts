@@ -4,12 +4,15 @@ import {
   CampaignDetail,
   CampaignList,
   ConfigView,
+  CreateListEntry,
   CreateWebhook,
   Email,
   FeedbackAnswer,
   FeedbackRequest,
   Job,
   JobList,
+  ListEntries,
+  ListEntry,
   MessageView,
   ProblemDetails,
   ReloadResponse,
@@ -218,10 +221,13 @@ const paths = withPathParams({
       body('SubmitRequest'),
     ),
     get: op(
-      'List jobs, newest first',
+      'List jobs, newest first, with what the list shows of each (subject, sender, recipients, reporter, top indicator); filters combine with AND',
       READERS,
       ok('a page', 'JobList'),
-      {},
+      {
+        '400': 'unknown or malformed query parameter (each named in errors[].path)',
+        '503': 'database unavailable',
+      },
       {
         parameters: [
           query('status', {
@@ -235,6 +241,28 @@ const paths = withPathParams({
             { type: 'string', format: 'email' },
             'jobs of messages this address reported (reported-mail triage)',
           ),
+          query('is_phishing', { type: 'string', enum: ['true', 'false'] }),
+          query('threat_level', {
+            type: 'string',
+            enum: ['none', 'low', 'medium', 'high', 'critical'],
+          }),
+          query('action', { type: 'string', enum: ['allow', 'flag', 'review', 'quarantine'] }),
+          query('sender', { type: 'string' }, 'an address or a domain'),
+          query('recipient', { type: 'string' }, 'an address or a domain'),
+          query('subject', { type: 'string' }, 'every word must appear'),
+          query('url_domain', { type: 'string' }, 'a URL host or registrable domain'),
+          query('sha256', { type: 'string', pattern: '^[a-fA-F0-9]{64}$' }),
+          query('indicator', { type: 'string' }, 'an indicator type such as url_shortener'),
+          query('workflow', { type: 'string' }),
+          query('submitter', { type: 'string' }),
+          query('email_id', { type: 'string' }),
+          query('feedback', {
+            type: 'string',
+            enum: ['phishing', 'legitimate', 'none', 'disagrees'],
+          }),
+          query('campaign', { type: 'string', format: 'uuid' }),
+          query('since', { type: 'string' }, 'ISO 8601 date or timestamp'),
+          query('until', { type: 'string' }, 'ISO 8601 date or timestamp'),
         ],
       },
     ),
@@ -415,6 +443,41 @@ const paths = withPathParams({
       },
     ),
   },
+  '/api/v1/lists': {
+    get: op(
+      'The allow and block list entries, newest first (expired ones marked)',
+      'analyst, admin',
+      ok('the entries', 'ListEntries'),
+      { '400': 'unknown or malformed query parameter', '503': 'database unavailable' },
+      {
+        parameters: [
+          query('list', { type: 'string', enum: ['allow', 'block'] }),
+          query('kind', {
+            type: 'string',
+            enum: ['sender', 'sender_domain', 'url_host', 'sha256'],
+          }),
+        ],
+      },
+    ),
+    post: op(
+      'Add an entry to the allow or block list (audited; the analyzers read the lists again)',
+      'admin',
+      reply('201', 'added', 'ListEntry'),
+      {
+        '409': 'the list already holds this kind and value, or is full',
+        '422': 'invalid entry (the value does not fit its kind, an expiry in the past)',
+      },
+      body('CreateListEntry'),
+    ),
+  },
+  '/api/v1/lists/{id}': {
+    get: op('One list entry', 'analyst, admin', ok('the entry', 'ListEntry'), {
+      '404': 'unknown entry',
+    }),
+    delete: op('Remove a list entry (audited)', 'admin', reply('204', 'removed'), {
+      '404': 'unknown entry',
+    }),
+  },
   '/api/v1/users': {
     get: op('List users', 'admin', ok('users')),
     post: op('Create a user', 'admin', reply('201', 'created', 'User'), {
@@ -493,6 +556,9 @@ export function openApiDocument(version: string): Record<string, unknown> {
         UpdateWebhook: schema(UpdateWebhook),
         Webhook: schema(Webhook),
         NewWebhook: schema(Webhook.extend({ secret: z.string() })),
+        CreateListEntry: schema(CreateListEntry),
+        ListEntry: schema(ListEntry),
+        ListEntries: schema(ListEntries),
       },
     },
     security: [{ bearer: [] }, { internalKey: [] }],

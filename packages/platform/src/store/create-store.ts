@@ -5,6 +5,7 @@ import { createConfigVersionRepository } from './config-version-repository.ts';
 import { createFeedbackRepository } from './feedback-repository.ts';
 import type { JobInsertBatchOptions } from './job-insert-batch.ts';
 import { createJobRepository } from './job-repository.ts';
+import { createListRepository } from './list-repository.ts';
 import { createMessageRepository } from './message-repository.ts';
 import { createRefreshTokenRepository } from './refresh-token-repository.ts';
 import type { Store } from './repositories.ts';
@@ -36,5 +37,6 @@ export function createStore(sql: SqlClient, opts: StoreOptions = {}): Store {
     campaigns: createCampaignRepository(sql),
     feedback: createFeedbackRepository(sql),
     webhooks: createWebhookRepository(sql),
+    lists: createListRepository(sql),
   };
 }

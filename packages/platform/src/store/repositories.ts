@@ -276,6 +276,8 @@ export interface Store {
   feedback: import('./feedback-repository.ts').FeedbackRepository;
   /** Webhook endpoints and their durable deliveries (issue 17). */
   webhooks: import('./webhook-repository.ts').WebhookRepository;
+  /** The allow and block lists (issue 32). */
+  lists: import('./list-repository.ts').ListRepository;
 }
 
 /** A migrated database as the embedded mode and tests hold it: its client and the store on it. */
