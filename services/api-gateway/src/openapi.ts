@@ -77,6 +77,12 @@ const UserView = z.object({
   updated_at: z.string(),
 });
 
+const ChangePassword = z.object({
+  current_password: z.string(),
+  new_password: z.string().describe('follows the password rule (docs/security.md)'),
+});
+const PasswordChanged = z.object({ changed: z.literal(true), message: z.string() });
+
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (name: string) => ({ content: { 'application/json': { schema: ref(name) } } });
 const problem = (description: string) => ({
@@ -183,7 +189,10 @@ const paths = withPathParams({
       'Rotate a refresh token (single use)',
       {
         ...ok('tokens', 'TokenResponse'),
-        ...problems({ '401': 'invalid, used or expired refresh token' }),
+        ...problems({
+          '401': 'invalid, used or expired refresh token; in cookie mode, no session cookie',
+          '422': 'no refresh_token in the body (outside cookie mode)',
+        }),
       },
       {
         requestBody: {
@@ -478,6 +487,19 @@ const paths = withPathParams({
       '404': 'unknown entry',
     }),
   },
+  '/api/v1/me/password': {
+    post: op(
+      'Change your own password (the current one is required); every session of yours ends',
+      'any role',
+      ok('changed', 'PasswordChanged'),
+      {
+        '403': 'the current password is not right (TRAWL_ERR_AUTH_WRONG_PASSWORD)',
+        '422': 'the new password does not follow the password rule',
+        '503': 'database unavailable',
+      },
+      body('ChangePassword'),
+    ),
+  },
   '/api/v1/users': {
     get: op('List users', 'admin', ok('users')),
     post: op('Create a user', 'admin', reply('201', 'created', 'User'), {
@@ -557,6 +579,8 @@ export function openApiDocument(version: string): Record<string, unknown> {
         Webhook: schema(Webhook),
         NewWebhook: schema(Webhook.extend({ secret: z.string() })),
         CreateListEntry: schema(CreateListEntry),
+        ChangePassword: schema(ChangePassword),
+        PasswordChanged: schema(PasswordChanged),
         ListEntry: schema(ListEntry),
         ListEntries: schema(ListEntries),
       },

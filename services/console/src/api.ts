@@ -162,10 +162,19 @@ export async function signOut(): Promise<void> {
   changed();
 }
 
+/**
+ * Whether the gateway set a session cookie that has not ended (`trawl_session`, beside the HttpOnly
+ * refresh cookie this code cannot see): without it there is no session to restore, and no
+ * request is made.
+ */
+function hasSessionMark(): boolean {
+  return document.cookie.split(';').some((c) => c.trim() === 'trawl_session=1');
+}
+
 /** At page load: a session from the cookie, if it holds one. */
 export async function restore(): Promise<void> {
   try {
-    if (await refresh()) me = await api<Me>('/auth/me');
+    if (hasSessionMark() && (await refresh())) me = await api<Me>('/auth/me');
   } catch {
     me = null;
   }

@@ -17,6 +17,17 @@ interface EvidenceScore {
 
 export interface Evidence {
   score?: EvidenceScore;
+  /** Allow and block list entries that matched (issue 32). */
+  lists?: {
+    list: 'allow' | 'block';
+    kind: string;
+    value: string;
+    entry_id: string;
+    note: string | null;
+    matched: string;
+    counted: boolean;
+    reason?: string;
+  }[];
   message: {
     subject: string;
     from: { address: string; display_name?: string };
