@@ -38,7 +38,8 @@ const TokenResponse = z.object({
   access_token: z.string(),
   token_type: z.literal('bearer'),
   expires_in: z.number().int(),
-  refresh_token: z.string(),
+  /** Absent when the request said `X-Trawl-Refresh: cookie`: it is in the cookie only. */
+  refresh_token: z.string().optional(),
 });
 const TokenRequest = z.object({
   grant_type: z.enum(['password', 'refresh_token']),
@@ -93,6 +94,13 @@ const std = {
   '401': problem('missing, invalid or expired credentials'),
   '403': problem('the role does not allow this action'),
   '429': problem('rate limited'),
+  '500': problem('an internal error (a bug; logged with its request id)'),
+};
+/** What any operation with a request body may also answer. */
+const withBody = {
+  '400': problem('the body is malformed (not JSON, or not the form it says it is)'),
+  '413': problem('the body is too large'),
+  '415': problem('the body is of a type this operation does not take'),
 };
 
 type Json = Record<string, unknown>;
@@ -130,13 +138,27 @@ function op(summary: string, roles: string, success: Json, errors: Errors = {}, 
     summary,
     description: `Allowed: ${roles}.`,
     ...extra,
-    responses: { ...success, ...std, ...problems(errors) },
+    responses: {
+      ...success,
+      ...std,
+      ...(extra.requestBody ? withBody : {}),
+      ...problems(errors),
+    },
   };
 }
 
 /** An operation open to anyone (no security requirement). */
 function open(summary: string, responses: Json, extra: Json = {}) {
-  return { summary, security: [], ...extra, responses };
+  return {
+    summary,
+    security: [],
+    ...extra,
+    responses: {
+      ...(extra.requestBody ? withBody : {}),
+      '500': std['500'],
+      ...responses,
+    },
+  };
 }
 
 /** Every `{name}` of a path is a required string parameter, listed before the operation's own. */
@@ -539,7 +561,8 @@ export function openApiDocument(version: string): Record<string, unknown> {
     info: {
       title: 'Trawl API',
       version,
-      description: 'Phishing analysis: submit emails, read verdicts, manage configuration.',
+      description:
+        'Phishing analysis: submit emails, read verdicts, manage configuration. Any request whose Host header is outside TRUSTED_HOSTS answers 400 TRAWL_ERR_GATEWAY_UNTRUSTED_HOST (health checks excepted); every error is an RFC 9457 problem (ProblemDetails).',
     },
     servers: [{ url: '/' }],
     components: {
