@@ -476,7 +476,10 @@ describe.skipIf(!haveChromium)('the web console in a real browser', { timeout: 3
       expect(await payroll.textContent()).toContain('payroll@hr-portal.example');
       expect(await payroll.textContent()).toContain('+2');
       const reported = page.locator('table.jobs tbody tr', { hasText: REPORTED.subject });
-      await reported.getByText('ann.reporter@example.org').waitFor({ timeout: 30_000 });
+      // its reporter (the fifth column; the report was also addressed to the reporter)
+      await expect
+        .poll(() => reported.locator('td').nth(4).textContent(), { timeout: 30_000 })
+        .toBe('ann.reporter@example.org');
       await axeCheck(page, 'jobs (issue 32)');
       await shot(page, 'jobs');
       // /jobs?reporter=… is honoured, and the filter is on the page
