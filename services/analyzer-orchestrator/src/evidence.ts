@@ -411,7 +411,7 @@ export function scoreOf(context: AnalysisContext): EvidenceScore | undefined {
  * The allow and block list entries the `lists` analyzer matched (its analyzer_details.matches,
  * issue 32), or undefined when it did not run or matched nothing.
  */
-export function listsOf(context: AnalysisContext): EvidenceListMatch[] | undefined {
+function listsOf(context: AnalysisContext): EvidenceListMatch[] | undefined {
   for (const sc of Object.values(context)) {
     const m = sc.analyzers.lists?.analyzer_details.matches;
     if (!Array.isArray(m) || m.length === 0) continue;

@@ -3,9 +3,7 @@ import { analyzeLists } from './analyzer.ts';
 import { ListsSettings } from './settings.ts';
 import type { ListCache } from './source.ts';
 
-export type { ListMatch } from './analyzer.ts';
 export { createListCache, type ListCache } from './source.ts';
-export { LIST_SYMBOLS } from './symbols.ts';
 
 export interface ListsDeps {
   /** The lists in memory (createListCache over the store's `lists`); without one it abstains. */
@@ -34,6 +32,3 @@ export function createListsAnalyzer(deps: ListsDeps = {}) {
     },
   });
 }
-
-/** Without lists: no symbol, ever (the eval's default and a registry listing). */
-export const analyzer = createListsAnalyzer();
