@@ -78,8 +78,8 @@ async function loadChunk(sql: SqlClient, from: number, to: number): Promise<void
        jsonb_build_array('u' || (i * 31 % 2000) || '@corp.example'), 1
      FROM generate_series($1::int, $2::int) AS i,
        LATERAL (SELECT now() - make_interval(secs => i * 30) AS t) x,
-       LATERAL (SELECT CASE WHEN i % 4 = 0 THEN 'd' || (i % 5) ELSE 'd' || (i * 7919 % 20000) END
-         || '.example' AS dom) d`,
+       LATERAL (SELECT CASE WHEN i % 4 = 0 THEN 'd' || (i % 5)
+         ELSE 'd' || (i::bigint * 7919 % 20000) END || '.example' AS dom) d`,
     [from, to],
   );
   await sql.query(

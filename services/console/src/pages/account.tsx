@@ -1,4 +1,4 @@
-import { api, session, signIn } from '../api.ts';
+import { changePassword, session } from '../api.ts';
 import { Field, useFormSubmit } from '../components/form.tsx';
 import { Card, Page, Problem } from '../components/ui.tsx';
 
@@ -21,14 +21,7 @@ export function AccountPage() {
             const next = String(f.get('new_password') ?? '');
             if (next !== String(f.get('repeat') ?? ''))
               throw new Error('the two new passwords differ');
-            await api('/api/v1/me/password', {
-              method: 'POST',
-              json: {
-                current_password: String(f.get('current_password') ?? ''),
-                new_password: next,
-              },
-            });
-            if (me) await signIn(me.username, next);
+            await changePassword(String(f.get('current_password') ?? ''), next);
             return 'Password changed.';
           })}
         >
