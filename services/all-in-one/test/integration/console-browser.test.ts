@@ -547,7 +547,7 @@ describe.skipIf(!haveChromium)('the web console in a real browser', { timeout: 3
   });
 });
 
-const NEW_ADMIN_PASSWORD = 'a new passphrase for the admin';
+const NEW_ADMIN_PASSWORD = 'seven blue herons at dawn';
 
 interface ListMessage {
   from: string;
