@@ -363,7 +363,7 @@ describe('an analyst and an operator on PostgreSQL, Redis and RabbitMQ (issue 32
       `SELECT outcome FROM audit_log WHERE action = 'user.password_change' AND target = 'viewer'`,
     );
     expect(auditRows.rows.map((r) => r.outcome).filter((o) => o === 'success')).toHaveLength(2);
-  });
+  }, 180_000); // five scrypt hashes and five checks: slow on a loaded machine
 
   it('applies the allow and block lists an admin manages, audited, on the next message', async () => {
     const add = (body: object) =>
