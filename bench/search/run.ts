@@ -13,7 +13,9 @@
  * Data: senders from 20,000 domains (a few very common), 2,000 recipients of one organisation,
  * subjects of three words of a 300-word vocabulary, 1–2 URLs of 20,000 domains, an attachment on
  * one job in ten, 0–3 indicator types, 30 % phishing, three workflows (90 / 9 / 1 %), twenty
- * submitters, one job every 30 s back in time. Not a timed test: it prints numbers.
+ * submitters, one job every 30 s back in time. Each job carries what the list shows (subject,
+ * sender, display name, a recipient; issue 32), so a page reads them as the API does. Not a timed
+ * test: it prints numbers.
  */
 import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -50,7 +52,8 @@ function openDatabase(): Promise<SqlClient> {
 async function loadChunk(sql: SqlClient, from: number, to: number): Promise<void> {
   await sql.query(
     `INSERT INTO jobs (job_id, email_id, workflow_id, status, email, result, trace, submitted_by,
-       created_at, started_at, completed_at)
+       created_at, started_at, completed_at, subject, sender, sender_name, recipients,
+       recipient_count)
      SELECT md5('job' || i)::uuid, 'em_' || i,
        CASE WHEN i % 100 = 0 THEN 'rare' WHEN i % 10 = 0 THEN 'deep' ELSE 'default' END,
        'completed', '{}',
@@ -58,12 +61,25 @@ async function loadChunk(sql: SqlClient, from: number, to: number): Promise<void
          CASE WHEN i % 10 < 3 THEN (ARRAY['medium','high','critical'])[1 + i % 3] ELSE 'none' END,
          'confidence', 0.9, 'summary', 'bench',
          'recommended_action', CASE WHEN i % 10 < 3 THEN 'quarantine' ELSE 'allow' END,
-         'indicators', '[]'::jsonb),
+         -- the indicators of the terms below (the list's top indicator is read from them)
+         'indicators', (SELECT COALESCE(jsonb_agg(jsonb_build_object('type', t, 'value', 'bench',
+             'confidence', c)), '[]'::jsonb)
+           FROM (VALUES
+             (CASE WHEN i % 4 > 0 THEN 'type' || (i % 37) END, 0.6),
+             (CASE WHEN i % 4 > 1 THEN 'type' || (i * 3 % 37) END, 0.7),
+             (CASE WHEN i % 4 > 2 THEN 'type' || (i * 7 % 37) END, 0.8)) AS ind(t, c)
+           WHERE t IS NOT NULL)),
        '{"workflow_id":"default","duration_ms":5,"stages":[]}'::jsonb,
        'user' || (i % 20),
-       t, t, t
+       t, t, t,
+       -- what the list shows (issue 32): the same subject words, sender and recipient as the terms
+       'w' || (i % 300) || ' w' || (i * 13 % 300) || ' w' || (i * 17 % 300),
+       's' || (i % 50000) || '@' || dom, 'Sender ' || (i % 50000),
+       jsonb_build_array('u' || (i * 31 % 2000) || '@corp.example'), 1
      FROM generate_series($1::int, $2::int) AS i,
-       LATERAL (SELECT now() - make_interval(secs => i * 30) AS t) x`,
+       LATERAL (SELECT now() - make_interval(secs => i * 30) AS t) x,
+       LATERAL (SELECT CASE WHEN i % 4 = 0 THEN 'd' || (i % 5)
+         ELSE 'd' || (i::bigint * 7919 % 20000) END || '.example' AS dom) d`,
     [from, to],
   );
   await sql.query(

@@ -6,6 +6,6 @@ import { type ExtraPluginDeps, extraPlugins } from './registry-extra.ts';
 export function builtinPlugins(deps: ExtraPluginDeps = {}): Record<string, PluginDefinition> {
   return {
     ...builtinAnalyzers,
-    ...extraPlugins({ senders: deps.senders, classifier: deps.classifier }),
+    ...extraPlugins(deps),
   };
 }

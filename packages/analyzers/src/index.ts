@@ -5,6 +5,7 @@ export {
   learnFeedback,
   learnPendingFeedback,
 } from './classifier/feedback-learning.ts';
+export { createListCache, type ListCache } from './lists/index.ts';
 export { createEmbeddedInvoker, type EmbeddedInvoker } from './local-invoker.ts';
 export { type AuthResults, readAuthResults } from './shared/auth-results.ts';
 export {

@@ -1,4 +1,4 @@
-import type { Email, ServiceConfigFile } from '@trawl/contracts';
+import { type Email, pluginDisabled, type ServiceConfigFile } from '@trawl/contracts';
 import {
   createInProcessInvoker,
   createPluginClient,
@@ -33,14 +33,6 @@ function settingsOf(svc: ServiceConfigFile, id: string): unknown {
   const b = svc.plugins.analyzers[id]?.settings ?? svc.plugins.context_providers[id]?.settings;
   if (a && b) return { ...a, ...b };
   return b ?? a ?? {};
-}
-
-function disabled(svc: ServiceConfigFile, id: string): boolean {
-  return (
-    svc.analyzers[id]?.enabled === false ||
-    svc.plugins.analyzers[id]?.enabled === false ||
-    svc.plugins.context_providers[id]?.enabled === false
-  );
 }
 
 export interface EmbeddedInvoker extends PluginInvoker {
@@ -102,10 +94,15 @@ export function createEmbeddedInvoker(opts: {
   };
   const refuseDisabled = (kind: 'analyzer' | 'context_provider', id: string) => {
     const m = current();
-    if (!disabled(m.service, id)) return;
+    if (!pluginDisabled(m.service, id)) return;
     let err = m.refusals.get(id);
     if (!err) {
-      err = new PluginCallError('unknown', kind, id, `${kind} ${id} is disabled in service.yaml`);
+      err = new PluginCallError(
+        'notConfigured',
+        kind,
+        id,
+        `${kind} ${id} is disabled in service.yaml`,
+      );
       m.refusals.set(id, err);
     }
     throw err;
@@ -162,7 +159,7 @@ export function createEmbeddedInvoker(opts: {
     async health(id) {
       if (targets.analyzers[id] || targets.providers[id]) return http.health(id);
       if (!opts.builtins[id]) return { ok: false, latency_ms: 0, error: `${id} is not configured` };
-      if (disabled(opts.service(), id))
+      if (pluginDisabled(opts.service(), id))
         return { ok: false, latency_ms: 0, error: `${id} is disabled` };
       return { ok: true, latency_ms: 0 };
     },

@@ -3,6 +3,7 @@ import type { PluginDefinition } from '@trawl/plugin-sdk';
 import { createClassifierAnalyzer } from './classifier/index.ts';
 import { contextAnalyzer } from './context/index.ts';
 import { createDirectoryProvider } from './directory/index.ts';
+import { createListsAnalyzer, type ListCache } from './lists/index.ts';
 import { llmAnalyzer } from './llm/index.ts';
 import { createSenderHistoryProvider } from './sender-history/index.ts';
 import { createThreatIntelProvider, intelAnalyzer } from './threat-intel/index.ts';
@@ -12,10 +13,15 @@ export interface ExtraPluginDeps {
   senders?: SenderHistoryRepository | undefined;
   /** The learnt classifier's state; without one `classifier` abstains. */
   classifier?: Pick<ClassifierRepository, 'totals' | 'counts'> | undefined;
+  /**
+   * The allow and block lists in memory (createListCache over the store's `lists`, reloaded on
+   * `lists.changed`); without them `lists` finds nothing.
+   */
+  lists?: ListCache | undefined;
 }
 
 /**
- * The llm, context and intel analyzers and the directory / sender-history / threat-intel context
+ * The llm, context, intel and lists analyzers and the directory / sender-history / threat-intel context
  * providers, by id.
  */
 export function extraPlugins(deps: ExtraPluginDeps = {}): Record<string, PluginDefinition> {
@@ -26,6 +32,7 @@ export function extraPlugins(deps: ExtraPluginDeps = {}): Record<string, PluginD
     'sender-history': createSenderHistoryProvider({ senders: deps.senders }),
     'threat-intel': createThreatIntelProvider(),
     intel: intelAnalyzer,
+    lists: createListsAnalyzer({ cache: deps.lists }),
     ...(deps.classifier
       ? { classifier: createClassifierAnalyzer({ source: deps.classifier }) }
       : {}),

@@ -4,6 +4,7 @@ import { ATTACHMENTS_SYMBOLS } from './attachments/symbols.ts';
 import { CLASSIFIER_SYMBOLS } from './classifier/symbols.ts';
 import { CONTENT_SYMBOLS } from './content/symbols.ts';
 import { HEADERS_SYMBOLS } from './headers/symbols.ts';
+import { LIST_SYMBOLS } from './lists/symbols.ts';
 import { compileRuleText } from './rules/rule-file.ts';
 import { RulesSettings } from './rules/settings.ts';
 import { ScorerSettings } from './scorer/settings.ts';
@@ -37,6 +38,7 @@ const BUILT_IN: Record<string, SymbolDefs> = {
   attachments: ATTACHMENTS_SYMBOLS,
   intel: INTEL_SYMBOLS,
   classifier: CLASSIFIER_SYMBOLS,
+  lists: LIST_SYMBOLS,
 };
 
 /**

@@ -23,6 +23,14 @@ export interface JobView {
   campaign?: { id: string; size: number; recipients: number; reporters: number };
   /** A reported message: who reported it (reported-mail triage, issue 16). */
   report?: { reporter: string; reported_at: string; wrapper_subject: string; found: string };
+  // What the list shows (issue 32); absent on jobs stored before the list carried them.
+  subject?: string;
+  sender?: string;
+  sender_name?: string;
+  recipients?: string[];
+  recipient_count?: number;
+  reporter?: string;
+  top_indicator?: { type: string; value: string; confidence: number };
 }
 
 function color(on: boolean, code: string, s: string): string {
@@ -41,6 +49,13 @@ export function formatJob(
   lines.push(`job       ${job.job_id}`);
   lines.push(`status    ${job.status}${job.workflow ? `   (workflow ${job.workflow})` : ''}`);
   if (job.created_at) lines.push(`submitted ${job.created_at}`);
+  if (job.subject !== undefined) lines.push(`subject   ${job.subject}`);
+  if (job.sender !== undefined)
+    lines.push(`from      ${job.sender_name ? `${job.sender_name} <${job.sender}>` : job.sender}`);
+  if (job.recipients?.length) {
+    const more = (job.recipient_count ?? 0) - job.recipients.length;
+    lines.push(`to        ${job.recipients.join(', ')}${more > 0 ? ` and ${more} more` : ''}`);
+  }
   if (job.report) {
     const how =
       job.report.found === 'none' ? 'no original found inside' : `original: ${job.report.found}`;
@@ -167,6 +182,12 @@ function formatEvidence(ev: Evidence): string[] {
 }
 
 /** One line per job, newest first. */
+/** `text` cut to `n` characters (an ellipsis marks the cut). */
+function clip(text: string, n: number): string {
+  return text.length > n ? `${text.slice(0, n - 1)}…` : text;
+}
+
+/** The jobs list: one line a job, what an analyst triages by (issue 32). */
 export function formatJobList(items: JobView[]): string {
   if (items.length === 0) return 'no jobs\n';
   const rows = items.map((j) => {
@@ -174,16 +195,32 @@ export function formatJobList(items: JobView[]): string {
       ? `${j.result.is_phishing ? 'phishing' : 'clean'} ${pct(j.result.confidence)} ${j.result.threat_level}`
       : j.error
         ? j.error.code
-        : '';
+        : j.status;
+    const to = j.recipients?.length
+      ? `${j.recipients[0]}${(j.recipient_count ?? 1) > 1 ? ` +${(j.recipient_count ?? 1) - 1}` : ''}`
+      : '';
     return [
       j.job_id,
-      j.status.padEnd(10),
-      (j.workflow ?? '').padEnd(10),
-      j.created_at ?? '',
-      verdict,
+      (j.created_at ?? '').slice(0, 19).padEnd(19),
+      clip(verdict, 24).padEnd(24),
+      clip(j.sender ?? '', 32).padEnd(32),
+      clip(to, 28).padEnd(28),
+      clip(j.reporter ?? '', 24).padEnd(24),
+      clip(j.top_indicator?.type ?? '', 24).padEnd(24),
+      j.subject ?? '',
     ].join('  ');
   });
-  return `${['JOB'.padEnd(36), 'STATUS    ', 'WORKFLOW  ', 'SUBMITTED'.padEnd(24), 'VERDICT'].join('  ')}\n${rows.join('\n')}\n`;
+  const head = [
+    'JOB'.padEnd(36),
+    'SUBMITTED'.padEnd(19),
+    'VERDICT'.padEnd(24),
+    'FROM'.padEnd(32),
+    'TO'.padEnd(28),
+    'REPORTED BY'.padEnd(24),
+    'TOP INDICATOR'.padEnd(24),
+    'SUBJECT',
+  ].join('  ');
+  return `${head}\n${rows.join('\n')}\n`;
 }
 
 /** A one-line progress bar redrawn in place; writes nothing when the stream is not a TTY. */

@@ -1,4 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { listsAdd, listsList, listsRemove, passwd } from './commands/account.ts';
 import { analyze, analyzeMany } from './commands/analyze.ts';
 import { audit } from './commands/audit.ts';
 import { backup } from './commands/backup.ts';
@@ -56,6 +57,13 @@ usage: trawl <command> [options]
   config show | reload                         configuration version / reload the files (admin)
   users add <name> --role R [--role R] [--password-stdin] | list      (admin)
   users disable <name> | enable <name>         stop / allow an account's logins and tokens (admin)
+  passwd [--password-stdin]                    change your own password (stdin: the current one,
+                                               then the new one, a line each); logs in again
+  lists ls [--list allow|block] [--kind K]     the allow and block list entries (analyst, admin)
+  lists add allow|block <kind> <value> [--note N] [--expires T]
+                                               add an entry (admin); kinds: sender,
+                                               sender_domain, url_host, sha256
+  lists rm <id>                                remove an entry (admin)
   campaigns [<id>] [--limit N] [--cursor C]    campaigns (messages sharing a lure), newest
                                                activity first; one: its members, recipients,
                                                verdicts
@@ -284,6 +292,41 @@ const COMMANDS: Record<string, Command> = {
       list: noArgs(() => quarantineList(ctx, { job: values.job })),
       release: oneArg('the quarantined message id', (id) => quarantineRelease(ctx, id)),
     }),
+  ),
+  passwd: command({ 'password-stdin': { type: 'boolean' } }, (values, positionals, ctx) => {
+    want(positionals, 0, '');
+    return passwd(ctx, { passwordStdin: !!values['password-stdin'] });
+  }),
+  lists: command(
+    {
+      list: { type: 'string' },
+      kind: { type: 'string' },
+      note: { type: 'string' },
+      expires: { type: 'string' },
+    },
+    (values, positionals, ctx) => {
+      const { note, expires } = values;
+      return subcommand(
+        positionals,
+        'lists: use ls, add allow|block <kind> <value> [--note N] [--expires T] or rm <id>',
+        {
+          ls: noArgs(() => listsList(ctx, { list: values.list, kind: values.kind })),
+          add: [
+            3,
+            'the list (allow or block), the kind and the value',
+            ([list, kind, value]) =>
+              listsAdd(ctx, {
+                list: list as string,
+                kind: kind as string,
+                value: value as string,
+                note,
+                expires,
+              }),
+          ],
+          rm: oneArg('the entry id', (id) => listsRemove(ctx, id)),
+        },
+      );
+    },
   ),
   feedback: command({ note: { type: 'string' } }, (values, positionals, ctx) => {
     want(positionals, 2, 'the job id and the verdict (phishing or legitimate)');

@@ -9,13 +9,15 @@ import { JOB_IDS, JobError } from './job.ts';
  *  trawl.analysis (direct) --analysis.requested--> trawl.analysis.requests (quorum, delivery limit,
  *                                                   dead letters -> trawl.dead-letter -> trawl.analysis.dead)
  *  trawl.results  (topic)  analysis.completed | analysis.failed  (subscribers bind their own queues)
- *  trawl.control  (topic)  config.reloaded                        (each replica binds its own queue)
+ *  trawl.control  (topic)  config.reloaded | lists.changed        (each replica binds its own queue)
  */
 export const ROUTING_KEYS = {
   analysisRequested: 'analysis.requested',
   analysisCompleted: 'analysis.completed',
   analysisFailed: 'analysis.failed',
   configReloaded: 'config.reloaded',
+  /** The allow and block lists changed (issue 32): analyzers read them again. */
+  listsChanged: 'lists.changed',
   deadLetter: 'dead',
 } as const;
 

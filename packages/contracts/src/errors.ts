@@ -83,3 +83,21 @@ export const ProblemDetails = z.object({
   errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
 });
 export type ProblemDetails = z.infer<typeof ProblemDetails>;
+
+/**
+ * What a skipped analyzer's trace says when it is off: disabled in service.yaml, or enabled with
+ * nothing to work with (the llm analyzer without an `llm_host`). Such a call is skipped, never
+ * failed, and a stage whose analyzers are all off is skipped for this reason (issue 32).
+ */
+export const NOT_CONFIGURED = 'not configured';
+
+/**
+ * Whether an error says that the analyzer or provider called is not configured: its stable code
+ * ends in `_NOT_CONFIGURED` (`TRAWL_ERR_PLUGIN_NOT_CONFIGURED`, `TRAWL_ERR_LLM_NOT_CONFIGURED`, or
+ * a third-party plugin's own code of that form, answered as a problem). Read by code, not by class:
+ * the error may come from another thread.
+ */
+export function isNotConfigured(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.endsWith('_NOT_CONFIGURED');
+}

@@ -187,7 +187,12 @@ export const ScoreContribution = z.object({
 export type ScoreContribution = z.infer<typeof ScoreContribution>;
 
 /** A group's tally: what its symbols added up to, and what it counted after the group's cap. */
-export const GroupTally = z.object({ sum: z.number(), counted: z.number() });
+export const GroupTally = z.object({
+  sum: z.number(),
+  counted: z.number(),
+  /** It counted nothing because this group, which it yields to, counted (the allow list). */
+  yielded_to: z.string().optional(),
+});
 export type GroupTally = z.infer<typeof GroupTally>;
 
 /**
@@ -205,6 +210,22 @@ export const EvidenceScore = z.object({
 });
 export type EvidenceScore = z.infer<typeof EvidenceScore>;
 
+/** An entry of the organisation's allow or block list that matched the message (issue 32). */
+export const EvidenceListMatch = z.object({
+  list: z.enum(['allow', 'block']),
+  kind: z.enum(['sender', 'sender_domain', 'url_host', 'sha256']),
+  /** The entry's value. */
+  value: Str,
+  entry_id: z.string().max(64),
+  note: Str.nullable(),
+  /** What of the message matched it: the address, the host, the attachment's name. */
+  matched: Str,
+  /** False for an allow that did not count (a block matched too, no authentication, …). */
+  counted: z.boolean(),
+  reason: Str.optional(),
+});
+export type EvidenceListMatch = z.infer<typeof EvidenceListMatch>;
+
 export const Evidence = z.object({
   message: EvidenceMessage,
   received: EvidenceReceived,
@@ -213,6 +234,8 @@ export const Evidence = z.object({
   attachments: z.array(EvidenceAttachment).max(EVIDENCE_LIMITS.attachments),
   /** The score by symbol and group, when a scorer made the verdict. */
   score: EvidenceScore.optional(),
+  /** The allow and block list entries that matched (issue 32), when the `lists` analyzer ran. */
+  lists: z.array(EvidenceListMatch).max(50).optional(),
   /** How many items of a list were left out by the caps. */
   truncated: z.record(z.string(), z.number().int().nonnegative()).optional(),
 });

@@ -14,6 +14,7 @@ export * from './iso639.ts';
 export * from './job.ts';
 export * from './job-search.ts';
 export * from './json-text.ts';
+export * from './lists.ts';
 export * from './problems.ts';
 export * from './quarantine.ts';
 export * from './report.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AnalysisResult, AnalyzerStatus, Millis, StageAggregate } from './analysis.ts';
+import { AnalysisResult, AnalyzerStatus, Indicator, Millis, StageAggregate } from './analysis.ts';
 import { Email } from './email.ts';
 import { JobReport } from './report.ts';
 import { JobFeedback } from './webhooks.ts';
@@ -40,6 +40,8 @@ export const StageTrace = z.object({
   duration_ms: Millis,
   error: z.string().optional(),
   condition: z.string().optional(),
+  /** Why a stage was skipped when no condition said so: `not configured` (issue 32). */
+  reason: z.string().optional(),
   providers: z.array(CallTrace),
   analyzers: z.array(CallTrace),
   result: StageAggregate.optional(),
@@ -67,6 +69,58 @@ export const JobCampaign = z.object({
 });
 export type JobCampaign = z.infer<typeof JobCampaign>;
 
+/** Recipients a job row and a list item name (the rest are counted: `recipient_count`). */
+export const HEADLINE_RECIPIENTS = 3;
+/** Characters of a subject, an address or a display name kept for the list. */
+const HEADLINE_CHARS = 256;
+
+/**
+ * What the jobs list shows of a message (issue 32), stored on the job row when the job is created
+ * (`jobs.subject`, `sender`, `sender_name`, `recipients`, `recipient_count`; migration 013), so a
+ * page of the list reads no message body and no evidence.
+ */
+export const JobHeadline = z.object({
+  subject: z.string().max(HEADLINE_CHARS),
+  /** The From address. */
+  sender: z.string().max(HEADLINE_CHARS),
+  /** The From header's display name, when it has one. */
+  sender_name: z.string().max(HEADLINE_CHARS).optional(),
+  /** The first HEADLINE_RECIPIENTS recipients (To, then Cc, then Bcc). */
+  recipients: z.array(z.string().max(HEADLINE_CHARS)).max(HEADLINE_RECIPIENTS),
+  /** Every recipient (To, Cc and Bcc). */
+  recipient_count: z.number().int().nonnegative(),
+});
+export type JobHeadline = z.infer<typeof JobHeadline>;
+
+/** `Name <a@b>` of the first From header → `Name` (quotes removed), or undefined. */
+export function senderDisplayName(email: Email): string | undefined {
+  const v = email.headers.raw_headers?.from;
+  const raw = (Array.isArray(v) ? v[0] : v) ?? '';
+  const lt = raw.indexOf('<');
+  if (lt <= 0) return undefined;
+  const name = raw
+    .slice(0, lt)
+    .trim()
+    .replace(/^"(.*)"$/, '$1')
+    .trim();
+  return name || undefined;
+}
+
+/** The headline of a message: subject, sender, the first recipients and their count. */
+export function headlineOf(email: Email): JobHeadline {
+  const h = email.headers;
+  const cut = (s: string) => (s.length > HEADLINE_CHARS ? s.slice(0, HEADLINE_CHARS) : s);
+  const all = [...h.recipients, ...(h.cc ?? []), ...(h.bcc ?? [])];
+  const name = senderDisplayName(email);
+  return {
+    subject: cut(h.subject),
+    sender: cut(h.sender),
+    ...(name ? { sender_name: cut(name) } : {}),
+    recipients: all.slice(0, HEADLINE_RECIPIENTS).map(cut),
+    recipient_count: all.length,
+  };
+}
+
 export const Job = z.object({
   ...JOB_IDS,
   status: JobStatus,
@@ -86,6 +140,12 @@ export const Job = z.object({
   campaign: JobCampaign.optional(),
   /** Analyst feedback on the verdict (issue 17): on a single job's read, null when none. */
   feedback: JobFeedback.nullable().optional(),
+  // What the jobs list shows (issue 32); absent on jobs stored before migration 013.
+  ...JobHeadline.partial().shape,
+  /** Who reported it (`report.reporter`), on a reported message. */
+  reporter: z.string().max(320).optional(),
+  /** The result's indicator of highest confidence, on a completed job that has one. */
+  top_indicator: Indicator.optional(),
 });
 export type Job = z.infer<typeof Job>;
 

@@ -106,3 +106,16 @@ export const ReloadResponse = z.object({
   }),
 });
 export type ReloadResponse = z.infer<typeof ReloadResponse>;
+
+/**
+ * Whether service.yaml switches a plugin off: `enabled: false` in form A (`analyzers.<id>`) or in
+ * form B (`plugins.analyzers.<id>` / `plugins.context_providers.<id>`). The invoker refuses such a
+ * plugin and the engine skips it as not configured (issue 32).
+ */
+export function pluginDisabled(svc: ServiceConfigFile, id: string): boolean {
+  return (
+    svc.analyzers[id]?.enabled === false ||
+    svc.plugins.analyzers[id]?.enabled === false ||
+    svc.plugins.context_providers[id]?.enabled === false
+  );
+}

@@ -1,7 +1,9 @@
 export {
   declareControlQueue,
   declareTopology,
+  publishListsChanged,
   topologyNames,
+  watchListChanges,
 } from './broker/declare-topology.ts';
 export {
   batchBody,
@@ -73,6 +75,8 @@ export {
   FEEDBACK_VERDICTS,
   publicFeedback,
 } from './store/feedback-repository.ts';
+export type * from './store/list-repository.ts';
+export { createListRepository } from './store/list-repository.ts';
 export type * from './store/message-repository.ts';
 export {
   loadMigrations,

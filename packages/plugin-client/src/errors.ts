@@ -15,6 +15,12 @@ export const PLUGIN_ERROR_CODES = {
   aborted: 'TRAWL_ERR_PLUGIN_ABORTED',
   /** No plugin with this id is configured. */
   unknown: 'TRAWL_ERR_PLUGIN_UNKNOWN',
+  /**
+   * The plugin is switched off (service.yaml), or answered a problem whose code ends in
+   * `_NOT_CONFIGURED` (it has nothing to work with, as the llm analyzer without an `llm_host`):
+   * the engine skips it as not configured (issue 32).
+   */
+  notConfigured: 'TRAWL_ERR_PLUGIN_NOT_CONFIGURED',
 } as const;
 
 export type PluginKind = 'analyzer' | 'context_provider';

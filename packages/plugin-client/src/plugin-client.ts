@@ -4,6 +4,7 @@ import {
   type Email,
   EnrichmentResult,
   type EnrichRequest,
+  isNotConfigured,
   safeParseAnalyzerAnswer,
 } from '@trawl/contracts';
 import { Pool } from 'undici';
@@ -249,6 +250,11 @@ export function createPluginClient(opts: PluginClientOptions = {}): PluginClient
       }
       if (res.statusCode < 200 || res.statusCode >= 300) {
         const snippet = text ? oneLine(text) : '';
+        if (problemSaysNotConfigured(text)) {
+          throw new PluginCallError('notConfigured', kind, id, `${label}: ${snippet}`, {
+            statusCode: res.statusCode,
+          });
+        }
         // 504: the plugin stopped the call at its own deadline (the analyzers service's worker
         // pool does): a timeout, as when this client's timer fires first
         throw new PluginCallError(
@@ -336,4 +342,14 @@ export function createPluginClient(opts: PluginClientOptions = {}): PluginClient
       await Promise.all(all.map((p) => p.close().catch(() => undefined)));
     },
   };
+}
+
+/** Whether an error answer is a problem whose `code` ends in `_NOT_CONFIGURED` (issue 32). */
+function problemSaysNotConfigured(text: string | null): boolean {
+  if (!text?.includes('_NOT_CONFIGURED')) return false;
+  try {
+    return isNotConfigured(JSON.parse(text));
+  } catch {
+    return false;
+  }
 }

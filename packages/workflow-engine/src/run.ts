@@ -10,7 +10,9 @@ import {
   type EnrichmentResult,
   EnrichmentResult as EnrichmentResultSchema,
   type EnrichRequest,
+  isNotConfigured,
   type JobError,
+  NOT_CONFIGURED,
   type ProviderRef,
   retryBackoff,
   type StageAggregate,
@@ -50,6 +52,12 @@ export interface EngineDeps {
     req: EnrichRequest,
     o: { signal: AbortSignal; timeoutMs: number; attempt: number },
   ): Promise<EnrichmentResult>;
+  /**
+   * Whether an analyzer is configured (default: every one is). One that is not (disabled in the
+   * configuration) is skipped without a call, as is one whose call answers a `*_NOT_CONFIGURED`
+   * error; a stage whose analyzers are all off is skipped with the reason `not configured`.
+   */
+  configured?: (id: string) => boolean;
   /** Default: the real clock (performance.now and global timers). */
   clock?: Clock;
   /** Default Math.random; used for retry jitter. */
@@ -85,6 +93,7 @@ type AttemptOutcome =
 
 type CallOutcome =
   | { kind: 'success'; answer: AnalyzerAnswer; cached: boolean }
+  | { kind: 'not_configured' }
   | { kind: 'failed'; timeout: boolean; error: string }
   | { kind: 'cancelled'; reason: AbortReason };
 
@@ -555,10 +564,16 @@ class Run {
     // 2. Analyzer conditions.
     const calls: CallTrace[] = [];
     const toRun: number[] = [];
+    let off = 0;
     for (let j = 0; j < s.analyzers.length; j++) {
       const a = s.analyzers[j]!;
       const call: CallTrace = { id: a.ref.id, status: 'skipped', attempts: 0, duration_ms: 0 };
       calls.push(call);
+      if (this.deps.configured && !this.deps.configured(a.ref.id)) {
+        call.error = NOT_CONFIGURED;
+        off++;
+        continue;
+      }
       if (a.condition) {
         const r = a.condition.evaluate({ email: this.celEmail, stages: this.celStages });
         if (!r.value) {
@@ -573,7 +588,8 @@ class Run {
     }
     tr.analyzers = calls;
     if (s.analyzers.length > 0 && toRun.length === 0) {
-      tr.condition ??= 'every analyzer was skipped by its condition';
+      if (off > 0) tr.reason = NOT_CONFIGURED;
+      else tr.condition ??= 'every analyzer was skipped by its condition';
       return this.endStage(s, start, 'skipped');
     }
 
@@ -619,13 +635,19 @@ class Run {
         );
       }
       const answers = st.answers;
+      // analyzers whose call said they are not configured count as skipped, not as failed
+      const ran = toRun.filter((j) => calls[j]!.error !== NOT_CONFIGURED);
+      if (!st.error && ran.length === 0) {
+        tr.reason = NOT_CONFIGURED;
+        return this.endStage(s, start, 'skipped');
+      }
       if (!st.error) {
         let ok = 0;
-        for (const j of toRun) if (answers[j]) ok++;
-        const need = Math.min(s.stage.min_successful_analyzers, toRun.length);
+        for (const j of ran) if (answers[j]) ok++;
+        const need = Math.min(s.stage.min_successful_analyzers, ran.length);
         if (ok < need) {
           st.fail(
-            `only ${ok} of ${toRun.length} analyzer(s) succeeded; min_successful_analyzers is ${s.stage.min_successful_analyzers}`,
+            `only ${ok} of ${ran.length} analyzer(s) succeeded; min_successful_analyzers is ${s.stage.min_successful_analyzers}`,
           );
         }
       }
@@ -809,11 +831,13 @@ class Run {
         outcome = { kind: 'failed', timeout: true, error: `timed out after ${timeoutMs} ms` };
       } else if (o.kind === 'cancelled') {
         outcome = { kind: 'cancelled', reason: o.reason };
+      } else if (isNotConfigured(o.error)) {
+        outcome = { kind: 'not_configured' };
       } else {
         outcome = { kind: 'failed', timeout: false, error: errorText(o.error) };
         retryable = !(o.error instanceof BadInputError);
       }
-      if (this.onEvent && outcome.kind !== 'cancelled') {
+      if (this.onEvent && outcome.kind !== 'cancelled' && outcome.kind !== 'not_configured') {
         const e: EngineEvent = {
           type: 'analyzer_finished',
           workflow_id: this.wf.id,
@@ -843,6 +867,11 @@ class Run {
     if (outcome.kind === 'cancelled') {
       call.status = outcome.reason.kind === 'deadline' ? 'timeout' : 'failed';
       call.error = `cancelled: ${outcome.reason.message}`;
+      return;
+    }
+    if (outcome.kind === 'not_configured') {
+      call.status = 'skipped';
+      call.error = NOT_CONFIGURED;
       return;
     }
     call.status = outcome.timeout ? 'timeout' : 'failed';

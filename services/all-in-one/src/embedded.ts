@@ -7,7 +7,12 @@ import {
   reportNotifierFromConfig,
   retentionOfStore,
 } from '@trawl/analyzer-orchestrator';
-import { builtinPlugins, createAnalysisPool, createEmbeddedInvoker } from '@trawl/analyzers';
+import {
+  builtinPlugins,
+  createAnalysisPool,
+  createEmbeddedInvoker,
+  createListCache,
+} from '@trawl/analyzers';
 import {
   bootstrapAdmin,
   buildConfiguredGateway,
@@ -135,7 +140,13 @@ export async function startEmbedded(cfg: AppConfig, opts: EmbeddedOptions = {}):
     closers.push(() => cache.close());
 
     // Configuration and plugins.
-    const builtins = builtinPlugins({ senders: store.senders, classifier: store.classifier });
+    // the allow and block lists (issue 32): read again on every `lists.changed` event
+    const lists = createListCache(store.lists);
+    const builtins = builtinPlugins({
+      senders: store.senders,
+      classifier: store.classifier,
+      lists,
+    });
     const known = {
       analyzers: Object.values(builtins)
         .filter((p) => p.kind === 'analyzer')
@@ -199,6 +210,7 @@ export async function startEmbedded(cfg: AppConfig, opts: EmbeddedOptions = {}):
       config: configSourceFrom(() => configState.current().files),
       topology: topo,
       logger,
+      lists,
       options: {
         prefetch: cfg.orchestrator.prefetch,
         reaperIntervalMs: cfg.orchestrator.reaperIntervalMs,

@@ -9,6 +9,7 @@ import {
   expandJobBatches,
   type Store,
   serviceChild,
+  watchListChanges,
 } from '@trawl/platform';
 import type { PluginInvoker } from '@trawl/plugin-client';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -85,6 +86,11 @@ export interface OrchestratorDeps {
   options?: OrchestratorOptions;
   /** The retention purge (retention.ts), started by the reaper's ticks; none: nothing purged. */
   retention?: Pick<Retention, 'tick' | 'stop'> | undefined;
+  /**
+   * The allow and block lists the in-process `lists` analyzer holds (issue 32): read again on
+   * every `lists.changed` control event.
+   */
+  lists?: { reload(): Promise<void> } | undefined;
 }
 
 export interface Orchestrator {
@@ -217,6 +223,17 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
     reapOnce: () => reaper.reapOnce(),
     async start(): Promise<void> {
       consumers.push(await consumeControlEvents({ broker, topology: t, config, log, instanceId }));
+      const lists = deps.lists;
+      if (lists) {
+        consumers.push(
+          await watchListChanges(broker, t, `orchestrator.${instanceId}`, () =>
+            lists.reload().then(
+              () => log.info({}, 'allow and block lists read again'),
+              (err: unknown) => log.warn({ err: errText(err) }, 'lists could not be read again'),
+            ),
+          ),
+        );
+      }
       consumers.push(
         await broker.consume(
           t.queues.analysisDead,

@@ -1,5 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { ServiceConfigFile, VerdictThresholds, Workflow } from '@trawl/contracts';
+import {
+  pluginDisabled,
+  type ServiceConfigFile,
+  type VerdictThresholds,
+  type Workflow,
+} from '@trawl/contracts';
 import { type CompiledWorkflow, compileWorkflow } from '@trawl/workflow-engine';
 
 /** The configuration a job runs with, fixed when the job starts. Immutable. */
@@ -14,6 +19,8 @@ export interface ConfigSnapshot {
   analyzerCacheTtl(id: string): number;
   /** Version of one analyzer's configuration (part of its cache key). */
   analyzerVersion(id: string): string;
+  /** False for an analyzer service.yaml switches off: the engine skips it as not configured. */
+  analyzerConfigured(id: string): boolean;
   /**
    * The authserv-ids whose Authentication-Results are trusted (the headers analyzer's
    * `authserv_ids` setting): the evidence reads the results as the analyzer does.
@@ -66,6 +73,7 @@ export function snapshotFromFiles(input: SnapshotInput): ConfigSnapshot {
     thresholds: service.verdict.thresholds,
     analyzerTimeoutMs: service.analyzer.timeout_ms,
     analyzerCacheTtl: (id: string) => ttls.get(id) ?? 0,
+    analyzerConfigured: (id: string) => !pluginDisabled(service, id),
     analyzerVersion: (id: string) =>
       versions[id] ??
       createHash('sha256')

@@ -64,6 +64,7 @@ export function createEngineDeps(o: EngineDepsOptions): EngineDeps {
   return {
     thresholds: config.thresholds,
     defaultAnalyzerTimeoutMs: config.analyzerTimeoutMs,
+    configured: (id) => config.analyzerConfigured(id),
     // a PluginInvoker answers validated results (the HTTP client parses what a plugin sent, the
     // in-process invoker what a built-in returned) and the cache parses what it read back
     validatedAnswers: true,

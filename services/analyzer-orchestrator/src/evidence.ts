@@ -10,6 +10,7 @@ import {
   EVIDENCE_LIMITS,
   type Evidence,
   type EvidenceAttachment,
+  EvidenceListMatch,
   type EvidenceRef,
   EvidenceScore,
   type EvidenceUrl,
@@ -454,6 +455,20 @@ export function scoreOf(context: AnalysisContext): EvidenceScore | undefined {
 }
 
 /**
+ * The allow and block list entries the `lists` analyzer matched (its analyzer_details.matches,
+ * issue 32), or undefined when it did not run or matched nothing.
+ */
+function listsOf(context: AnalysisContext): EvidenceListMatch[] | undefined {
+  for (const sc of Object.values(context)) {
+    const m = sc.analyzers.lists?.analyzer_details.matches;
+    if (!Array.isArray(m) || m.length === 0) continue;
+    const parsed = EvidenceListMatch.array().max(50).safeParse(m.slice(0, 50));
+    if (parsed.success) return parsed.data;
+  }
+  return undefined;
+}
+
+/**
  * The outcome of a run with its evidence (a completed one: in its result) and the job's search
  * terms. Evidence is best effort: when building it throws (a bug), the outcome is kept as it is and
  * `error` says why.
@@ -470,7 +485,12 @@ export function attachEvidence(
     });
     if (outcome.status === 'completed') {
       const score = scoreOf(outcome.context);
-      const result = withEvidence(outcome.result, score ? { ...ev, score } : ev);
+      const lists = listsOf(outcome.context);
+      const result = withEvidence(outcome.result, {
+        ...ev,
+        ...(score ? { score } : {}),
+        ...(lists ? { lists } : {}),
+      });
       return { outcome: { ...outcome, result }, terms: searchTermsOf(ev, result) };
     }
     return { outcome, terms: searchTermsOf(ev) };

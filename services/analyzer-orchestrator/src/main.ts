@@ -15,6 +15,7 @@ import {
   builtinPlugins,
   createAnalysisPool,
   createEmbeddedInvoker,
+  createListCache,
 } from '@trawl/analyzers';
 import { ConfigError, exitWithProblems, loadConfigOrExit, loadServiceFiles } from '@trawl/config';
 import { topology } from '@trawl/contracts';
@@ -90,6 +91,8 @@ async function main(): Promise<RunningService> {
   let invoker: PluginInvoker & { close(): Promise<void> };
   let retarget: () => void;
   let pool: AnalysisPool | undefined;
+  // the allow and block lists of the in-process `lists` analyzer (issue 32)
+  const lists = cfg.builtinsInProcess ? createListCache(store.lists) : undefined;
   if (cfg.builtinsInProcess) {
     // TRAWL_ANALYSIS_WORKERS unset: one worker for the large messages only (a deadline that holds
     // where work could run long, at no cost for the rest); set: that many, for every message.
@@ -102,7 +105,11 @@ async function main(): Promise<RunningService> {
       });
     }
     const local = createEmbeddedInvoker({
-      builtins: builtinPlugins({ senders: store.senders, classifier: store.classifier }),
+      builtins: builtinPlugins({
+        senders: store.senders,
+        classifier: store.classifier,
+        lists,
+      }),
       service: () => service,
       internalApiKey: cfg.internalApiKey,
       pool,
@@ -158,6 +165,7 @@ async function main(): Promise<RunningService> {
       queuedMaxMs: cfg.orchestrator.queuedMaxMs,
     },
     retention: retentionOfStore(sql, cache, cfg.retention, logger),
+    lists,
   });
   await orch.start();
   // Reporter notifications (issue 17): on when TRAWL_SMTP_URL is set.

@@ -14,15 +14,25 @@ import {
   type AnalysisPool,
   builtinPlugins,
   createAnalysisPool,
+  createListCache,
   pooledPlugins,
 } from '@trawl/analyzers';
 import { loadConfigOrExit, loadServiceFiles } from '@trawl/config';
-import { credentialDeriver } from '@trawl/contracts';
-import { createPgClient, createStore, type RunningService, runService } from '@trawl/platform';
+import { credentialDeriver, topology } from '@trawl/contracts';
+import {
+  createPgClient,
+  createServiceBroker,
+  createStore,
+  declareTopology,
+  type RunningService,
+  runService,
+  watchListChanges,
+} from '@trawl/platform';
 import { startPlugin } from '@trawl/plugin-sdk';
 
 const config = loadConfigOrExit({
-  needs: { postgres: true, rabbitmq: false, redis: false, secretKey: false },
+  // RabbitMQ: the `lists.changed` events that make the `lists` analyzer read the lists again
+  needs: { postgres: true, rabbitmq: true, redis: false, secretKey: false },
 });
 
 /** The analyzer timeout of service.yaml when it can be read (the pool's hard stop). */
@@ -58,8 +68,9 @@ async function main(): Promise<RunningService> {
     applicationName: 'trawl-analyzers',
   });
   const store = createStore(sql);
+  const lists = createListCache(store.lists);
   const builtins = Object.values(
-    builtinPlugins({ senders: store.senders, classifier: store.classifier }),
+    builtinPlugins({ senders: store.senders, classifier: store.classifier, lists }),
   );
   const local = localSettings(builtins.map((p) => p.id));
   const workers = config.analysisWorkers ?? 0;
@@ -95,6 +106,12 @@ async function main(): Promise<RunningService> {
   });
 
   onReplace = (info) => running.app.log.warn(info, 'analysis worker replaced');
+  const broker = createServiceBroker(config, 'analyzers', running.app.log);
+  const t = topology(config.brokerPrefix);
+  await declareTopology(broker, t);
+  await watchListChanges(broker, t, `analyzers.${process.pid}`, () =>
+    lists.reload().catch((err: unknown) => running.app.log.warn({ err }, 'lists not read again')),
+  );
   running.app.log.info(
     { analysis_workers: pool ? workers : 0, timeout_ms: serviceTimeoutMs },
     'analyzers: offline analyzers in worker threads',
@@ -104,6 +121,7 @@ async function main(): Promise<RunningService> {
     logger: running.app.log,
     async stop() {
       await running.close();
+      await broker.close();
       await pool?.close();
       await sql.close();
     },

@@ -29,6 +29,8 @@ import { docsRoutes } from './routes/docs.ts';
 import { eventRoutes } from './routes/events.ts';
 import { feedbackRoutes } from './routes/feedback.ts';
 import { healthRoutes } from './routes/health.ts';
+import { listRoutes } from './routes/lists.ts';
+import { meRoutes } from './routes/me.ts';
 import { messageRoutes } from './routes/message.ts';
 import { quarantineRoutes } from './routes/quarantine.ts';
 import { systemStatsRoutes } from './routes/system-stats.ts';
@@ -141,6 +143,8 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   await app.register(feedbackRoutes(ctx), { prefix: '/api/v1' });
   await app.register(webhookRoutes(ctx), { prefix: '/api/v1' });
   await app.register(quarantineRoutes(ctx), { prefix: '/api/v1' });
+  await app.register(listRoutes(ctx), { prefix: '/api/v1' });
+  await app.register(meRoutes(ctx), { prefix: '/api/v1' });
   if (deps.backup) await app.register(backupRoutes(ctx, deps.backup), { prefix: '/api/v1' });
   await app.register(eventRoutes(ctx), { prefix: '/api/v1' });
   await app.register(systemStatsRoutes(ctx), { prefix: '/api/v1' });

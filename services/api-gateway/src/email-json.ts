@@ -1,4 +1,4 @@
-import type { Email } from '@trawl/contracts';
+import { type Email, headlineOf, type JobHeadline } from '@trawl/contracts';
 import { emailId } from '@trawl/mail';
 import { topLevelMember } from './json-member.ts';
 import { isPlainObject } from './plain-object.ts';
@@ -9,6 +9,8 @@ export interface SerializedEmail {
   id: string;
   /** JSON text of the whole Email: `JSON.parse` gives back (a deep copy of) the Email. */
   json: string;
+  /** What the jobs list shows of it (issue 32), made where the Email was parsed. */
+  headline: JobHeadline;
 }
 
 /** What a JSON submission sent: the body's text and its parsed `email` member (before validation). */
@@ -24,7 +26,7 @@ export interface SentEmail {
  */
 export function serializeEmail(email: Email, sent?: SentEmail): SerializedEmail {
   const json = sent ? submittedEmailJson(sent.body, sent.input, email) : undefined;
-  return { id: emailId(email), json: json ?? JSON.stringify(email) };
+  return { id: emailId(email), json: json ?? JSON.stringify(email), headline: headlineOf(email) };
 }
 
 /**

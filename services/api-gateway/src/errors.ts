@@ -28,6 +28,10 @@ export const GATEWAY_ERRORS = {
   quarantineReleased: 'TRAWL_ERR_QUARANTINE_RELEASED',
   /** The filter holding it could not deliver a released message (it stays held; try again). */
   quarantineDelivery: 'TRAWL_ERR_QUARANTINE_DELIVERY',
+  /** An allow or block list already holds MAX_LIST_ENTRIES entries (issue 32). */
+  listFull: 'TRAWL_ERR_LIST_FULL',
+  /** A change of one's own password gave a wrong current password (issue 32). */
+  wrongPassword: 'TRAWL_ERR_AUTH_WRONG_PASSWORD',
   /** Every CPU worker busy and its queue full (a large message to parse or render): retry. */
   busy: 'TRAWL_ERR_GATEWAY_BUSY',
 } as const;

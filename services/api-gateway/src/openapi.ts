@@ -4,12 +4,15 @@ import {
   CampaignDetail,
   CampaignList,
   ConfigView,
+  CreateListEntry,
   CreateWebhook,
   Email,
   FeedbackAnswer,
   FeedbackRequest,
   Job,
   JobList,
+  ListEntries,
+  ListEntry,
   MessageView,
   ProblemDetails,
   QuarantineRecord,
@@ -37,7 +40,8 @@ const TokenResponse = z.object({
   access_token: z.string(),
   token_type: z.literal('bearer'),
   expires_in: z.number().int(),
-  refresh_token: z.string(),
+  /** Absent when the request said `X-Trawl-Refresh: cookie`: it is in the cookie only. */
+  refresh_token: z.string().optional(),
 });
 const TokenRequest = z.object({
   grant_type: z.enum(['password', 'refresh_token']),
@@ -76,6 +80,12 @@ const UserView = z.object({
   updated_at: z.string(),
 });
 
+const ChangePassword = z.object({
+  current_password: z.string(),
+  new_password: z.string().describe('follows the password rule (docs/security.md)'),
+});
+const PasswordChanged = z.object({ changed: z.literal(true), message: z.string() });
+
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (name: string) => ({ content: { 'application/json': { schema: ref(name) } } });
 const problem = (description: string) => ({
@@ -86,6 +96,13 @@ const std = {
   '401': problem('missing, invalid or expired credentials'),
   '403': problem('the role does not allow this action'),
   '429': problem('rate limited'),
+  '500': problem('an internal error (a bug; logged with its request id)'),
+};
+/** What any operation with a request body may also answer. */
+const withBody = {
+  '400': problem('the body is malformed (not JSON, or not the form it says it is)'),
+  '413': problem('the body is too large'),
+  '415': problem('the body is of a type this operation does not take'),
 };
 
 type Json = Record<string, unknown>;
@@ -123,13 +140,27 @@ function op(summary: string, roles: string, success: Json, errors: Errors = {}, 
     summary,
     description: `Allowed: ${roles}.`,
     ...extra,
-    responses: { ...success, ...std, ...problems(errors) },
+    responses: {
+      ...success,
+      ...std,
+      ...(extra.requestBody ? withBody : {}),
+      ...problems(errors),
+    },
   };
 }
 
 /** An operation open to anyone (no security requirement). */
 function open(summary: string, responses: Json, extra: Json = {}) {
-  return { summary, security: [], ...extra, responses };
+  return {
+    summary,
+    security: [],
+    ...extra,
+    responses: {
+      ...(extra.requestBody ? withBody : {}),
+      '500': std['500'],
+      ...responses,
+    },
+  };
 }
 
 /** Every `{name}` of a path is a required string parameter, listed before the operation's own. */
@@ -182,7 +213,10 @@ const paths = withPathParams({
       'Rotate a refresh token (single use)',
       {
         ...ok('tokens', 'TokenResponse'),
-        ...problems({ '401': 'invalid, used or expired refresh token' }),
+        ...problems({
+          '401': 'invalid, used or expired refresh token; in cookie mode, no session cookie',
+          '422': 'no refresh_token in the body (outside cookie mode)',
+        }),
       },
       {
         requestBody: {
@@ -220,10 +254,13 @@ const paths = withPathParams({
       body('SubmitRequest'),
     ),
     get: op(
-      'List jobs, newest first',
+      'List jobs, newest first, with what the list shows of each (subject, sender, recipients, reporter, top indicator); filters combine with AND',
       READERS,
       ok('a page', 'JobList'),
-      {},
+      {
+        '400': 'unknown or malformed query parameter (each named in errors[].path)',
+        '503': 'database unavailable',
+      },
       {
         parameters: [
           query('status', {
@@ -237,6 +274,28 @@ const paths = withPathParams({
             { type: 'string', format: 'email' },
             'jobs of messages this address reported (reported-mail triage)',
           ),
+          query('is_phishing', { type: 'string', enum: ['true', 'false'] }),
+          query('threat_level', {
+            type: 'string',
+            enum: ['none', 'low', 'medium', 'high', 'critical'],
+          }),
+          query('action', { type: 'string', enum: ['allow', 'flag', 'review', 'quarantine'] }),
+          query('sender', { type: 'string' }, 'an address or a domain'),
+          query('recipient', { type: 'string' }, 'an address or a domain'),
+          query('subject', { type: 'string' }, 'every word must appear'),
+          query('url_domain', { type: 'string' }, 'a URL host or registrable domain'),
+          query('sha256', { type: 'string', pattern: '^[a-fA-F0-9]{64}$' }),
+          query('indicator', { type: 'string' }, 'an indicator type such as url_shortener'),
+          query('workflow', { type: 'string' }),
+          query('submitter', { type: 'string' }),
+          query('email_id', { type: 'string' }),
+          query('feedback', {
+            type: 'string',
+            enum: ['phishing', 'legitimate', 'none', 'disagrees'],
+          }),
+          query('campaign', { type: 'string', format: 'uuid' }),
+          query('since', { type: 'string' }, 'ISO 8601 date or timestamp'),
+          query('until', { type: 'string' }, 'ISO 8601 date or timestamp'),
         ],
       },
     ),
@@ -449,6 +508,54 @@ const paths = withPathParams({
       },
     ),
   },
+  '/api/v1/lists': {
+    get: op(
+      'The allow and block list entries, newest first (expired ones marked)',
+      'analyst, admin',
+      ok('the entries', 'ListEntries'),
+      { '400': 'unknown or malformed query parameter', '503': 'database unavailable' },
+      {
+        parameters: [
+          query('list', { type: 'string', enum: ['allow', 'block'] }),
+          query('kind', {
+            type: 'string',
+            enum: ['sender', 'sender_domain', 'url_host', 'sha256'],
+          }),
+        ],
+      },
+    ),
+    post: op(
+      'Add an entry to the allow or block list (audited; the analyzers read the lists again)',
+      'admin',
+      reply('201', 'added', 'ListEntry'),
+      {
+        '409': 'the list already holds this kind and value, or is full',
+        '422': 'invalid entry (the value does not fit its kind, an expiry in the past)',
+      },
+      body('CreateListEntry'),
+    ),
+  },
+  '/api/v1/lists/{id}': {
+    get: op('One list entry', 'analyst, admin', ok('the entry', 'ListEntry'), {
+      '404': 'unknown entry',
+    }),
+    delete: op('Remove a list entry (audited)', 'admin', reply('204', 'removed'), {
+      '404': 'unknown entry',
+    }),
+  },
+  '/api/v1/me/password': {
+    post: op(
+      'Change your own password (the current one is required); every session of yours ends',
+      'any role',
+      ok('changed', 'PasswordChanged'),
+      {
+        '403': 'the current password is not right (TRAWL_ERR_AUTH_WRONG_PASSWORD)',
+        '422': 'the new password does not follow the password rule',
+        '503': 'database unavailable',
+      },
+      body('ChangePassword'),
+    ),
+  },
   '/api/v1/users': {
     get: op('List users', 'admin', ok('users')),
     post: op('Create a user', 'admin', reply('201', 'created', 'User'), {
@@ -488,7 +595,8 @@ export function openApiDocument(version: string): Record<string, unknown> {
     info: {
       title: 'Trawl API',
       version,
-      description: 'Phishing analysis: submit emails, read verdicts, manage configuration.',
+      description:
+        'Phishing analysis: submit emails, read verdicts, manage configuration. Any request whose Host header is outside TRUSTED_HOSTS answers 400 TRAWL_ERR_GATEWAY_UNTRUSTED_HOST (health checks excepted); every error is an RFC 9457 problem (ProblemDetails).',
     },
     servers: [{ url: '/' }],
     components: {
@@ -529,6 +637,11 @@ export function openApiDocument(version: string): Record<string, unknown> {
         UpdateWebhook: schema(UpdateWebhook),
         Webhook: schema(Webhook),
         NewWebhook: schema(Webhook.extend({ secret: z.string() })),
+        CreateListEntry: schema(CreateListEntry),
+        ChangePassword: schema(ChangePassword),
+        PasswordChanged: schema(PasswordChanged),
+        ListEntry: schema(ListEntry),
+        ListEntries: schema(ListEntries),
       },
     },
     security: [{ bearer: [] }, { internalKey: [] }],

@@ -122,12 +122,34 @@ export async function send(path: string, o: RequestOptions = {}): Promise<Respon
   };
   let res = await go();
   if (res.status === 401 && (await refresh())) res = await go();
-  if (res.status === 401) {
+  // while a password change signs in again, a request that raced it does not end the session
+  if (res.status === 401 && !changingPassword) {
     token = null;
     me = null;
     changed();
   }
   return res;
+}
+
+let changingPassword = false;
+
+/**
+ * Changes the signed-in user's password (`POST /api/v1/me/password`) and signs in again with the
+ * new one: the gateway ends every session of the user, this tab's included.
+ */
+export async function changePassword(current: string, next: string): Promise<void> {
+  const username = me?.username;
+  if (!username) throw new ApiError(401, 'TRAWL_ERR_UNAUTHORIZED', 'not signed in');
+  changingPassword = true;
+  try {
+    await api('/api/v1/me/password', {
+      method: 'POST',
+      json: { current_password: current, new_password: next },
+    });
+    await signIn(username, next);
+  } finally {
+    changingPassword = false;
+  }
 }
 
 export async function api<T>(path: string, o: RequestOptions = {}): Promise<T> {
@@ -162,10 +184,19 @@ export async function signOut(): Promise<void> {
   changed();
 }
 
+/**
+ * Whether the gateway set a session cookie that has not ended (`trawl_session`, beside the HttpOnly
+ * refresh cookie this code cannot see): without it there is no session to restore, and no
+ * request is made.
+ */
+function hasSessionMark(): boolean {
+  return document.cookie.split(';').some((c) => c.trim() === 'trawl_session=1');
+}
+
 /** At page load: a session from the cookie, if it holds one. */
 export async function restore(): Promise<void> {
   try {
-    if (await refresh()) me = await api<Me>('/auth/me');
+    if (hasSessionMark() && (await refresh())) me = await api<Me>('/auth/me');
   } catch {
     me = null;
   }

@@ -2,10 +2,12 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { can, type Role, restore, session, signOut } from './api.ts';
 import { Page } from './components/ui.tsx';
+import { AccountPage } from './pages/account.tsx';
 import { AuditPage } from './pages/audit.tsx';
 import { ConfigPage } from './pages/config.tsx';
 import { JobPage } from './pages/job.tsx';
 import { JobsPage } from './pages/jobs.tsx';
+import { ListsPage } from './pages/lists.tsx';
 import { MessagePage } from './pages/message.tsx';
 import { OverviewPage } from './pages/overview.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
@@ -36,6 +38,8 @@ const ROUTES: Route[] = [
   { path: '/users', role: 'admin', view: () => <UsersPage />, nav: 'Users' },
   { path: '/audit', role: 'admin', view: () => <AuditPage />, nav: 'Audit log' },
   { path: '/webhooks', role: 'admin', view: () => <WebhooksPage />, nav: 'Webhooks' },
+  { path: '/lists', role: 'admin', view: () => <ListsPage />, nav: 'Lists' },
+  { path: '/account', role: 'viewer', view: () => <AccountPage /> },
 ];
 
 /** The main menu: the pages with a `nav` label. */
@@ -119,9 +123,9 @@ export function App() {
           </ul>
         </nav>
         <div class="who">
-          <span>
+          <Link href="/account" aria-label={`Your account: ${me.username}`}>
             {me.username} <span class="muted">({me.roles.join(', ')})</span>
-          </span>
+          </Link>
           <button
             type="button"
             class="secondary"

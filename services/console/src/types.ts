@@ -17,6 +17,17 @@ interface EvidenceScore {
 
 export interface Evidence {
   score?: EvidenceScore;
+  /** Allow and block list entries that matched (issue 32). */
+  lists?: {
+    list: 'allow' | 'block';
+    kind: string;
+    value: string;
+    entry_id: string;
+    note: string | null;
+    matched: string;
+    counted: boolean;
+    reason?: string;
+  }[];
   message: {
     subject: string;
     from: { address: string; display_name?: string };
@@ -89,6 +100,8 @@ interface StageTrace {
   duration_ms: number;
   error?: string;
   condition?: string;
+  /** Why it was skipped when no condition said so (`not configured`). */
+  reason?: string;
   providers: CallTrace[];
   analyzers: CallTrace[];
   result?: Result & { probability: number };
@@ -119,6 +132,15 @@ export interface Job {
   } | null;
   /** Counts: messages, distinct recipients and reporters of the campaign (absent: none). */
   campaign?: { id: string; size: number; recipients: number; reporters: number };
+  // What the list shows (absent on jobs stored before the list carried them)
+  subject?: string;
+  sender?: string;
+  sender_name?: string;
+  /** The first recipients; `recipient_count` counts them all. */
+  recipients?: string[];
+  recipient_count?: number;
+  reporter?: string;
+  top_indicator?: Indicator;
 }
 export interface JobList {
   items: Job[];

@@ -28,7 +28,9 @@ export function inProcessDeps(
         // one Error per id: the llm stage asks for a disabled llm on every message
         let err = disabledErrors.get(id);
         if (!err) {
-          err = new Error(`analyzer ${id} is disabled`);
+          err = Object.assign(new Error(`analyzer ${id} is disabled`), {
+            code: 'TRAWL_ERR_PLUGIN_NOT_CONFIGURED',
+          });
           disabledErrors.set(id, err);
         }
         throw err;

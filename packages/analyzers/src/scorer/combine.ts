@@ -30,6 +30,8 @@ export interface GroupTally {
   sum: number;
   /** What the group added after its cap. */
   counted: number;
+  /** The group counted nothing because this group, which it yields to, counted (`yields_to`). */
+  yielded_to?: string;
 }
 
 export interface Combined {
@@ -41,7 +43,10 @@ export interface Combined {
 
 /** The cap of a group, from the table, else the built-in GROUPS; undefined for an unknown group. */
 export function groupCap(t: ScoreTable, g: string): GroupDef | undefined {
-  return t.groups[g] ?? (GROUPS as Record<string, GroupDef>)[g];
+  const builtin = (GROUPS as Record<string, GroupDef>)[g];
+  const set = t.groups[g];
+  // a cap set in the weights file keeps the group's built-in `yields_to`
+  return set && builtin?.yields_to ? { ...set, yields_to: builtin.yields_to } : (set ?? builtin);
 }
 
 /**
@@ -73,7 +78,15 @@ export function combine(evidence: Iterable<Evidence>, t: ScoreTable): Combined {
   for (const [name, g] of Object.entries(groups)) {
     const cap = groupCap(t, name)!;
     g.counted = Math.min(cap.max, Math.max(cap.min, g.sum));
-    sum += g.counted;
   }
+  // a group that yields to another counts nothing when that one counted (after every cap)
+  for (const [name, g] of Object.entries(groups)) {
+    const over = groupCap(t, name)?.yields_to?.find((y) => (groups[y]?.counted ?? 0) !== 0);
+    if (over !== undefined) {
+      g.counted = 0;
+      g.yielded_to = over;
+    }
+  }
+  for (const g of Object.values(groups)) sum += g.counted;
   return { logOdds: t.bias + sum, contributions, groups };
 }

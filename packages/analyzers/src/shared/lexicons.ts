@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
@@ -182,6 +183,25 @@ function readYaml(path: string): unknown {
 const cache = new Map<string, Lexicons>();
 
 /**
+ * The free-mail domains of the maintained lists (issue 32): `free-email-domains` (providers where
+ * anyone opens a mailbox) and `disposable-email-domains` (throw-away mailboxes), read once per
+ * process from the packages' JSON (resolved from this file, so a bundled worker finds them too).
+ * domains.yaml's `free_mail` adds what they lack.
+ */
+let maintainedFreeMail: string[] | undefined;
+function maintainedFreeMailDomains(): string[] {
+  if (!maintainedFreeMail) {
+    const require = createRequire(import.meta.url);
+    const read = (id: string) => JSON.parse(readFileSync(require.resolve(id), 'utf8')) as string[];
+    maintainedFreeMail = [
+      ...read('free-email-domains/domains.json'),
+      ...read('disposable-email-domains/index.json'),
+    ];
+  }
+  return maintainedFreeMail;
+}
+
+/**
  * Loads every lexicon of `dir` once (cached per directory): `<lang>.yaml` language lexicons,
  * `brands.yaml` and `domains.yaml`. Throws with the file name when a file is invalid.
  */
@@ -221,7 +241,7 @@ export function loadLexicons(dir: string = DEFAULT_LEXICON_DIR): Lexicons {
     brandMatcher: compileBrands(brands, { index, list: languageFiles.length }),
     shorteners: lower(domains.url_shorteners),
     riskyTlds: lower(domains.risky_tlds),
-    freeMail: lower(domains.free_mail),
+    freeMail: lower([...maintainedFreeMailDomains(), ...domains.free_mail]),
     freeHosting: lower(domains.free_hosting),
   };
   cache.set(dir, result);

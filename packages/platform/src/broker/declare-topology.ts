@@ -1,5 +1,5 @@
 import type { Topology } from '@trawl/contracts';
-import type { Broker } from './types.ts';
+import type { Broker, Consumer } from './types.ts';
 
 /**
  * Declares Trawl's standard topology (idempotent; every service calls it on start):
@@ -37,6 +37,7 @@ export async function declareControlQueue(
   broker: Broker,
   t: Topology,
   replica: string,
+  routingKey: string = t.routingKeys.configReloaded,
 ): Promise<string> {
   const queue = `${t.exchanges.control}.${replica}`;
   await broker.assertQueue(queue, {
@@ -45,8 +46,44 @@ export async function declareControlQueue(
     exclusive: true,
     autoDelete: true,
   });
-  await broker.bindQueue(queue, t.exchanges.control, t.routingKeys.configReloaded);
+  await broker.bindQueue(queue, t.exchanges.control, routingKey);
   return queue;
+}
+
+/**
+ * Calls `onChange` on every `lists.changed` control event (issue 32), through a queue of this
+ * replica's own (`<control exchange>.<replica>.lists`); a failing `onChange` is logged by its
+ * caller, the event acknowledged all the same (the next event, or the reader's own maximum age,
+ * brings the lists in again).
+ */
+export async function watchListChanges(
+  broker: Broker,
+  t: Topology,
+  replica: string,
+  onChange: () => Promise<void>,
+): Promise<Consumer> {
+  const queue = await declareControlQueue(
+    broker,
+    t,
+    `${replica}.lists`,
+    t.routingKeys.listsChanged,
+  );
+  return broker.consume(
+    queue,
+    async (d) => {
+      try {
+        await onChange();
+      } finally {
+        await d.ack();
+      }
+    },
+    { prefetch: 1 },
+  );
+}
+
+/** Tells every replica that the lists changed (`lists.changed` on the control exchange). */
+export async function publishListsChanged(broker: Broker, t: Topology, at: Date): Promise<void> {
+  await broker.publish(t.exchanges.control, t.routingKeys.listsChanged, { at: at.toISOString() });
 }
 
 /** Every queue and exchange name of a topology (for clean-up in tests). */

@@ -5,6 +5,7 @@ import { createConfigVersionRepository } from './config-version-repository.ts';
 import { createFeedbackRepository } from './feedback-repository.ts';
 import type { JobInsertBatchOptions } from './job-insert-batch.ts';
 import { createJobRepository } from './job-repository.ts';
+import { createListRepository } from './list-repository.ts';
 import { createMessageRepository } from './message-repository.ts';
 import { createQuarantineRepository } from './quarantine-repository.ts';
 import { createRefreshTokenRepository } from './refresh-token-repository.ts';
@@ -38,5 +39,6 @@ export function createStore(sql: SqlClient, opts: StoreOptions = {}): Store {
     feedback: createFeedbackRepository(sql),
     webhooks: createWebhookRepository(sql),
     quarantine: createQuarantineRepository(sql),
+    lists: createListRepository(sql),
   };
 }

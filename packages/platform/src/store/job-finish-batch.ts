@@ -1,6 +1,15 @@
 import type { Job } from '@trawl/contracts';
 import type { FinishedJob, JobFinish } from './repositories.ts';
-import { iso, isoOrNull, json, jsonParam, splitEvidence } from './rows.ts';
+import {
+  HEADLINE_COLUMNS,
+  type HeadlineRow,
+  headlineFields,
+  iso,
+  isoOrNull,
+  json,
+  jsonParam,
+  splitEvidence,
+} from './rows.ts';
 import { senderKey, senderUpsertSql } from './sender-history-repository.ts';
 import {
   createJobStatementBatcher,
@@ -50,6 +59,7 @@ const INDEX_TERMS = `, indexed AS (
 
 /**
  * Webhook events of the jobs the statement changed (issue 17): `job.completed` or `job.failed`,
+ * carrying the job's subject, sender and reporter (issue 32: a SOAR need not call back for them),
  * and `verdict.phishing` for a phishing verdict, each stored with one delivery per enabled endpoint
  * subscribed to it, in the same statement as the job's result: a finished job's events cannot be
  * lost (no window between the result and the outbox). With no subscribed endpoint, nothing is
@@ -63,6 +73,8 @@ const WEBHOOK_EVENTS = `, hook_events AS (
           'data', jsonb_strip_nulls(jsonb_build_object(
             'job_id', d.job_id, 'email_id', d.email_id, 'workflow', d.workflow_id,
             'status', d.status, 'submitted_by', d.submitted_by,
+            'subject', d.subject, 'sender', d.sender,
+            'reporter', d.origin->'report'->>'reporter',
             'created_at', to_char(d.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
             'completed_at', to_char(d.completed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
             'result', CASE WHEN d.status = 'completed' THEN d.result - 'evidence' END,
@@ -108,10 +120,10 @@ export function buildFinishSql(n: number, senders: boolean, webhooks = true): st
       RETURNING j.job_id, j.email_id, j.workflow_id, j.created_at, j.started_at, j.completed_at,
         CASE WHEN v.trace IS NULL THEN j.trace END AS kept_trace,
         v.address, v.domain, v.seen_at, v.phishing, v.terms, j.submitted_by, j.origin, j.status,
-        j.result, j.error
+        j.result, j.error, ${HEADLINE_COLUMNS('j')}
     )${INDEX_TERMS}${webhooks ? WEBHOOK_EVENTS : ''}${record}
     SELECT job_id, email_id, workflow_id, created_at, started_at, completed_at, kept_trace,
-      origin->'report' AS report FROM done`;
+      origin->'report' AS report, ${HEADLINE_COLUMNS('done')} FROM done`;
 }
 const withSendersSql = memoByRows((n) => buildFinishSql(n, true));
 const jobsOnlySql = memoByRows((n) => buildFinishSql(n, false));
@@ -136,7 +148,7 @@ export function pushParams(params: unknown[], f: JobFinish, withSender: boolean)
   );
 }
 
-interface Row {
+interface Row extends HeadlineRow {
   job_id: string;
   email_id: string;
   workflow_id: string;
@@ -144,8 +156,6 @@ interface Row {
   started_at: unknown;
   completed_at: unknown;
   kept_trace: unknown;
-  /** `jobs.origin.report` (reported mail, issue 16), or null. */
-  report: unknown;
 }
 
 /** The stored job, as `jobs.get` would read it back: the row's columns and what was written. */
@@ -164,8 +174,7 @@ function jobOf(f: JobFinish, r: Row): Job {
   else job.error = o.error;
   if (o.trace !== undefined) job.trace = o.trace;
   else if (r.kept_trace !== null && r.kept_trace !== undefined) job.trace = json(r.kept_trace);
-  if (r.report !== null && r.report !== undefined) job.report = json(r.report);
-  return job;
+  return Object.assign(job, headlineFields(r, job.result));
 }
 
 async function finishRows(

@@ -1,4 +1,4 @@
-import type { Job } from '@trawl/contracts';
+import { headlineOf, type Job } from '@trawl/contracts';
 import { storeConflict } from '../errors.ts';
 import type { NewJob } from './repositories.ts';
 import { iso, jsonParam } from './rows.ts';
@@ -16,16 +16,18 @@ export interface JobInsertBatchOptions {
   maxBytes?: number;
 }
 
-const PARAMS_PER_ROW = 6;
-const COLUMNS = 'job_id, email_id, workflow_id, status, email, submitted_by, origin';
+const PARAMS_PER_ROW = 11;
+const COLUMNS = `job_id, email_id, workflow_id, status, email, submitted_by, origin, subject, sender,
+  sender_name, recipients, recipient_count`;
 
-/** `($1::uuid, $2, $3, 'queued', $4, $5, $6::jsonb), …` for n rows; memoised by n. */
+/** `($1::uuid, $2, $3, 'queued', $4, $5, $6::jsonb, $7, …), …` for n rows; memoised by n. */
 const insertSql = memoByRows((n) => {
   const rows: string[] = [];
   for (let i = 0; i < n; i++) {
     const b = i * PARAMS_PER_ROW;
     rows.push(
-      `($${b + 1}::uuid, $${b + 2}, $${b + 3}, 'queued', $${b + 4}, $${b + 5}, $${b + 6}::jsonb)`,
+      `($${b + 1}::uuid, $${b + 2}, $${b + 3}, 'queued', $${b + 4}, $${b + 5}, $${b + 6}::jsonb, ` +
+        `$${b + 7}, $${b + 8}, $${b + 9}, $${b + 10}::jsonb, $${b + 11}::int)`,
     );
   }
   return `INSERT INTO jobs (${COLUMNS}) VALUES ${rows.join(', ')} RETURNING job_id, created_at`;
@@ -40,7 +42,7 @@ interface Row {
 type Created = { job_id: string; created_at: unknown };
 
 function newJobOf(j: NewJob, row: Created): Job {
-  return {
+  const job: Job = {
     job_id: row.job_id,
     email_id: j.email_id,
     status: 'queued',
@@ -48,15 +50,23 @@ function newJobOf(j: NewJob, row: Created): Job {
     created_at: iso(row.created_at),
     started_at: null,
     completed_at: null,
+    ...j.headline,
   };
+  const reporter = j.origin?.report?.reporter;
+  if (j.origin?.report) job.report = j.origin.report;
+  if (reporter) job.reporter = reporter;
+  return job;
 }
 
 function rowOf(j: NewJob): Row {
   if (j.email_json === undefined && j.email === undefined)
     throw new TypeError(`job ${j.job_id}: neither email nor email_json`);
   const email = j.email_json ?? (jsonParam(j.email) as string);
+  // what the list shows (issue 32): given by the caller, else read from the Email
+  const h = j.headline ?? (j.email ? headlineOf(j.email) : undefined);
+  const job = h && !j.headline ? { ...j, headline: h } : j;
   return {
-    job: j,
+    job,
     params: [
       j.job_id,
       j.email_id,
@@ -64,6 +74,11 @@ function rowOf(j: NewJob): Row {
       email,
       j.submitted_by ?? null,
       jsonParam(j.origin),
+      h?.subject ?? null,
+      h?.sender ?? null,
+      h?.sender_name ?? null,
+      h ? JSON.stringify(h.recipients) : null,
+      h?.recipient_count ?? null,
     ],
   };
 }

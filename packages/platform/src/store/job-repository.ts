@@ -1,4 +1,4 @@
-import type { AnalysisResult, Job, JobError, JobReport, JobStatus, Trace } from '@trawl/contracts';
+import type { AnalysisResult, Job, JobError, JobStatus, Trace } from '@trawl/contracts';
 import { JOB_STATUSES } from '@trawl/contracts';
 import { badCursor } from '../errors.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
@@ -8,6 +8,9 @@ import { createJobInsertBatcher, type JobInsertBatchOptions } from './job-insert
 import type { JobPage, JobRepository } from './repositories.ts';
 import {
   CURSOR_TS,
+  HEADLINE_COLUMNS,
+  type HeadlineRow,
+  headlineFields,
   iso,
   isoOrNull,
   json,
@@ -17,7 +20,7 @@ import {
 } from './rows.ts';
 import type { SqlClient } from './types.ts';
 
-interface JobRow {
+interface JobRow extends HeadlineRow {
   job_id: string;
   email_id: string;
   workflow_id: string;
@@ -31,17 +34,15 @@ interface JobRow {
   started_at: unknown;
   completed_at: unknown;
   cursor_ts?: string;
-  /** `jobs.origin.report` (reported mail, issue 16), or null. */
-  report?: unknown;
 }
 
 const COLUMNS = `job_id, email_id, workflow_id, status, result, evidence, error, trace, created_at, started_at,
-  completed_at, ${CURSOR_TS} AS cursor_ts, origin->'report' AS report`;
+  completed_at, ${CURSOR_TS} AS cursor_ts, origin->'report' AS report, ${HEADLINE_COLUMNS('jobs')}`;
 
 /** A listed job's result leaves its evidence out (one job's read has it): pages stay small. */
 const LIST_COLUMNS = `j.job_id, j.email_id, j.workflow_id, j.status, j.result - 'evidence' AS result,
   j.error, j.trace,
-  j.created_at, j.started_at, j.completed_at, j.origin->'report' AS report,
+  j.created_at, j.started_at, j.completed_at, j.origin->'report' AS report, ${HEADLINE_COLUMNS('j')},
   to_char(j.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_ts`;
 
 /** `kind:value` → [kind, value]. */
@@ -65,8 +66,7 @@ function toJob(r: JobRow): Job {
   }
   if (r.status === 'failed' && r.error !== null) job.error = json<JobError>(r.error);
   if (r.trace !== null) job.trace = json<Trace>(r.trace);
-  if (r.report !== null && r.report !== undefined) job.report = json<JobReport>(r.report);
-  return job;
+  return Object.assign(job, headlineFields(r, job.result));
 }
 
 const UNFINISHED = `status IN ('queued', 'processing')`;

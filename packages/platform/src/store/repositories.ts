@@ -4,6 +4,7 @@ import type {
   Email,
   Job,
   JobError,
+  JobHeadline,
   JobSearchFilters,
   JobStatus,
   StoredJobOrigin,
@@ -33,6 +34,11 @@ export interface NewJob {
    * the report (`origin.report`, issue 16; indexed as the `reporter` search term when it finishes).
    */
   origin?: StoredJobOrigin;
+  /**
+   * What the jobs list shows of the message (issue 32); read from `email` when absent. A caller
+   * that gives only `email_json` gives it (the gateway computes it where it parsed the message).
+   */
+  headline?: JobHeadline;
 }
 
 export interface JobPage {
@@ -272,6 +278,8 @@ export interface Store {
   webhooks: import('./webhook-repository.ts').WebhookRepository;
   /** Originals of quarantined messages, released once (issue 32). */
   quarantine: import('./quarantine-repository.ts').QuarantineRepository;
+  /** The allow and block lists (issue 32). */
+  lists: import('./list-repository.ts').ListRepository;
 }
 
 /** A migrated database as the embedded mode and tests hold it: its client and the store on it. */

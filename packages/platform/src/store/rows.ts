@@ -1,3 +1,5 @@
+import type { Indicator, Job, JobReport } from '@trawl/contracts';
+
 /** Row value helpers shared by the repositories (pg and PGlite return the same JS types). */
 export function iso(v: unknown): string {
   if (v instanceof Date) return v.toISOString();
@@ -45,3 +47,53 @@ export const EVIDENCE_OF = (j: string) => `COALESCE(${j}.evidence::jsonb, ${j}.r
 
 /** Timestamp rendered by SQL with microseconds, for exact cursors. */
 export const CURSOR_TS = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/** SQL: the columns of what the jobs list shows (migration 013). `j`: the jobs table's alias. */
+export const HEADLINE_COLUMNS = (j: string) =>
+  `${j}.subject, ${j}.sender, ${j}.sender_name, ${j}.recipients, ${j}.recipient_count`;
+
+/** The row of HEADLINE_COLUMNS (nulls for a job stored before migration 013). */
+export interface HeadlineRow {
+  subject?: string | null;
+  sender?: string | null;
+  sender_name?: string | null;
+  recipients?: unknown;
+  recipient_count?: number | null;
+  /** `jobs.origin.report` (reported mail, issue 16), or null. */
+  report?: unknown;
+}
+
+/**
+ * What the jobs list shows of a job (issue 32): its headline columns, the reporter of a reported
+ * message and, of a completed result, the indicator of highest confidence (the first of a tie).
+ */
+export function headlineFields(
+  r: HeadlineRow,
+  result?: { indicators?: Indicator[] } | undefined,
+): Pick<
+  Job,
+  | 'subject'
+  | 'sender'
+  | 'sender_name'
+  | 'recipients'
+  | 'recipient_count'
+  | 'report'
+  | 'reporter'
+  | 'top_indicator'
+> {
+  const out: ReturnType<typeof headlineFields> = {};
+  if (typeof r.subject === 'string') out.subject = r.subject;
+  if (typeof r.sender === 'string') out.sender = r.sender;
+  if (typeof r.sender_name === 'string') out.sender_name = r.sender_name;
+  if (r.recipients !== null && r.recipients !== undefined) out.recipients = json(r.recipients);
+  if (r.recipient_count !== null && r.recipient_count !== undefined)
+    out.recipient_count = Number(r.recipient_count);
+  if (r.report !== null && r.report !== undefined) {
+    out.report = json<JobReport>(r.report);
+    out.reporter = out.report.reporter;
+  }
+  let top: Indicator | undefined;
+  for (const i of result?.indicators ?? []) if (!top || i.confidence > top.confidence) top = i;
+  if (top) out.top_indicator = top;
+  return out;
+}

@@ -421,6 +421,68 @@ export function storeConformance(name: string, makeTarget: () => Promise<StoreTa
         expect(seen).toEqual(newest);
       });
 
+      it('lists each job with its subject, sender, recipients, reporter and top indicator', async () => {
+        const email: Email = {
+          ...sampleEmail,
+          headers: {
+            ...sampleEmail.headers,
+            subject: 'Overdue invoice 4471',
+            sender: 'billing@vendor.example',
+            recipients: ['a@corp.example', 'b@corp.example'],
+            cc: ['c@corp.example', 'd@corp.example'],
+            bcc: ['e@corp.example'],
+            raw_headers: { from: '"Vendor Billing" <billing@vendor.example>' },
+          },
+        };
+        const report = {
+          reporter: 'ann@corp.example',
+          reported_at: '2026-11-01T09:00:00.000Z',
+          wrapper_subject: 'FW: Overdue invoice 4471',
+          found: 'rfc822' as const,
+        };
+        const reported = newJob({ email, origin: { report } });
+        const plain = newJob({
+          email_json: JSON.stringify(email),
+          headline: { subject: 'Given', sender: 'x@y.example', recipients: [], recipient_count: 0 },
+        });
+        delete plain.email;
+        const created = await store.jobs.create(reported);
+        await store.jobs.create(plain);
+        const headline = {
+          subject: 'Overdue invoice 4471',
+          sender: 'billing@vendor.example',
+          sender_name: 'Vendor Billing',
+          recipients: ['a@corp.example', 'b@corp.example', 'c@corp.example'],
+          recipient_count: 5,
+        };
+        expect(created).toMatchObject({ ...headline, reporter: report.reporter });
+        const result = {
+          ...sampleResult(0.9),
+          indicators: [
+            { type: 'urgency_language', value: 'overdue', confidence: 0.6 },
+            { type: 'reply_to_mismatch', value: 'Reply-To elsewhere', confidence: 0.8 },
+            { type: 'credential_request', value: 'sign in', confidence: 0.8 },
+          ],
+        };
+        const finished = await store.jobs.finish({
+          job_id: reported.job_id,
+          outcome: { status: 'completed', result, trace: sampleTrace },
+        });
+        const top = { type: 'reply_to_mismatch', value: 'Reply-To elsewhere', confidence: 0.8 };
+        expect(finished?.job).toMatchObject({ ...headline, top_indicator: top });
+        const items = (await store.jobs.list({ limit: 2 })).items;
+        const byId = new Map(items.map((j) => [j.job_id, j]));
+        expect(byId.get(reported.job_id)).toMatchObject({
+          ...headline,
+          reporter: report.reporter,
+          report,
+          top_indicator: top,
+        });
+        expect(byId.get(plain.job_id)).toMatchObject({ subject: 'Given', recipient_count: 0 });
+        expect(byId.get(plain.job_id)?.top_indicator).toBeUndefined();
+        expect(await store.jobs.get(reported.job_id)).toMatchObject(headline);
+      });
+
       it('rejects a forged cursor as bad input', async () => {
         for (const c of ['nope', Buffer.from('["x","y"]').toString('base64url'), '']) {
           await expect(store.jobs.list({ limit: 5, cursor: c })).rejects.toMatchObject({

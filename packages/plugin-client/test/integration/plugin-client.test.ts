@@ -43,6 +43,12 @@ beforeAll(async () => {
         return send(200, JSON.stringify(okAnswer));
       case '/err/internal/analyze':
         return send(500, '{"detail":"boom"}');
+      case '/off/internal/analyze':
+        // the SDK's problem for an analyzer with nothing to work with (the llm without llm_host)
+        return send(
+          503,
+          '{"status":503,"code":"TRAWL_ERR_LLM_NOT_CONFIGURED","detail":"llm_host is not set"}',
+        );
       case '/garbage/internal/analyze':
         return send(200, 'not json at all');
       case '/wrong/internal/analyze':
@@ -73,6 +79,7 @@ function client(extra: { internalApiKey?: string } = {}) {
     analyzers: {
       ok: { url: `${base}/ok/` },
       err: { url: `${base}/err` },
+      off: { url: `${base}/off` },
       garbage: { url: `${base}/garbage` },
       wrong: { url: `${base}/wrong` },
       hang: { url: `${base}/hang` },
@@ -178,6 +185,16 @@ describe('plugin client', () => {
     const e = await failure(c.analyze('down', email, { timeoutMs: 2000 }));
     expect(e.code).toBe('TRAWL_ERR_PLUGIN_UNREACHABLE');
     expect(e.message).toMatch(/^analyzer down is unreachable/);
+    await c.close();
+  });
+
+  it('a plugin that answers a *_NOT_CONFIGURED problem is not configured, not failed', async () => {
+    const c = client();
+    const e = await failure(c.analyze('off', email));
+    expect(e.code).toBe('TRAWL_ERR_PLUGIN_NOT_CONFIGURED');
+    expect(e.retryable).toBe(false);
+    const broken = await failure(c.analyze('err', email));
+    expect(broken.code).toBe('TRAWL_ERR_PLUGIN_STATUS');
     await c.close();
   });
 

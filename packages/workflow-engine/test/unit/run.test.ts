@@ -825,3 +825,56 @@ describe('real clock', () => {
     expect(failed(o).code).toBe('TRAWL_ERR_DEADLINE');
   });
 });
+
+describe('analyzers that are off (issue 32: disabled means skipped)', () => {
+  const notConfigured = Object.assign(new Error('llm_host is not set'), {
+    code: 'TRAWL_ERR_LLM_NOT_CONFIGURED',
+  });
+  const wf = () =>
+    compile({
+      id: 'w',
+      name: 'W',
+      stages: [
+        { name: 'score', analyzers: [{ id: 'a' }] },
+        {
+          name: 'llm',
+          type: 'conditional',
+          condition: 'true',
+          min_successful_analyzers: 1,
+          analyzers: [{ id: 'llm' }],
+        },
+      ],
+    });
+
+  it('skips a stage whose analyzer is disabled, without calling it, and keeps the verdict', async () => {
+    const h = harness({ a: ok(true, 0.8), llm: ok(false, 0.99) });
+    const o = await h.clock.run(
+      runWorkflow(wf(), email, { ...h.deps, configured: (id) => id !== 'llm' }),
+    );
+    expectValid(o);
+    expect(completed(o).is_phishing).toBe(true);
+    expect(h.calls.map((c) => c.id)).toEqual(['a']);
+    const llm = o.trace.stages[1]!;
+    expect(llm).toMatchObject({ status: 'skipped', reason: 'not configured' });
+    expect(llm.analyzers[0]).toMatchObject({ status: 'skipped', error: 'not configured' });
+    expect(o.trace.final_stage).toBe('score');
+  });
+
+  it('skips, never fails, a stage whose analyzer answers a *_NOT_CONFIGURED error', async () => {
+    const h = harness({ a: ok(true, 0.8), llm: { error: notConfigured } });
+    const o = await h.clock.run(runWorkflow(wf(), email, h.deps));
+    expectValid(o);
+    completed(o);
+    expect(o.trace.stages[1]).toMatchObject({ status: 'skipped', reason: 'not configured' });
+    expect(o.trace.stages[1]!.analyzers[0]).toMatchObject({
+      status: 'skipped',
+      error: 'not configured',
+    });
+  });
+
+  it('still fails a stage whose analyzer really failed', async () => {
+    const h = harness({ a: ok(true, 0.8), llm: fail('HTTP 500') });
+    const o = await h.clock.run(runWorkflow(wf(), email, h.deps));
+    expect(failed(o).stage).toBe('llm');
+  });
+});

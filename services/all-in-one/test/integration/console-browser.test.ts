@@ -413,4 +413,233 @@ describe.skipIf(!haveChromium)('the web console in a real browser', { timeout: 3
       await viewerCtx.close();
     }
   });
+
+  it('issue 32: a list an analyst reads, reports, lists, your password, no refresh at a signed-out load', async () => {
+    const ctx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const errors: string[] = [];
+    try {
+      // a signed-out load asks nothing of /auth/refresh (no 422, no 401 in the browser's log)
+      const first = await ctx.newPage();
+      const refreshes: number[] = [];
+      first.on('response', (r) => {
+        if (r.url().endsWith('/auth/refresh')) refreshes.push(r.status());
+      });
+      await first.goto(`${base}/jobs`);
+      await first.waitForURL(/\/signin/);
+      expect(refreshes).toEqual([]);
+      await first.close();
+
+      const page = await signIn(ctx, ADMIN.user, ADMIN.password);
+      page.on('pageerror', (e) => errors.push(String(e)));
+      // signed in, a reload restores the session through the cookie
+      await page.reload();
+      await page.getByRole('heading', { name: 'Overview' }).waitFor();
+
+      // Submit: synthetic messages, one of them a user's report
+      const submit = await ctx.newPage();
+      await submit.goto(`${base}/submit`);
+      await submit.getByRole('heading', { name: 'Submit messages' }).waitFor();
+      await submit.locator('#files').setInputFiles(
+        LIST_MESSAGES.map((m, i) => ({
+          name: `m${i}.eml`,
+          mimeType: 'message/rfc822',
+          buffer: Buffer.from(listMessage(m, i)),
+        })),
+      );
+      for (let i = 0; i < LIST_MESSAGES.length; i++)
+        await submit
+          .locator('.submissions li')
+          .nth(i)
+          .locator('.badge, .verdict')
+          .first()
+          .waitFor({ timeout: 60_000 });
+      await submit.getByLabel("This is a user's report").check();
+      await submit.locator('#files').setInputFiles({
+        name: 'report.eml',
+        mimeType: 'message/rfc822',
+        buffer: Buffer.from(reportOf(listMessage(REPORTED, 9))),
+      });
+      await submit
+        .locator('.submissions li', { hasText: 'report.eml' })
+        .getByText('open the job')
+        .waitFor({ timeout: 60_000 });
+      await submit.close();
+
+      // the jobs list: subjects, senders, recipients, the reporter, the top indicator
+      await page.goto(`${base}/jobs`);
+      const table = page.locator('table.jobs');
+      await table.getByText('Quarterly payroll adjustment').waitFor({ timeout: 30_000 });
+      await table.getByText(REPORTED.subject).waitFor({ timeout: 30_000 });
+      const payroll = page.locator('table.jobs tbody tr', {
+        hasText: 'Quarterly payroll adjustment',
+      });
+      expect(await payroll.textContent()).toContain('payroll@hr-portal.example');
+      expect(await payroll.textContent()).toContain('+2');
+      const reported = page.locator('table.jobs tbody tr', { hasText: REPORTED.subject });
+      // its reporter (the fifth column; the report was also addressed to the reporter)
+      await expect
+        .poll(() => reported.locator('td').nth(4).textContent(), { timeout: 30_000 })
+        .toBe('ann.reporter@example.org');
+      await axeCheck(page, 'jobs (issue 32)');
+      await shot(page, 'jobs');
+      // /jobs?reporter=… is honoured, and the filter is on the page
+      await page.goto(`${base}/jobs?reporter=ann.reporter%40example.org`);
+      await page.getByLabel('Reported by').waitFor();
+      expect(await page.getByLabel('Reported by').inputValue()).toBe('ann.reporter@example.org');
+      await expect
+        .poll(() => page.locator('table.jobs tbody tr').count(), { timeout: 30_000 })
+        .toBe(1);
+      await page.locator('table.jobs').getByText(REPORTED.subject).waitFor();
+
+      // the overview lists no failing analyzer: the llm that is off is skipped, not failed
+      await page.goto(`${base}/`);
+      await page.getByRole('heading', { name: 'Overview' }).waitFor();
+      await page.getByText('No analyzer failed or timed out in the last 24 hours.').waitFor();
+
+      // Lists: block a sender domain; the next message from it is blocked, the job says why
+      await page.getByRole('link', { name: 'Lists' }).click();
+      await page.getByRole('heading', { name: 'Allow and block lists' }).waitFor();
+      await page.getByLabel('List', { exact: true }).selectOption('block');
+      await page.getByLabel('Kind').selectOption('sender_domain');
+      await page.getByLabel('Value').fill('newsletter-deals.example');
+      await page.getByLabel('Note').fill('bulk sender the users keep reporting');
+      await page.getByRole('button', { name: 'Add' }).click();
+      await page.getByText('newsletter-deals.example added to the block list.').waitFor();
+      await page
+        .locator('table.lists')
+        .getByText('newsletter-deals.example', { exact: true })
+        .waitFor();
+      await axeCheck(page, 'lists');
+      await shot(page, 'lists');
+      const submitAgain = await ctx.newPage();
+      await submitAgain.goto(`${base}/submit`);
+      await submitAgain.locator('#files').setInputFiles({
+        name: 'deals.eml',
+        mimeType: 'message/rfc822',
+        buffer: Buffer.from(listMessage({ ...LIST_MESSAGES[2]!, subject: 'More weekly deals' }, 7)),
+      });
+      await submitAgain
+        .locator('.submissions li')
+        .first()
+        .getByText('phishing', { exact: true })
+        .waitFor({ timeout: 60_000 });
+      await submitAgain.locator('.submissions li').first().getByText('open the job').click();
+      await submitAgain.getByRole('heading', { name: 'Allow and block lists' }).waitFor();
+      await submitAgain.getByText('bulk sender the users keep reporting').first().waitFor();
+      await submitAgain.close();
+
+      // Your account: change your own password; the console signs in again with it
+      await page.getByRole('link', { name: /Your account/ }).click();
+      await page.getByRole('heading', { name: 'Your account' }).waitFor();
+      await page.getByLabel('Current password').fill(ADMIN.password);
+      await page.getByLabel('New password', { exact: true }).fill(NEW_ADMIN_PASSWORD);
+      await page.getByLabel('New password again').fill(NEW_ADMIN_PASSWORD);
+      await page.getByRole('button', { name: 'Change password' }).click();
+      await page.getByText('Password changed.').waitFor();
+      await axeCheck(page, 'account');
+      await shot(page, 'account');
+      await page.getByRole('link', { name: 'Jobs', exact: true }).click();
+      await page.getByRole('heading', { name: 'Jobs' }).waitFor();
+      expect(errors).toEqual([]);
+    } finally {
+      await ctx.close();
+    }
+  });
 });
+
+const NEW_ADMIN_PASSWORD = 'seven blue herons at dawn';
+
+interface ListMessage {
+  from: string;
+  name: string;
+  to: string[];
+  subject: string;
+  body: string;
+}
+
+/** Synthetic messages (written for this test, not corpus mail) for the jobs list screenshot. */
+const LIST_MESSAGES: ListMessage[] = [
+  {
+    from: 'payroll@hr-portal.example',
+    name: 'HR Portal',
+    to: [
+      'alice@example.org',
+      'bob@example.org',
+      'carol@example.org',
+      'dave@example.org',
+      'erin@example.org',
+    ],
+    subject: 'Quarterly payroll adjustment',
+    body: 'Your salary adjustment is waiting. Sign in within 24 hours to confirm your bank details: http://hr-portal.example/confirm',
+  },
+  {
+    from: 'it-helpdesk@mailbox-quota.example',
+    name: 'IT Helpdesk',
+    to: ['alice@example.org'],
+    subject: 'Your mailbox is almost full',
+    body: 'Your mailbox has reached its quota. Verify your password now or lose your mail: http://mailbox-quota.example/verify',
+  },
+  {
+    from: 'offers@newsletter-deals.example',
+    name: 'Weekly Deals',
+    to: ['bob@example.org'],
+    subject: 'This week: garden furniture',
+    body: 'Our garden range is back. See the catalogue on our site. Unsubscribe at any time.',
+  },
+  {
+    from: 'minutes@team-notes.example',
+    name: 'Team Notes',
+    to: ['carol@example.org', 'dave@example.org'],
+    subject: 'Minutes of the Tuesday planning meeting',
+    body: 'Attached are the notes of Tuesday. Next meeting on Thursday at ten.',
+  },
+];
+const REPORTED: ListMessage = {
+  from: 'prize-desk@lucky-winner.example',
+  name: 'Prize Desk',
+  to: ['ann.reporter@example.org'],
+  subject: 'You have won a 500 EUR gift card',
+  body: 'Congratulations! Claim your gift card today by entering your card number: http://lucky-winner.example/claim',
+};
+
+function listMessage(m: ListMessage, n: number): string {
+  const domain = m.from.split('@')[1];
+  return [
+    `Received: from mail.${domain} (mail.${domain} [203.0.113.${20 + n}])`,
+    `\tby mx.example.org with ESMTP id L${n}; Fri, 27 Nov 2026 10:0${n % 10}:00 +0000`,
+    `From: "${m.name}" <${m.from}>`,
+    `To: ${m.to.join(', ')}`,
+    `Subject: ${m.subject}`,
+    `Date: Fri, 27 Nov 2026 10:0${n % 10}:00 +0000`,
+    `Message-ID: <list-${n}@${domain}>`,
+    'MIME-Version: 1.0',
+    'Content-Type: text/plain; charset=utf-8',
+    '',
+    m.body,
+    '',
+  ].join('\r\n');
+}
+
+/** A user's report: the original attached as message/rfc822 to a forward. */
+function reportOf(original: string): string {
+  return [
+    'From: "Ann Reporter" <ann.reporter@example.org>',
+    'To: phishing-reports@example.org',
+    'Subject: FW: is this real?',
+    'Date: Fri, 27 Nov 2026 11:00:00 +0000',
+    'Message-ID: <report-9@example.org>',
+    'MIME-Version: 1.0',
+    'Content-Type: multipart/mixed; boundary="rep"',
+    '',
+    '--rep',
+    'Content-Type: text/plain; charset=utf-8',
+    '',
+    'I got this, is it real?',
+    '--rep',
+    'Content-Type: message/rfc822',
+    '',
+    original,
+    '--rep--',
+    '',
+  ].join('\r\n');
+}

@@ -77,7 +77,7 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
     // The id (@trawl/mail's emailId) and the row's JSON text (the body's own, when it can be).
     const ser = serialized ?? (email ? serializeEmail(email, sent) : undefined);
     if (!ser) throw new Error('submit: neither an Email nor its serialized text');
-    const { id: eid, json: emailJson } = ser;
+    const { id: eid, json: emailJson, headline } = ser;
     const submittedBy = actorOf(request);
     // jobs.origin: the retriever (verdict callbacks) and, for a report, the report (issue 16)
     const stored = origin || report ? { ...origin, ...(report ? { report } : {}) } : undefined;
@@ -88,6 +88,7 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
         workflow_id: workflowId,
         ...(email ? { email } : {}),
         email_json: emailJson,
+        headline,
         ...(submittedBy ? { submitted_by: submittedBy } : {}),
         ...(stored ? { origin: stored } : {}),
       });

@@ -47,6 +47,16 @@ function refreshCookie(token: string, maxAgeSeconds: number): string {
   return `${REFRESH_COOKIE}=${token}; Max-Age=${maxAgeSeconds}; Path=/auth; HttpOnly; Secure; SameSite=Strict`;
 }
 
+/**
+ * Beside the refresh cookie, one the console's script can see, holding nothing but `1`: that a
+ * session cookie was set and when it ends. The console asks `/auth/refresh` at load only when it
+ * is there, instead of asking on every load of a signed-out browser (issue 32).
+ */
+const SESSION_MARK = 'trawl_session';
+function sessionMark(maxAgeSeconds: number): string {
+  return `${SESSION_MARK}=${maxAgeSeconds > 0 ? '1' : ''}; Max-Age=${maxAgeSeconds}; Path=/; Secure; SameSite=Strict`;
+}
+
 /** The refresh token of the request's cookie, if it carries a well-formed one. */
 function cookieToken(request: FastifyRequest): string | undefined {
   const header = request.headers.cookie;
@@ -197,7 +207,10 @@ export function authRoutes(ctx: GatewayContext): FastifyPluginAsync {
     const refreshTtlSeconds = Math.floor(refreshTtlMs / 1000);
     /** Sets the cookie; in cookie mode the JSON answer leaves the refresh token out. */
     function answer(request: FastifyRequest, reply: FastifyReply, a: TokenAnswer) {
-      reply.header('set-cookie', refreshCookie(a.refresh_token, refreshTtlSeconds));
+      reply.header('set-cookie', [
+        refreshCookie(a.refresh_token, refreshTtlSeconds),
+        sessionMark(refreshTtlSeconds),
+      ]);
       if (!wantsCookie(request)) return a;
       const { refresh_token: _kept, ...rest } = a;
       return rest;
@@ -220,7 +233,13 @@ export function authRoutes(ctx: GatewayContext): FastifyPluginAsync {
 
     app.post('/auth/refresh', pub, async (request, reply) => {
       reply.headers(noStore);
-      return answer(request, reply, await refreshGrant(request, refreshBody(request)));
+      const body = refreshBody(request) as Record<string, unknown>;
+      // the console with no session cookie: no session (401), not a malformed request
+      if (wantsCookie(request) && body.refresh_token === undefined) {
+        reply.header('set-cookie', sessionMark(0));
+        throw new UnauthorizedError(GATEWAY_ERRORS.invalidRefresh, 'no session: sign in');
+      }
+      return answer(request, reply, await refreshGrant(request, body));
     });
 
     // Sign out: the refresh token (body or cookie) is used up, and the cookie cleared.
@@ -235,7 +254,7 @@ export function authRoutes(ctx: GatewayContext): FastifyPluginAsync {
           .catch(() => null);
         if (row) await audited(request, row.username, 'auth.logout');
       }
-      reply.header('set-cookie', refreshCookie('', 0));
+      reply.header('set-cookie', [refreshCookie('', 0), sessionMark(0)]);
       return reply.code(204).send();
     });
 

@@ -14,6 +14,7 @@ import { loadSnapshot } from '../../src/config-loader.ts';
 import { type ConfigState, createConfigState } from '../../src/config-state.ts';
 import type { GatewayDeps, PluginInvoker } from '../../src/deps.ts';
 import { defaultGatewayOptions, type GatewayOptions } from '../../src/options.ts';
+import { checkAgainstOpenApi, type OpenApiCheck } from './openapi-check.ts';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
 export const SECRET = 'test-secret-key-0123456789abcdef0123456789';
@@ -68,6 +69,8 @@ export interface Gateway {
   configState: ConfigState<CompiledWorkflow>;
   cfg: ReturnType<typeof configDir>;
   options: GatewayOptions;
+  /** Answers that /openapi.json does not describe (close() fails on any). */
+  openapi: OpenApiCheck;
   close(): Promise<void>;
 }
 
@@ -110,15 +113,23 @@ export async function startGateway(
     ...opts.deps,
     version: '0.1.0-test',
   });
+  // every answer of every gateway test is checked against /openapi.json (issue 32)
+  const openapi = checkAgainstOpenApi(app);
   await app.ready();
   return {
     app,
     configState,
     cfg,
     options,
+    openapi,
     async close() {
       await app.close();
       if (!opts.cfg) cfg.remove();
+      if (openapi.violations.length > 0) {
+        throw new Error(
+          `answers that /openapi.json does not describe:\n${[...new Set(openapi.violations)].join('\n')}`,
+        );
+      }
     },
   };
 }

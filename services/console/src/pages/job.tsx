@@ -44,6 +44,7 @@ function Timeline(props: { trace: Trace }) {
               />
             </svg>
             {s.error ? <p class="error-text">{s.error}</p> : null}
+            {s.reason ? <p class="muted">skipped: {s.reason}</p> : null}
             {s.condition ? (
               <p class="muted">
                 condition <code>{s.condition}</code>
@@ -218,6 +219,20 @@ function EvidenceView(props: { e: Evidence }) {
             </dd>
           </dl>
         </Card>
+        {e.lists?.length ? (
+          <Card title="Allow and block lists">
+            <ul class="list-matches">
+              {e.lists.map((m) => (
+                <li key={`${m.entry_id}-${m.matched}`}>
+                  <span class={`badge badge-${m.list}`}>{m.list}</span> {m.kind.replace('_', ' ')}{' '}
+                  <code>{m.value}</code> matched {m.matched}
+                  {m.note ? <span class="muted"> ({m.note})</span> : null}
+                  {m.counted ? null : <p class="muted">not counted: {m.reason}</p>}
+                </li>
+              ))}
+            </ul>
+          </Card>
+        ) : null}
         <Card title="Received path">
           {e.received.sending_ip ? <p>Sending address: {e.received.sending_ip}</p> : null}
           {e.received.hops.length === 0 ? (

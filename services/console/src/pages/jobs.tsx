@@ -16,6 +16,9 @@ const TEXT_FILTERS: Record<string, { label: string; hint: string }> = {
   indicator: { label: 'Indicator type', hint: 'e.g. url_shortener' },
   workflow: { label: 'Workflow', hint: 'workflow id' },
   submitter: { label: 'Submitted by', hint: 'username' },
+  reporter: { label: 'Reported by', hint: "the reporter's address" },
+  campaign: { label: 'Campaign', hint: 'campaign id' },
+  email_id: { label: 'Email id', hint: "the message's id" },
   since: { label: 'Since', hint: '2026-11-01 or a timestamp' },
   until: { label: 'Until', hint: '2026-11-02 or a timestamp' },
 };
@@ -28,12 +31,26 @@ const CHOICES: { name: string; label: string; options: string[] }[] = [
     options: ['none', 'low', 'medium', 'high', 'critical'],
   },
   { name: 'action', label: 'Action', options: ['allow', 'flag', 'review', 'quarantine'] },
+  {
+    name: 'feedback',
+    label: 'Analyst feedback',
+    options: ['phishing', 'legitimate', 'none', 'disagrees'],
+  },
 ];
 const KNOWN = new Set([...Object.keys(TEXT_FILTERS), ...CHOICES.map((c) => c.name), 'cursor']);
 
 function choiceLabel(name: string, v: string): string {
   if (name === 'is_phishing') return v === 'true' ? 'phishing' : 'legitimate';
+  if (name === 'feedback' && v === 'disagrees') return 'differs from the verdict';
   return v;
+}
+
+/** `a@x, b@x, c@x +4`: the first recipients and how many more. */
+function recipientsText(j: Job): string {
+  const shown = j.recipients ?? [];
+  if (shown.length === 0) return '—';
+  const more = (j.recipient_count ?? shown.length) - shown.length;
+  return `${shown.join(', ')}${more > 0 ? ` +${more}` : ''}`;
 }
 
 export function JobsPage() {
@@ -152,19 +169,43 @@ function JobTable(props: { jobs: Job[] }) {
   return (
     <table class="jobs">
       <caption class="sr-only">Jobs, newest first</caption>
-      <THead cols={['Created', 'Subject', 'From', 'Verdict', 'Threat', 'Action', 'Workflow']} />
+      <THead
+        cols={[
+          'Created',
+          'Subject',
+          'From',
+          'To',
+          'Reported by',
+          'Verdict',
+          'Threat',
+          'Action',
+          'Top indicator',
+        ]}
+      />
       <tbody>
         {props.jobs.map((j) => (
           <tr key={j.job_id} data-job={j.job_id}>
             <td>
               <Link href={`/jobs/${j.job_id}`}>{time(j.created_at)}</Link>
             </td>
+            <td class="subject">
+              <Link href={`/jobs/${j.job_id}`}>
+                {j.subject ?? j.result?.evidence?.message.subject ?? (
+                  <span class="muted">{j.job_id.slice(0, 8)}</span>
+                )}
+              </Link>
+            </td>
             <td>
-              {j.result?.evidence?.message.subject ?? (
-                <span class="muted">{j.job_id.slice(0, 8)}</span>
+              {j.sender_name ? (
+                <>
+                  {j.sender_name} <span class="muted">&lt;{j.sender}&gt;</span>
+                </>
+              ) : (
+                (j.sender ?? j.result?.evidence?.message.from.address ?? '—')
               )}
             </td>
-            <td>{j.result?.evidence?.message.from.address ?? '—'}</td>
+            <td>{recipientsText(j)}</td>
+            <td>{j.reporter ?? '—'}</td>
             <td>
               <Verdict phishing={j.result?.is_phishing} status={j.status} />
             </td>
@@ -172,7 +213,13 @@ function JobTable(props: { jobs: Job[] }) {
               <Threat level={j.result?.threat_level} />
             </td>
             <td>{j.result?.recommended_action ?? '—'}</td>
-            <td>{j.workflow}</td>
+            <td>
+              {j.top_indicator ? (
+                <span title={j.top_indicator.value}>{j.top_indicator.type}</span>
+              ) : (
+                '—'
+              )}
+            </td>
           </tr>
         ))}
       </tbody>

@@ -32,6 +32,8 @@ export function SubmitPage() {
   );
   const [items, setItems] = useState<Item[]>([]);
   const [workflow, setWorkflow] = useState('');
+  // a user's report to the reporting mailbox: the original inside it is analysed (issue 32)
+  const [report, setReport] = useState(false);
   const [over, setOver] = useState(false);
   const [pasted, setPasted] = useState('');
   const update = (key: string, patch: Partial<Item>) =>
@@ -83,7 +85,10 @@ export function SubmitPage() {
     try {
       const size = typeof body === 'string' ? body.length : body.size;
       if (size > MAX_BYTES) throw new Error(`${name} is larger than 25 MiB`);
-      const q = workflow ? `?workflow_id=${encodeURIComponent(workflow)}` : '';
+      const params = new URLSearchParams();
+      if (workflow) params.set('workflow_id', workflow);
+      if (report) params.set('report', 'true');
+      const q = params.size ? `?${params}` : '';
       const r = await api<{ job_id: string }>(`/api/v1/analyze/raw${q}`, {
         method: 'POST',
         headers: { 'content-type': type },
@@ -121,6 +126,21 @@ export function SubmitPage() {
             </select>
           </div>
         ) : null}
+        <div class="field check">
+          <input
+            id="as-report"
+            type="checkbox"
+            checked={report}
+            onChange={(e) => setReport((e.currentTarget as HTMLInputElement).checked)}
+            aria-describedby="as-report-hint"
+          />
+          <label for="as-report">This is a user's report</label>
+          <small id="as-report-hint" class="muted">
+            A message someone forwarded or attached to report it: the original inside is analysed
+            and the sender of the report recorded as its reporter (as{' '}
+            <code>trawl analyze --report</code>).
+          </small>
+        </div>
         <label
           for="files"
           class={`drop ${over ? 'over' : ''}`}
