@@ -3,6 +3,7 @@ import type { AnalysisContext, Email, ServiceConfigFile, Workflow } from '@trawl
 import { parseRawEmail } from '@trawl/mail';
 import type { PluginDefinition } from '@trawl/plugin-sdk';
 import { type CompiledWorkflow, compileWorkflow, runWorkflow } from '@trawl/workflow-engine';
+import { viewOf } from '../shared/view.ts';
 import { inProcessDeps } from './in-process-invoker.ts';
 
 export type Label = 'phishing' | 'ham';
@@ -34,6 +35,8 @@ export interface MessageOutcome {
   scores: Record<string, number>;
   /** `<analyzer>.<symbol>` → its group (analyzer_details.groups), when it has one. */
   groups: Record<string, string>;
+  /** The language the analyzers read the message in (`email.language`, else the guess; '' unknown). */
+  language?: string;
 }
 
 function summarizeContext(
@@ -169,12 +172,14 @@ export function evalRunner(
         return { ...base, predicted: false, probability: 0, error, parse_failed: true };
       }
       const out = await runWorkflow(compiled, email, deps);
+      const language = viewOf(email).language;
       if (out.status === 'completed') {
         const p = out.result.is_phishing ? out.result.confidence : 1 - out.result.confidence;
         return {
           ...base,
           predicted: out.result.is_phishing,
           probability: p,
+          language,
           ...summarizeContext(out.context),
         };
       }
@@ -183,6 +188,7 @@ export function evalRunner(
         predicted: false,
         probability: 0,
         error: out.error.message,
+        language,
         ...summarizeContext(out.context),
       };
     },

@@ -7,6 +7,7 @@ import type { PluginDefinition } from '@trawl/plugin-sdk';
 import { bundleEvalWorker } from './bundle-worker.ts';
 import { type EvalItem, evalRunner, type Label, type MessageOutcome } from './eval-message.ts';
 import type { MainMessage, WorkerInput, WorkerMessage } from './eval-worker.ts';
+import { formatLanguages, formatSymbolTable, symbolTable } from './symbol-table.ts';
 import { withClassifier } from './with-classifier.ts';
 
 export type { Label } from './eval-message.ts';
@@ -525,6 +526,8 @@ export function formatReport(r: EvalReport, extra: string[] = []): string {
   };
   table('per analyzer (its own verdict is phishing):', r.analyzers);
   table('per indicator type (raised at least once):', r.indicator_types);
+  lines.push(...formatLanguages(r.outcomes));
+  lines.push(...formatSymbolTable(symbolTable(r.outcomes)));
   lines.push(...extra);
   lines.push(figuresLine(r.all, r.msgs_per_s));
   return lines.join('\n');
