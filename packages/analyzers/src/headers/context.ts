@@ -1,8 +1,15 @@
 import type { Email } from '@trawl/contracts';
 import { type AuthResults, readAuthResults } from '../shared/auth-results.ts';
-import { firstHeader, headerValues } from '../shared/header-values.ts';
+import { angleContent, firstHeader } from '../shared/header-values.ts';
 import type { Lexicons } from '../shared/lexicons.ts';
 import type { Finding } from '../shared/score.ts';
+import {
+  listEvidence,
+  listIdOrg,
+  listPostAddress,
+  orgSigned,
+  signerCovering,
+} from '../shared/signed-headers.ts';
 import { blankSpans, type MailView, orgDomain, viewOf } from '../shared/view.ts';
 import type { HeadersSettings } from './settings.ts';
 
@@ -22,8 +29,13 @@ export interface HeaderContext {
   fromOrg: string;
   /** The From display name ('' when none). */
   dn: string;
-  /** Org domains that relay for the author: the List-Id's, the Sender header's. */
+  /** Org domains that relay for the author: an authenticated list's, a signing Sender's. */
   relays: Set<string>;
+  /**
+   * The List-Id when the list's domain authenticates the message (see authenticatedListId), else
+   * ''. What a list explains (subject tags, rewritten senders, digests) counts only then.
+   */
+  authList: string;
   /** The list's domain when a mailing list rewrote From (DMARC mitigation), else undefined. */
   list: string | undefined;
   /**
@@ -46,20 +58,6 @@ export interface HeaderContext {
 }
 
 /**
- * What `/<([^>]+)>/.exec(s)?.[1]` answers: the text between the first `<` that is followed (not
- * at once) by a `>`, and that `>`. A scan with indexOf; the regex retried the rest of the value
- * at every `<` (quadratic on a value of many `<`).
- */
-export function angleContent(s: string): string | undefined {
-  for (let lt = s.indexOf('<'); lt !== -1; lt = s.indexOf('<', lt + 1)) {
-    const gt = s.indexOf('>', lt + 1);
-    if (gt === -1) return undefined;
-    if (gt > lt + 1) return s.slice(lt + 1, gt);
-  }
-  return undefined;
-}
-
-/**
  * What `s.replace(/\[[^\]]*\]/g, ' ')` answers: each `[…]` (to the next `]`) made one space. A
  * scan with indexOf; the regex read the rest of the value again at every `[` without a `]`.
  */
@@ -67,20 +65,18 @@ export function blankBrackets(s: string): string {
   return blankSpans(s, '[', ']');
 }
 
-/** Org domains that legitimately relay for the author: mailing lists, the Sender header. */
-function relayDomains(v: MailView): Set<string> {
+/**
+ * Org domains that legitimately relay for the author: an authenticated mailing list's, and the
+ * Sender header's (RFC 5322: the agent that sent for the author) when that domain signed the
+ * message. A relay that did not authenticate the message is only a header the sender wrote.
+ */
+function relayDomains(v: MailView, a: AuthResults, authList: string): Set<string> {
   const s = new Set<string>();
-  const lid = angleContent(v.list_id) ?? v.list_id;
-  if (lid) s.add(orgDomain(lid.split('.').slice(-3).join('.')));
-  if (v.sender_header) s.add(v.sender_header.org_domain);
+  const lid = listIdOrg(authList);
+  if (lid) s.add(lid);
+  if (v.sender_header && orgSigned(a, v.sender_header.org_domain))
+    s.add(v.sender_header.org_domain);
   return s;
-}
-
-/** The address in a `List-Post: <mailto:list@host>` value, lower-case. */
-function listPostAddress(email: Email): string {
-  const lp = firstHeader(email, 'list-post') ?? '';
-  const m = /<mailto:([^>?\s]+)/i.exec(lp.slice(0, 1000));
-  return m?.[1]?.toLowerCase() ?? '';
 }
 
 /**
@@ -101,24 +97,11 @@ function listRewrite(email: Email, v: MailView, a: AuthResults): string | undefi
     (listOrg !== '' && (v.from.org_domain === listOrg || orgDomain(lid) === v.from.org_domain));
   if (!fromIsList) return undefined;
   if (a.dmarc === 'fail') return undefined;
-  if (a.dkim !== 'none_seen' || a.arc !== 'none_seen') {
-    const signed = a.dkim_pass_domains.some((d) => orgDomain(d) === v.from.org_domain);
-    if (!signed && a.arc !== 'pass') return undefined;
-  }
+  // the list's own domain signed what it sent (verified at the trusted hop), or a trusted sealer's
+  // ARC chain through the list holds: otherwise the rewriting is only what the sender wrote
+  if (!orgSigned(a, v.from.org_domain) && !a.arc_trusted && !listEvidence(email, v, a))
+    return undefined;
   return v.from.org_domain;
-}
-
-/** A `tag=value` of a DKIM-Signature value, lower-case, folding white space removed. */
-function dkimTag(sig: string, tag: string): string {
-  for (const part of sig.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq !== -1 && part.slice(0, eq).trim().toLowerCase() === tag)
-      return part
-        .slice(eq + 1)
-        .replace(/\s+/g, '')
-        .toLowerCase();
-  }
-  return '';
 }
 
 /**
@@ -130,14 +113,8 @@ function dkimTag(sig: string, tag: string): string {
  * From domain with standing (a brand's or the organisation's own), which is what a spoofer writes.
  */
 function listSigner(email: Email, v: MailView, a: AuthResults): string | undefined {
-  if (!v.list_id || !a.verified || a.dkim_pass_domains.length === 0) return undefined;
-  for (const sig of headerValues(email, 'dkim-signature').slice(0, 10)) {
-    const d = dkimTag(sig, 'd');
-    if (!d || orgDomain(d) === v.from.org_domain) continue;
-    if (!a.dkim_pass_domains.some((p) => p === d || p.endsWith(`.${d}`))) continue;
-    if (dkimTag(sig, 'h').split(':').includes('list-id')) return d;
-  }
-  return undefined;
+  if (!v.list_id) return undefined;
+  return signerCovering(email, a, 'list-id', v.from.org_domain);
 }
 
 /** Registrable domains of the visible recipients (the mailbox the message was delivered to). */
@@ -158,10 +135,12 @@ export function headerContext(
   found: readonly Finding[],
 ): HeaderContext {
   const v = viewOf(email);
-  const auth = settings.authserv_ids.length
-    ? readAuthResults(email, settings.authserv_ids)
-    : v.auth;
+  const auth =
+    settings.authserv_ids.length || settings.trusted_arc_sealers.length
+      ? readAuthResults(email, settings.authserv_ids, { arcSealers: settings.trusted_arc_sealers })
+      : v.auth;
   const fromHeader = firstHeader(email, 'from') ?? '';
+  const authList = listEvidence(email, v, auth);
   return {
     email,
     v,
@@ -171,7 +150,8 @@ export function headerContext(
     auth,
     fromOrg: v.from.org_domain,
     dn: v.from.display_name,
-    relays: relayDomains(v),
+    relays: relayDomains(v, auth, authList),
+    authList,
     list: listRewrite(email, v, auth),
     listSigner: listSigner(email, v, auth),
     fromHeader,

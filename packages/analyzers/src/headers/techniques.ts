@@ -374,7 +374,7 @@ function shownName(ctx: HeaderContext): string {
 export const displayNameRecipientFindings: HeaderTechnique = (ctx) => {
   const { v, fromOrg, recipientDomains, w } = ctx;
   const shown = shownName(ctx);
-  if (!shown || v.list_id) return NONE;
+  if (!shown || ctx.authList) return NONE;
   const lower = shown.toLowerCase();
   const named = [...recipientDomains].find((d) => d !== fromOrg && containsWord(lower, d));
   if (!named) return NONE;
@@ -394,7 +394,7 @@ const SYSTEM_NAME_RE =
 export const systemNameFindings: HeaderTechnique = (ctx) => {
   const { email, v, w } = ctx;
   const shown = shownName(ctx);
-  if (!shown || v.list_id) return NONE;
+  if (!shown || ctx.authList) return NONE;
   // a real delivery report (multipart/report) quotes the bounced message, links and all
   const report = /^\s*multipart\/report\b/i.test(firstHeader(email, 'content-type') ?? '');
   if (
@@ -421,6 +421,8 @@ function cachedNames(lex: Lexicons, organisationDomains: string[]): ProtectedNam
 
 // 5. sender domain is a look-alike of a brand or of the organisation
 export const senderLookalikeFindings: HeaderTechnique = ({ lex, settings, fromOrg, w }) => {
+  // a mail provider's own domain is a known one, nobody's look-alike
+  if (lex.freeMail.has(fromOrg)) return NONE;
   const look = findLookalike(fromOrg, cachedNames(lex, settings.organisation_domains));
   if (!look) return NONE;
   return one(
@@ -480,8 +482,8 @@ export const selfAddressedFindings: HeaderTechnique = ({ v, to, list, w }) => {
 };
 
 // 7. recipient address or mailbox name used as bait in the subject
-export const recipientInSubjectFindings: HeaderTechnique = ({ v, to, subj, w }) => {
-  for (const r of v.list_id ? [] : to.slice(0, 5)) {
+export const recipientInSubjectFindings: HeaderTechnique = ({ authList, to, subj, w }) => {
+  for (const r of authList ? [] : to.slice(0, 5)) {
     const local = r.split('@')[0] ?? '';
     if ((r.length > 5 && subj.includes(r)) || (local.length >= 5 && containsWord(subj, local)))
       return oneOf(
@@ -499,8 +501,8 @@ const recipientInSubject = (ctx: HeaderContext) =>
 
 // 7. the recipient's domain named in the subject (unless the address itself is)
 export const recipientDomainInSubjectFindings: HeaderTechnique = (ctx) => {
-  const { v, recipientDomains, fromOrg, subj, w } = ctx;
-  if (v.list_id) return NONE;
+  const { recipientDomains, fromOrg, subj, w } = ctx;
+  if (ctx.authList) return NONE;
   const named = [...recipientDomains].find((d) => d !== fromOrg && containsWord(subj, d));
   if (!named || recipientInSubject(ctx)) return NONE;
   return oneOf(
@@ -600,8 +602,8 @@ export const brokenWordsFindings: HeaderTechnique = ({ v, dn, w }) => {
 };
 
 // 10. "Re:" on a message that answers nothing
-export const fakeReplyFindings: HeaderTechnique = ({ v, w }) => {
-  if (v.list_id || !fakeReply(v.subject, v.header_names)) return NONE;
+export const fakeReplyFindings: HeaderTechnique = ({ v, authList, w }) => {
+  if (authList || !fakeReply(v.subject, v.header_names)) return NONE;
   return oneOf(
     w,
     'fake_reply',
@@ -613,7 +615,7 @@ export const fakeReplyFindings: HeaderTechnique = ({ v, w }) => {
 // 10. an organisation's name on a role address that is not its own
 export const unrelatedOrgNameFindings: HeaderTechnique = (ctx) => {
   const { v, dn, w } = ctx;
-  if (!dn || v.list_id) return NONE;
+  if (!dn || ctx.authList) return NONE;
   // a mailbox name of random-case letters is no organisation's, as a role address is not a person's
   const generated = mixedCaseLocalPart(writtenAddress(ctx).split('@')[0] ?? '');
   if (!unrelatedOrgName(dn, v.from.address, generated)) return NONE;
@@ -654,7 +656,7 @@ export const generatedSubdomainFindings: HeaderTechnique = ({ v, fromOrg, w }) =
 // 10. a sender mailbox name that looks generated
 export const generatedLocalPartFindings: HeaderTechnique = (ctx) => {
   const { v, w } = ctx;
-  if (!v.from.address || v.list_id) return NONE;
+  if (!v.from.address || ctx.authList) return NONE;
   if (!generatedLocalPart(writtenAddress(ctx))) return NONE;
   return oneOf(
     w,

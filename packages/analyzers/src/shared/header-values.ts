@@ -110,3 +110,17 @@ export function domainOf(address: string | undefined): string | undefined {
   while (end > 0 && isTrailing(d.charCodeAt(end - 1))) end--;
   return end > 0 ? d.slice(0, end) : undefined;
 }
+
+/**
+ * What `/<([^>]+)>/.exec(s)?.[1]` answers: the text between the first `<` that is followed (not
+ * at once) by a `>`, and that `>`. A scan with indexOf; the regex retried the rest of the value
+ * at every `<` (quadratic on a value of many `<`).
+ */
+export function angleContent(s: string): string | undefined {
+  for (let lt = s.indexOf('<'); lt !== -1; lt = s.indexOf('<', lt + 1)) {
+    const gt = s.indexOf('>', lt + 1);
+    if (gt === -1) return undefined;
+    if (gt > lt + 1) return s.slice(lt + 1, gt);
+  }
+  return undefined;
+}

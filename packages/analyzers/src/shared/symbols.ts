@@ -61,7 +61,9 @@ export interface GroupDef {
  */
 export const GROUPS = {
   auth: {
-    max: 3,
+    // below the scorer's bias (−3): failing authentication alone (a forwarded or relayed message)
+    // is not phishing; with any other sign of it, it is
+    max: 2.5,
     min: 0,
     reason:
       'sender authentication as the receiving organisation recorded it (SPF, DKIM, DMARC, ARC)',
