@@ -6,7 +6,7 @@ import type { Email } from '@trawl/contracts';
 import { firstHeader } from '../shared/header-values.ts';
 import { institutionSender } from '../shared/institutions.ts';
 import { type LanguageHits, viewBrands, viewHits } from '../shared/lexicon-hits.ts';
-import type { Brand, Lexicons } from '../shared/lexicons.ts';
+import { type Brand, hostInList, type Lexicons } from '../shared/lexicons.ts';
 import { countMixedScriptWords, countStyledLetters, hasNonAscii } from '../shared/normalize.ts';
 import { type Finding, finding, one, oneOf } from '../shared/score.ts';
 import { authenticatedBulk } from '../shared/signed-headers.ts';
@@ -410,14 +410,24 @@ export const brandOwnLinksFindings: ContentTechnique = ({ email, v, lex, hits, w
   if (!from || lex.freeMail.has(v.from.org_domain) || (email.attachments?.length ?? 0) > 0)
     return NONE;
   const brand = lex.brands.find((b) => brandOwns(b, from));
-  if (!brand) return NONE;
-  // every link to the brand, none of them an open redirect carrying another address
+  // a platform that sends for anyone carries what its users wrote: its links prove nothing
+  if (!brand || brand.sends_for_anyone) return NONE;
+  // every link to the brand's own pages: none an open redirect carrying another address, none on
+  // a host where anyone can publish
   const links = followedLinks(v);
   if (
     links.length === 0 ||
-    !links.every((u) => u.domain !== '' && brandOwns(brand, u.domain) && !carriesUrl(u.url))
+    !links.every(
+      (u) =>
+        u.domain !== '' &&
+        brandOwns(brand, u.domain) &&
+        !carriesUrl(u.url) &&
+        !hostInList(lex.freeHosting, u.host, u.domain),
+    )
   )
     return NONE;
+  // a number to call is an answer that does not go through the brand (call-back lures)
+  if (phoneNumberIn(v.text || v.html_text)) return NONE;
   if (!v.reply_to.every((r) => r.domain !== '' && brandOwns(brand, r.domain))) return NONE;
   const count = (cats: readonly ScoredCategory[]) =>
     cats.reduce((n, c) => n + (hits.subject[c]?.length ?? 0) + (hits.body[c]?.length ?? 0), 0);

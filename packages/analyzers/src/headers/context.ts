@@ -1,6 +1,6 @@
 import type { Email } from '@trawl/contracts';
 import { type AuthResults, readAuthResults } from '../shared/auth-results.ts';
-import { angleContent, firstHeader } from '../shared/header-values.ts';
+import { addressIn, angleContent, firstHeader } from '../shared/header-values.ts';
 import type { Lexicons } from '../shared/lexicons.ts';
 import type { Finding } from '../shared/score.ts';
 import {
@@ -43,6 +43,12 @@ export interface HeaderContext {
    * the List-Id and verified at the trusted hop, else undefined (see listSigner).
    */
   listSigner: string | undefined;
+  /**
+   * The address a service sends on behalf of: shown in the display name and the Reply-To both
+   * ("Per conto di: anna@example.it" <posta-certificata@provider.it>, Reply-To anna@example.it);
+   * '' otherwise. Display name and Reply-To then say one fact, and count as one.
+   */
+  onBehalf: string;
   /** The first From header as written. */
   fromHeader: string;
   /** fromHeader without its quoted parts (an address in a quoted name is not the sender's). */
@@ -117,6 +123,15 @@ function listSigner(email: Email, v: MailView, a: AuthResults): string | undefin
   return signerCovering(email, a, 'list-id', v.from.org_domain);
 }
 
+/** The address shown in the display name when a Reply-To is that same address, else ''. */
+function onBehalfOf(v: MailView): string {
+  const dn = v.from.display_name;
+  if (!dn || v.reply_to.length === 0) return '';
+  const shown = addressIn(dn)?.[0].toLowerCase();
+  if (!shown || shown === v.from.address) return '';
+  return v.reply_to.some((r) => r.address === shown) ? shown : '';
+}
+
 /** Registrable domains of the visible recipients (the mailbox the message was delivered to). */
 function recipientOrgs(v: MailView): Set<string> {
   const s = new Set<string>();
@@ -154,6 +169,7 @@ export function headerContext(
     authList,
     list: listRewrite(email, v, auth),
     listSigner: listSigner(email, v, auth),
+    onBehalf: onBehalfOf(v),
     fromHeader,
     unquoted: fromHeader.replace(/"[^"]*"/g, ''),
     recipientDomains: recipientOrgs(v),

@@ -68,6 +68,12 @@ export const HEADERS_SYMBOLS = defineSymbols({
     group: 'sender',
     reason: 'the display name shows an address of another domain than the real sender',
   },
+  on_behalf_of: {
+    score: 0.5,
+    group: 'sender',
+    reason:
+      'a service sends for the address its display name shows, and replies go to that address (certified mail, e-invoicing, forms): one fact for display name and Reply-To',
+  },
   display_name_brand: {
     score: 2.2,
     group: 'sender',

@@ -2,7 +2,7 @@
  * The header techniques, one function each: `(ctx) => Finding[]` over one message's HeaderContext.
  * headerFindings (analyzer.ts) runs them in the order of HEADER_TECHNIQUES.
  */
-import { firstHeader } from '../shared/header-values.ts';
+import { addressIn, firstHeader } from '../shared/header-values.ts';
 import { displayNameBrands } from '../shared/lexicon-hits.ts';
 import type { Lexicons } from '../shared/lexicons.ts';
 import {
@@ -134,7 +134,10 @@ function standingOf(ctx: HeaderContext): 'own' | 'brand' | undefined {
   if (own.some((d) => under(fromOrg, d.toLowerCase()))) return 'own';
   // free-mail and hosting domains belong to brands too, but anyone can sign up for an address there
   if (lex.freeMail.has(fromOrg)) return undefined;
-  if (lex.brands.some((b) => b.domains.some((d) => under(fromOrg, d)))) return 'brand';
+  // a platform that sends for anyone (invoices, shares, invitations) vouches for itself, not for
+  // what its users wrote
+  const brand = lex.brands.find((b) => b.domains.some((d) => under(fromOrg, d)));
+  if (brand && !brand.sends_for_anyone) return 'brand';
   return undefined;
 }
 
@@ -152,9 +155,18 @@ export const standingFindings: HeaderTechnique = (ctx) => {
 };
 
 // 2. reply-to pointing elsewhere (explained when a mailing list rewrote From)
-export const replyToFindings: HeaderTechnique = ({ v, lex, fromOrg, relays, list, w }) => {
+export const replyToFindings: HeaderTechnique = ({
+  v,
+  lex,
+  fromOrg,
+  relays,
+  list,
+  onBehalf,
+  w,
+}) => {
   for (const r of v.reply_to) {
     if (!r.org_domain || r.org_domain === fromOrg || relays.has(r.org_domain)) continue;
+    if (onBehalf && r.address === onBehalf) continue; // said by the display name already
     const free = lex.freeMail.has(r.org_domain) || lex.freeMail.has(r.domain);
     const out: Finding[] = [
       {
@@ -192,51 +204,21 @@ export const returnPathFindings: HeaderTechnique = ({ v, fromOrg, relays, w }) =
   );
 };
 
-const isLocalChar = (c: number) =>
-  (c >= 97 && c <= 122) ||
-  (c >= 65 && c <= 90) ||
-  (c >= 48 && c <= 57) ||
-  c === 46 /* . */ ||
-  c === 95 /* _ */ ||
-  c === 37 /* % */ ||
-  c === 43 /* + */ ||
-  c === 45; /* - */
-const isLabelChar = (c: number) =>
-  (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 45;
-
-/**
- * What `/[A-Za-z0-9._%+-]+@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)/.exec(s)` answers, as
- * `[match, domain]`: the first `@` with a local part before it and a dotted domain after it. A scan
- * from each `@`; the regex read the run of address characters again from each of its positions
- * (quadratic on a long run without `@`).
- */
-export function addressIn(s: string): [string, string] | undefined {
-  for (let at = s.indexOf('@'); at !== -1; at = s.indexOf('@', at + 1)) {
-    let start = at;
-    while (start > 0 && isLocalChar(s.charCodeAt(start - 1))) start--;
-    if (start === at) continue;
-    let end = at + 1;
-    while (end < s.length && isLabelChar(s.charCodeAt(end))) end++;
-    if (end === at + 1) continue;
-    let dots = 0;
-    while (end + 1 < s.length && s.charCodeAt(end) === 46 && isLabelChar(s.charCodeAt(end + 1))) {
-      end += 2;
-      while (end < s.length && isLabelChar(s.charCodeAt(end))) end++;
-      dots++;
-    }
-    if (dots === 0) continue;
-    return [s.slice(start, end), s.slice(at + 1, end)];
-  }
-  return undefined;
-}
-
 // 4. display-name spoofing: an address in the name whose domain is not the sender's
-export const displayNameAddressFindings: HeaderTechnique = ({ v, dn, fromOrg, w }) => {
+export const displayNameAddressFindings: HeaderTechnique = ({ v, dn, fromOrg, onBehalf, w }) => {
   if (!dn) return NONE;
   const addrInName = addressIn(dn);
   if (!addrInName) return NONE;
   const shown = orgDomain(addrInName[1].toLowerCase());
   if (!shown || !fromOrg || shown === fromOrg) return NONE;
+  // a service sending for the shown address, replies going to it: one fact, counted once
+  if (onBehalf)
+    return oneOf(
+      w,
+      'on_behalf_of',
+      'display_name_spoofing',
+      `sent by ${v.from.address} on behalf of ${onBehalf} (display name and Reply-To)`,
+    );
   return oneOf(
     w,
     'display_name_address',
@@ -499,10 +481,17 @@ export const recipientInSubjectFindings: HeaderTechnique = ({ authList, to, subj
 const recipientInSubject = (ctx: HeaderContext) =>
   ctx.found.some((f) => f.symbol === 'recipient_in_subject');
 
+/**
+ * A DMARC or TLS report's subject names the reported domain (the recipient's) and a report id
+ * shaped like an address, as RFC 7489 and RFC 8460 ask: its own wording, not bait.
+ */
+const reportSubject = ({ v }: HeaderContext) =>
+  v.report?.kind === 'dmarc_report' || v.report?.kind === 'tls_report';
+
 // 7. the recipient's domain named in the subject (unless the address itself is)
 export const recipientDomainInSubjectFindings: HeaderTechnique = (ctx) => {
   const { recipientDomains, fromOrg, subj, w } = ctx;
-  if (ctx.authList) return NONE;
+  if (ctx.authList || reportSubject(ctx)) return NONE;
   const named = [...recipientDomains].find((d) => d !== fromOrg && containsWord(subj, d));
   if (!named || recipientInSubject(ctx)) return NONE;
   return oneOf(
@@ -630,7 +619,8 @@ export const unrelatedOrgNameFindings: HeaderTechnique = (ctx) => {
 // 10. an e-mail address shown in the subject (unless it is the recipient's, counted above)
 export const addressInSubjectFindings: HeaderTechnique = (ctx) => {
   const { v, subj, w } = ctx;
-  if (recipientInSubject(ctx) || !addressInSubject(subj, v.from.address)) return NONE;
+  if (recipientInSubject(ctx) || reportSubject(ctx) || !addressInSubject(subj, v.from.address))
+    return NONE;
   return oneOf(w, 'address_in_subject', 'header_anomaly', 'the subject shows an e-mail address');
 };
 

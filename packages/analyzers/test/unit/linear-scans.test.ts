@@ -22,9 +22,9 @@ import {
   numberedLocalPart,
 } from '../../src/headers/bulk-signs.ts';
 import { blankBrackets } from '../../src/headers/context.ts';
-import { addressIn } from '../../src/headers/techniques.ts';
 import { unfence } from '../../src/llm/answer.ts';
 import {
+  addressIn,
   angleContent,
   domainOf,
   firstAddress,
