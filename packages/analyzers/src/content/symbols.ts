@@ -117,7 +117,7 @@ export const CONTENT_TECHNIQUE_SYMBOLS = defineSymbols({
     reason: 'one junk token stuffed into the words again and again',
   },
   hidden_text: {
-    score: 1.0,
+    score: 2.0,
     group: 'obfuscation',
     reason: 'HTML pushes text far off screen (hidden filler or a hidden lure)',
   },

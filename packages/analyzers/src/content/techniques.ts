@@ -227,8 +227,10 @@ export const insertedNoiseFindings: ContentTechnique = ({ v, w }) => {
   );
 };
 
-// text pushed far off screen by CSS (hidden filler or hidden lure)
-const OFF_SCREEN = /(?:margin-(?:top|left)|text-indent|left|top)\s*:\s*-?\d{5,}px/i;
+// text pushed far off screen by CSS (hidden filler or hidden lure): an offset, or a spacer tens
+// of thousands of pixels (or a hundred screens) high; no message is laid out that far
+const OFF_SCREEN =
+  /(?:margin-(?:top|left)|text-indent|left|top|height|min-height)\s*:\s*-?(?:\d{5,}px|\d{4,}vh)/i;
 
 export const hiddenTextFindings: ContentTechnique = ({ v, w }) => {
   if (!htmlMatches(v, OFF_SCREEN)) return NONE;
