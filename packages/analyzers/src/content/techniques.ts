@@ -9,7 +9,7 @@ import { type LanguageHits, viewBrands, viewHits } from '../shared/lexicon-hits.
 import { type Brand, hostInList, type Lexicons } from '../shared/lexicons.ts';
 import { countMixedScriptWords, countStyledLetters, hasNonAscii } from '../shared/normalize.ts';
 import { type Finding, finding, one, oneOf } from '../shared/score.ts';
-import { authenticatedBulk } from '../shared/signed-headers.ts';
+import { bulkEvidence } from '../shared/signed-headers.ts';
 import { htmlMatches, type MailView, viewOf } from '../shared/view.ts';
 import type { ContentSettings } from './settings.ts';
 import {
@@ -262,7 +262,7 @@ export const htmlOnlyFindings: ContentTechnique = ({ email, v, w }) => {
   // the view's HTML text is bounded: the parser's copy starts with it
   if (plain.trim() !== '' && !plain.startsWith(v.html_text)) return NONE;
   // only a list or bulk header that a domain authenticating the message vouches for
-  if (authenticatedBulk(email, v.list_id, v.auth)) return NONE;
+  if (bulkEvidence(email, v, v.auth)) return NONE;
   return oneOf(
     w,
     'html_only',

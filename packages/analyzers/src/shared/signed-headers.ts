@@ -75,6 +75,34 @@ export function authenticatedBulk(email: Email, listId: string, a: AuthResults):
   return signerCovering(email, a, 'list-unsubscribe') !== undefined;
 }
 
+/** Registrable domains a List-Unsubscribe value points to (mailto hosts and URL hosts). */
+function unsubscribeOrgs(value: string): Set<string> {
+  const out = new Set<string>();
+  for (const part of value.slice(0, 2000).split(',', 10)) {
+    const inner = (angleContent(part) ?? part).trim().toLowerCase();
+    const host = inner.startsWith('mailto:')
+      ? (inner.slice(7).split('?')[0]?.split('@')[1] ?? '')
+      : (/^https?:\/\/([^/?#:]+)/.exec(inner)?.[1] ?? '');
+    if (host) out.add(orgDomain(host));
+  }
+  return out;
+}
+
+/**
+ * Whether what a message's list or bulk headers say can be believed (see listEvidence): a
+ * signature covers them; or, where the receiving hop recorded no authentication at all, a list's
+ * whole shape, or a bulk sender's: From, the envelope sender and the List-Unsubscribe address all
+ * at one domain (a List-Unsubscribe added to someone else's message points elsewhere).
+ */
+export function bulkEvidence(email: Email, v: MailView, a: AuthResults): boolean {
+  if (authenticatedBulk(email, v.list_id, a) || listEvidence(email, v, a)) return true;
+  if (!nothingRecorded(a)) return false;
+  const unsub = firstHeader(email, 'list-unsubscribe');
+  const org = v.from.org_domain;
+  if (!unsub || !org || v.return_path?.org_domain !== org) return false;
+  return unsubscribeOrgs(unsub).has(org);
+}
+
 /** Whether the trusted hop verified a DKIM signature of the registrable domain `org`. */
 export function orgSigned(a: AuthResults, org: string): boolean {
   return !!org && a.verified && a.dkim_pass_domains.some((d) => orgDomain(d) === org);
@@ -100,13 +128,21 @@ export function listPostAddress(email: Email): string {
 /**
  * The List-Id, when what it says of the message can be believed: the list's domain authenticates
  * the message (authenticatedListId); or, where the receiving hop recorded no authentication at all
- * (nothing can be authenticated there), the message has the whole shape of a list's DMARC
- * rewriting: From is the list's own posting address (List-Post). '' otherwise.
+ * (nothing can be authenticated there), the message has the whole shape of a list's: From is the
+ * list's own posting address (List-Post, a list's DMARC rewriting), or the author's message came
+ * from the list's own bounce address (Return-Path and Sender at the List-Id's domain). A List-Id
+ * added to a message that did not come through that list has neither. '' otherwise.
  */
 export function listEvidence(email: Email, v: MailView, a: AuthResults): string {
   if (!v.list_id) return '';
   if (authenticatedListId(email, v.list_id, a)) return v.list_id;
   if (!nothingRecorded(a)) return '';
   const post = listPostAddress(email);
-  return post !== '' && v.from.address === post ? v.list_id : '';
+  if (post !== '' && v.from.address === post) return v.list_id;
+  // every list manager sends from its own bounce address: the envelope sender (and the Sender
+  // header, when there is one) at the list's own domain
+  const org = listIdOrg(v.list_id);
+  const rp = v.return_path?.org_domain ?? '';
+  const sender = v.sender_header?.org_domain ?? org;
+  return org !== '' && rp === org && sender === org && v.from.org_domain !== org ? v.list_id : '';
 }
