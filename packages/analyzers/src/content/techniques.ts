@@ -3,10 +3,10 @@
  * ContentContext. contentFindings (analyzer.ts) runs them in the order of CONTENT_TECHNIQUES.
  */
 import type { Email } from '@trawl/contracts';
-import { firstHeader } from '../shared/header-values.ts';
 import { institutionSender } from '../shared/institutions.ts';
 import { type LanguageHits, viewBrands, viewHits } from '../shared/lexicon-hits.ts';
 import { type Brand, hostInList, type Lexicons } from '../shared/lexicons.ts';
+import { reportProse } from '../shared/machine-mail.ts';
 import { countMixedScriptWords, countStyledLetters, hasNonAscii } from '../shared/normalize.ts';
 import { type Finding, finding, one, oneOf } from '../shared/score.ts';
 import { bulkEvidence } from '../shared/signed-headers.ts';
@@ -16,6 +16,7 @@ import {
   genericGreeting,
   greetingAddress,
   insertedNoise,
+  isTextAlternative,
   namesMoneyAmount,
   phoneNumberIn,
   sentimentScore,
@@ -259,8 +260,9 @@ export const subjectMoneyFindings: ContentTechnique = ({ v, w }) => {
 export const htmlOnlyFindings: ContentTechnique = ({ email, v, w }) => {
   if (!v.has_html || v.html_text.trim() === '') return NONE;
   const plain = email.body_text ?? '';
-  // the view's HTML text is bounded: the parser's copy starts with it
-  if (plain.trim() !== '' && !plain.startsWith(v.html_text)) return NONE;
+  // the view's HTML text is bounded: the parser's copy starts with it; a text part that says
+  // something else (a report's fields, filler) is no alternative
+  if (!plain.startsWith(v.html_text) && isTextAlternative(plain, v.html_text)) return NONE;
   // only a list or bulk header that a domain authenticating the message vouches for
   if (bulkEvidence(email, v, v.auth)) return NONE;
   return oneOf(
@@ -283,7 +285,7 @@ export const imageOnlyFindings: ContentTechnique = ({ email, v, w }) => {
         (u.source === 'href' || u.source === 'area') &&
         (u.scheme === 'http' || u.scheme === 'https'),
     ) ||
-    !visibleBelow(v.html_text, email.body_text, 120)
+    !visibleBelow(v.html_text, reportProse(email.body_text ?? ''), 120)
   )
     return NONE;
   return oneOf(

@@ -4,6 +4,7 @@ import { parseRawEmail } from '@trawl/mail';
 import type { PluginDefinition } from '@trawl/plugin-sdk';
 import { type CompiledWorkflow, compileWorkflow, runWorkflow } from '@trawl/workflow-engine';
 import { viewOf } from '../shared/view.ts';
+import { type Forgery, forge } from './forgeries.ts';
 import { inProcessDeps } from './in-process-invoker.ts';
 
 export type Label = 'phishing' | 'ham';
@@ -14,10 +15,14 @@ export interface EvalItem {
   /** Position of the file within its class (sorted by name), for the even/odd split. */
   index: number;
   path: string;
+  /** Run the message with this forgery applied (eval/forgeries.ts). */
+  forgery?: Forgery;
 }
 
 export interface MessageOutcome {
   file: string;
+  /** The forgery the message was run with, when any. */
+  forgery?: Forgery;
   label: Label;
   index: number;
   predicted: boolean;
@@ -155,6 +160,7 @@ export function evalRunner(
     async run(it) {
       const base = {
         file: it.file,
+        ...(it.forgery ? { forgery: it.forgery } : {}),
         label: it.label,
         index: it.index,
         analyzers: {},
@@ -166,7 +172,8 @@ export function evalRunner(
       };
       let email: Email;
       try {
-        email = await runBytes(readFileSync(it.path));
+        const raw = readFileSync(it.path);
+        email = await runBytes(it.forgery ? forge(it.forgery, raw) : raw);
       } catch (err) {
         const error = (err as Error).message.slice(0, 300);
         return { ...base, predicted: false, probability: 0, error, parse_failed: true };

@@ -1,13 +1,14 @@
 import type { Email } from '@trawl/contracts';
 import { type AuthResults, readAuthResults } from '../shared/auth-results.ts';
-import { addressIn, angleContent, firstHeader } from '../shared/header-values.ts';
+import { addressIn, firstHeader } from '../shared/header-values.ts';
 import type { Lexicons } from '../shared/lexicons.ts';
 import type { Finding } from '../shared/score.ts';
 import {
-  listEvidence,
   listIdOrg,
   listPostAddress,
+  nothingRecorded,
   orgSigned,
+  relayingListId,
   signerCovering,
 } from '../shared/signed-headers.ts';
 import { blankSpans, type MailView, orgDomain, viewOf } from '../shared/view.ts';
@@ -29,7 +30,7 @@ export interface HeaderContext {
   fromOrg: string;
   /** The From display name ('' when none). */
   dn: string;
-  /** Org domains that relay for the author: an authenticated list's, a signing Sender's. */
+  /** Org domains that take replies and bounces for the author: a list's, a signing Sender's. */
   relays: Set<string>;
   /**
    * The List-Id when the list's domain authenticates the message (see authenticatedListId), else
@@ -72,14 +73,15 @@ export function blankBrackets(s: string): string {
 }
 
 /**
- * Org domains that legitimately relay for the author: an authenticated mailing list's, and the
- * Sender header's (RFC 5322: the agent that sent for the author) when that domain signed the
- * message. A relay that did not authenticate the message is only a header the sender wrote.
+ * Org domains that legitimately receive replies and bounces for the author: a mailing list's (its
+ * List-Id's domain, unless that is a free-mail domain anyone can sign up at: a list's replies and
+ * bounces go to the list, which is all a List-Id accounts for, so it needs no authentication), and
+ * the Sender header's (RFC 5322: the agent that sent for the author) when that domain signed.
  */
-function relayDomains(v: MailView, a: AuthResults, authList: string): Set<string> {
+function relayDomains(v: MailView, a: AuthResults, lex: Lexicons): Set<string> {
   const s = new Set<string>();
-  const lid = listIdOrg(authList);
-  if (lid) s.add(lid);
+  const lid = listIdOrg(v.list_id);
+  if (lid && !lex.freeMail.has(lid)) s.add(lid);
   if (v.sender_header && orgSigned(a, v.sender_header.org_domain))
     s.add(v.sender_header.org_domain);
   return s;
@@ -95,32 +97,37 @@ function relayDomains(v: MailView, a: AuthResults, authList: string): Set<string
  */
 function listRewrite(email: Email, v: MailView, a: AuthResults): string | undefined {
   if (!v.list_id || !v.from.address) return undefined;
-  const lid = (angleContent(v.list_id) ?? v.list_id).trim().toLowerCase();
+  const listOrg = listIdOrg(v.list_id);
   const post = listPostAddress(email);
-  const listOrg = orgDomain(post ? (post.split('@')[1] ?? '') : lid);
-  const fromIsList =
-    (post !== '' && v.from.address === post) ||
-    (listOrg !== '' && (v.from.org_domain === listOrg || orgDomain(lid) === v.from.org_domain));
-  if (!fromIsList) return undefined;
+  // the whole shape of the rewriting: From is the list's own address (its posting address, or one
+  // of the List-Id's domain), which the list sent the message to, and the author is in Reply-To
+  const fromIsList = post !== '' ? v.from.address === post : v.from.org_domain === listOrg;
+  if (!fromIsList || !v.to.some((t) => t.toLowerCase() === v.from.address)) return undefined;
+  if (!v.reply_to.some((r) => r.address !== '' && r.address !== v.from.address)) return undefined;
   if (a.dmarc === 'fail') return undefined;
   // the list's own domain signed what it sent (verified at the trusted hop), or a trusted sealer's
-  // ARC chain through the list holds: otherwise the rewriting is only what the sender wrote
-  if (!orgSigned(a, v.from.org_domain) && !a.arc_trusted && !listEvidence(email, v, a))
-    return undefined;
-  return v.from.org_domain;
+  // ARC chain through the list holds, or (where the receiving hop recorded no authentication at
+  // all) it came from the list's own bounce address: otherwise it is only what the sender wrote
+  if (orgSigned(a, v.from.org_domain) || a.arc_trusted) return v.from.org_domain;
+  if (nothingRecorded(a) && listOrg !== '' && v.return_path?.org_domain === listOrg)
+    return v.from.org_domain;
+  return undefined;
 }
 
 /**
  * A mailing list that relays the author's From unchanged breaks the author's DKIM (it adds a
  * footer or a subject tag) and so DMARC; a list operator that signs what it sends covers its own
  * List-Id with that signature. Returns the signing domain when the trusted hop verified a DKIM
- * signature of a domain other than the author's whose signed headers include List-Id. What it
+ * signature of the List-Id's own domain (not the author's) whose signed headers include List-Id. What it
  * explains is only the author's broken authentication (group `auth`, floor 0), and never for a
  * From domain with standing (a brand's or the organisation's own), which is what a spoofer writes.
  */
 function listSigner(email: Email, v: MailView, a: AuthResults): string | undefined {
-  if (!v.list_id) return undefined;
-  return signerCovering(email, a, 'list-id', v.from.org_domain);
+  const org = listIdOrg(v.list_id);
+  if (!org || org === v.from.org_domain) return undefined;
+  const d = signerCovering(email, a, 'list-id', v.from.org_domain);
+  // the list's own domain: another's signature (the author's mail service) vouches for nothing
+  return d && orgDomain(d) === org ? d : undefined;
 }
 
 /** The address shown in the display name when a Reply-To is that same address, else ''. */
@@ -155,7 +162,7 @@ export function headerContext(
       ? readAuthResults(email, settings.authserv_ids, { arcSealers: settings.trusted_arc_sealers })
       : v.auth;
   const fromHeader = firstHeader(email, 'from') ?? '';
-  const authList = listEvidence(email, v, auth);
+  const authList = relayingListId(email, v, auth);
   return {
     email,
     v,
@@ -165,7 +172,7 @@ export function headerContext(
     auth,
     fromOrg: v.from.org_domain,
     dn: v.from.display_name,
-    relays: relayDomains(v, auth, authList),
+    relays: relayDomains(v, auth, lex),
     authList,
     list: listRewrite(email, v, auth),
     listSigner: listSigner(email, v, auth),

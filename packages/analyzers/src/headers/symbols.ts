@@ -69,10 +69,10 @@ export const HEADERS_SYMBOLS = defineSymbols({
     reason: 'the display name shows an address of another domain than the real sender',
   },
   on_behalf_of: {
-    score: 0.5,
+    score: 2.0,
     group: 'sender',
     reason:
-      'a service sends for the address its display name shows, and replies go to that address (certified mail, e-invoicing, forms): one fact for display name and Reply-To',
+      'the display name shows another address and replies go to it: a service sending for someone (certified mail, e-invoicing, forms) or a spoofer; one fact, counted once for display name and Reply-To',
   },
   display_name_brand: {
     score: 2.2,

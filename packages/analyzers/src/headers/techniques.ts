@@ -2,7 +2,7 @@
  * The header techniques, one function each: `(ctx) => Finding[]` over one message's HeaderContext.
  * headerFindings (analyzer.ts) runs them in the order of HEADER_TECHNIQUES.
  */
-import { addressIn, firstHeader } from '../shared/header-values.ts';
+import { addressIn } from '../shared/header-values.ts';
 import { displayNameBrands } from '../shared/lexicon-hits.ts';
 import type { Lexicons } from '../shared/lexicons.ts';
 import {
@@ -374,13 +374,12 @@ const SYSTEM_NAME_RE =
 
 // 4b. a mail-system or help-desk sender name on a message with web links
 export const systemNameFindings: HeaderTechnique = (ctx) => {
-  const { email, v, w } = ctx;
+  const { v, w } = ctx;
   const shown = shownName(ctx);
   if (!shown || ctx.authList) return NONE;
-  // a real delivery report (multipart/report) quotes the bounced message, links and all
-  const report = /^\s*multipart\/report\b/i.test(firstHeader(email, 'content-type') ?? '');
+  // a delivery report recognised by its structure (whose links are its reporter's own)
   if (
-    report ||
+    v.report ||
     !SYSTEM_NAME_RE.test(shown.toLowerCase()) ||
     !v.urls.some((u) => u.source === 'href' && u.host)
   )

@@ -89,10 +89,12 @@ function explainReportWording(hits: LanguageHits): LanguageHits {
     const wording = part.delivery ?? [];
     const out: LanguageHits['body'] = {};
     for (const [c, list] of Object.entries(part) as [LanguageCategory, string[]][]) {
-      if (c === 'delivery' || c === 'negative') {
-        if (c === 'delivery') out[c] = list;
+      if (c === 'delivery') {
+        out[c] = list;
         continue;
       }
+      // its alarm is the failure it reports, when it reports one
+      if (c === 'negative' && wording.length > 0) continue;
       const kept = list.filter((p) => !wording.some((d) => d === p || d.includes(p)));
       if (kept.length) out[c] = kept;
     }

@@ -75,8 +75,50 @@ function hasReportFile(
 const DMARC_SUBJECT = /^\s*(?:\[[^\]]{0,80}\]\s*)?report\s+domain:\s*\S{1,253}\s+submitter:\s*\S/i;
 const REPORT_ARCHIVES = ['application/zip', 'application/gzip', 'application/x-gzip'];
 
-/** The machine report a message is by its structure, or undefined. */
-export function machineReport(email: Email, text: string): MachineReport | undefined {
+/** What machineReport reads of the message's links. */
+interface LinkOf {
+  scheme: string;
+  domain: string;
+  host: string;
+  source: string;
+}
+
+/**
+ * The machine report a message is by its structure, or undefined. A report speaks for its reporter
+ * only: a link of its own (outside the returned message, which is an attachment) to anywhere but
+ * the reporter's domain is a lure's, and such a message is no report (it explains nothing).
+ */
+export function machineReport(
+  email: Email,
+  text: string,
+  links: readonly LinkOf[],
+  reporterOrg: string,
+): MachineReport | undefined {
+  const report = reportStructure(email, text);
+  if (!report) return undefined;
+  for (const u of links) {
+    if (u.scheme !== 'http' && u.scheme !== 'https') continue;
+    if (u.source !== 'href' && u.source !== 'text' && u.source !== 'form' && u.source !== 'area')
+      continue;
+    if (!reporterOrg || (u.domain || u.host) !== reporterOrg) return undefined;
+  }
+  return report;
+}
+
+/** The lines of a report's machine-readable fields (`Name: value`), which are no one's prose. */
+const FIELD_LINE = /^[A-Za-z][A-Za-z0-9-]{1,40}:[^\n]*$/;
+
+/** `text` without the lines of a report's machine-readable fields, trimmed. */
+export function reportProse(text: string): string {
+  return text
+    .slice(0, 100_000)
+    .split('\n')
+    .filter((l) => !FIELD_LINE.test(l.trim()))
+    .join('\n')
+    .trim();
+}
+
+function reportStructure(email: Email, text: string): MachineReport | undefined {
   const ct = firstHeader(email, 'content-type') ?? '';
   const reportType = /^\s*multipart\/report\b/i.test(ct) ? ctParam(ct, 'report-type') : '';
   if (reportType === 'delivery-status') {

@@ -59,11 +59,34 @@ export function listIdOrg(listId: string): string {
  * verified covers the List-Id, or the list's own domain signed it. '' otherwise (no List-Id, or
  * one anybody could have written).
  */
-export function authenticatedListId(email: Email, listId: string, a: AuthResults): string {
+export function authenticatedListId(listId: string, a: AuthResults): string {
   if (!listId || !a.verified) return '';
   const org = listIdOrg(listId);
-  if (org && a.dkim_pass_domains.some((d) => orgDomain(d) === org)) return listId;
-  return signerCovering(email, a, 'list-id') ? listId : '';
+  return org && a.dkim_pass_domains.some((d) => orgDomain(d) === org) ? listId : '';
+}
+
+/** Whether a Reply-To names someone at another registrable domain than From (the author). */
+function authorInReplyTo(v: MailView): boolean {
+  return v.reply_to.some((r) => r.org_domain !== '' && r.org_domain !== v.from.org_domain);
+}
+
+/**
+ * The List-Id of a list that relays other people's mail, authenticated: what such a list explains
+ * (subject tags, digests, the author's name on the list's address) is its relaying. A "list" at the
+ * sender's own domain relays no one: the sender wrote all of it, and it explains nothing.
+ */
+export function relayingListId(email: Email, v: MailView, a: AuthResults): string {
+  if (!v.list_id || !a.verified) return '';
+  const org = listIdOrg(v.list_id);
+  if (!org) return '';
+  // the list's own domain signed: a List-Id that another domain's signature covers (the author's,
+  // his mail service's, which sign whatever headers they are given) vouches for nothing
+  const listSigned = a.dkim_pass_domains.some((d) => orgDomain(d) === org);
+  if (org !== v.from.org_domain) return listSigned ? v.list_id : '';
+  // From is the list's own address: a list's DMARC rewriting, the author moved to Reply-To
+  return listSigned && listPostAddress(email) === v.from.address && authorInReplyTo(v)
+    ? v.list_id
+    : '';
 }
 
 /**
@@ -71,7 +94,7 @@ export function authenticatedListId(email: Email, listId: string, a: AuthResults
  * DKIM signature covers it, as RFC 8058 asks of bulk mail, or the list itself is authenticated.
  */
 export function authenticatedBulk(email: Email, listId: string, a: AuthResults): boolean {
-  if (authenticatedListId(email, listId, a)) return true;
+  if (authenticatedListId(listId, a)) return true;
   return signerCovering(email, a, 'list-unsubscribe') !== undefined;
 }
 
@@ -89,13 +112,19 @@ function unsubscribeOrgs(value: string): Set<string> {
 }
 
 /**
- * Whether what a message's list or bulk headers say can be believed (see listEvidence): a
- * signature covers them; or, where the receiving hop recorded no authentication at all, a list's
- * whole shape, or a bulk sender's: From, the envelope sender and the List-Unsubscribe address all
- * at one domain (a List-Unsubscribe added to someone else's message points elsewhere).
+ * Whether a list manager or a bulk sender vouches that the message is bulk mail (which explains
+ * HTML sent alone): a relaying list authenticates it; or a signature of another domain than the
+ * author's (the list's, the mail service's) covers its List-Unsubscribe. A sender vouching for his
+ * own mail proves nothing of it. Where the receiving hop recorded no authentication at all,
+ * a bulk sender's whole shape stands in: From, the envelope sender and the List-Unsubscribe
+ * address at one domain (a List-Unsubscribe added to a message sent from elsewhere points
+ * elsewhere). That last case can be written by a sender whose envelope and From share a domain;
+ * it is kept for the mail that nothing authenticates (docs/analyzers.md, "Evidence of legitimate
+ * mail", and the forged-headers figures).
  */
 export function bulkEvidence(email: Email, v: MailView, a: AuthResults): boolean {
-  if (authenticatedBulk(email, v.list_id, a) || listEvidence(email, v, a)) return true;
+  if (relayingListId(email, v, a)) return true;
+  if (signerCovering(email, a, 'list-unsubscribe', v.from.org_domain)) return true;
   if (!nothingRecorded(a)) return false;
   const unsub = firstHeader(email, 'list-unsubscribe');
   const org = v.from.org_domain;
@@ -123,26 +152,4 @@ export function listPostAddress(email: Email): string {
   const lp = firstHeader(email, 'list-post') ?? '';
   const m = /<mailto:([^>?\s]+)/i.exec(lp.slice(0, 1000));
   return m?.[1]?.toLowerCase() ?? '';
-}
-
-/**
- * The List-Id, when what it says of the message can be believed: the list's domain authenticates
- * the message (authenticatedListId); or, where the receiving hop recorded no authentication at all
- * (nothing can be authenticated there), the message has the whole shape of a list's: From is the
- * list's own posting address (List-Post, a list's DMARC rewriting), or the author's message came
- * from the list's own bounce address (Return-Path and Sender at the List-Id's domain). A List-Id
- * added to a message that did not come through that list has neither. '' otherwise.
- */
-export function listEvidence(email: Email, v: MailView, a: AuthResults): string {
-  if (!v.list_id) return '';
-  if (authenticatedListId(email, v.list_id, a)) return v.list_id;
-  if (!nothingRecorded(a)) return '';
-  const post = listPostAddress(email);
-  if (post !== '' && v.from.address === post) return v.list_id;
-  // every list manager sends from its own bounce address: the envelope sender (and the Sender
-  // header, when there is one) at the list's own domain
-  const org = listIdOrg(v.list_id);
-  const rp = v.return_path?.org_domain ?? '';
-  const sender = v.sender_header?.org_domain ?? org;
-  return org !== '' && rp === org && sender === org && v.from.org_domain !== org ? v.list_id : '';
 }

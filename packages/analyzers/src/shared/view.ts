@@ -390,6 +390,6 @@ function buildView(email: Email): MailView {
     date: email.headers.date,
     list_id: firstHeader(email, 'list-id') ?? '',
     header_names: Object.keys(email.headers.raw_headers ?? {}),
-    report: machineReport(email, text),
+    report: machineReport(email, text, urls, from.org_domain),
   };
 }
