@@ -83,8 +83,12 @@ export function relayingListId(email: Email, v: MailView, a: AuthResults): strin
   // his mail service's, which sign whatever headers they are given) vouches for nothing
   const listSigned = a.dkim_pass_domains.some((d) => orgDomain(d) === org);
   if (org !== v.from.org_domain) return listSigned ? v.list_id : '';
-  // From is the list's own address: a list's DMARC rewriting, the author moved to Reply-To
-  return listSigned && listPostAddress(email) === v.from.address && authorInReplyTo(v)
+  // From is the list's own address: a list's DMARC rewriting, sent to the list, the author moved
+  // to Reply-To
+  return listSigned &&
+    listPostAddress(email) === v.from.address &&
+    v.to.some((t) => t.toLowerCase() === v.from.address) &&
+    authorInReplyTo(v)
     ? v.list_id
     : '';
 }
