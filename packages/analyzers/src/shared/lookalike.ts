@@ -303,6 +303,18 @@ function computeLookalike(domain: string, names: ProtectedName[]): LookalikeHit 
     const hit = testName(names[i]!, domain, label, sk);
     if (hit) return hit;
   }
+  // the brand cut by a hyphen inside it ("geek-squadservices", "pay-pal-login"): the label read
+  // without its hyphens, for the brand and lure words it is made of
+  if (label.includes('-')) {
+    const joined = label.replace(/-/g, '');
+    if (joined.length >= 6)
+      for (let len = 5; len < joined.length; len++) {
+        const prefix = joined.slice(0, len);
+        for (const i of x.byLabel.get(prefix) ?? [])
+          if (!names[i]!.domains.has(domain) && isLureRest(joined.slice(len)))
+            return { owner: names[i]!.owner, label: names[i]!.label, how: 'contains' };
+      }
+  }
   return undefined;
 }
 
