@@ -118,7 +118,7 @@ export function formatLanguages(outs: readonly Fired[]): string[] {
     total.set(o.source, (total.get(o.source) ?? 0) + 1);
   }
   const w = Math.max(6, ...[...by.keys()].map((s) => s.length));
-  const lines = ['languages read per source:'];
+  const lines = ['languages read, by source:'];
   for (const [source, m] of by) {
     const n = total.get(source) ?? 1;
     const parts = [...m]
