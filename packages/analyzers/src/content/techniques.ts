@@ -100,6 +100,24 @@ export const languageFindings: ContentTechnique = (ctx) => {
   return out;
 };
 
+// a report recognised by its structure: what it explains (its delivery wording) is in the evidence
+export const machineReportFindings: ContentTechnique = ({ v, w }) => {
+  if (!v.report) return NONE;
+  return oneOf(
+    w,
+    'machine_report',
+    'machine_mail',
+    `${REPORT_NAMES[v.report.kind]} by its structure (${v.report.by}): its delivery wording is its own`,
+  );
+};
+
+const REPORT_NAMES = {
+  delivery_status: 'a delivery status notification (RFC 3464)',
+  disposition: 'a read receipt (RFC 8098)',
+  tls_report: 'an SMTP TLS report (RFC 8460)',
+  dmarc_report: 'a DMARC aggregate report (RFC 7489)',
+} as const;
+
 // three or more kinds of pressure language together
 export const comboFindings: ContentTechnique = (ctx) => {
   let categories = 0;

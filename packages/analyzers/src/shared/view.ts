@@ -311,7 +311,10 @@ export function blankSpans(s: string, open: string, close: string): string {
 function buildView(email: Email): MailView {
   const fromHeader = firstHeader(email, 'from');
   const parsedFrom = party(fromHeader);
+  // a From with no usable address: the sender the message names first (a Sender header appended
+  // below it changes nothing), else the parser's
   const from = parsedFrom ??
+    party(firstHeader(email, 'sender')) ??
     party(email.headers.sender) ?? { address: '', domain: '', org_domain: '', display_name: '' };
   // "Mercado Livre <contato@mercadolivre>": an address that is not one still comes with the name
   // it poses under
