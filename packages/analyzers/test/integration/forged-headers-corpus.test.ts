@@ -66,9 +66,11 @@ describe.skipIf(dirs === null)('forged headers on real phishing', () => {
         `${st.forgery} ${st.recall.toFixed(3)}/${st.baseRecall.toFixed(3)} fell ${st.fell.length}`,
       );
       for (const key of st.fell) {
-        const forged = byKey.get(`${st.forgery}|${key}`)!;
-        const base = byKey.get(`${st.forgery === 'report' ? 'null_sender' : ''}|${key}`)!;
-        const lost = base.symbols.filter((s) => !forged.symbols.includes(s));
+        const forged: { symbols: string[] } = byKey.get(`${st.forgery}|${key}`)!;
+        const base: { symbols: string[] } = byKey.get(
+          `${st.forgery === 'report' ? 'null_sender' : ''}|${key}`,
+        )!;
+        const lost: string[] = base.symbols.filter((s: string) => !forged.symbols.includes(s));
         if (forged.symbols.includes('headers.list_explains_reply_to')) continue;
         if (forged.symbols.includes('content.machine_report')) {
           expect(
