@@ -61,6 +61,13 @@ export interface AuthResults {
   /** The results come from the ARC-Authentication-Results of the last sealer (see below). */
   via_arc: boolean;
   /**
+   * The signing domain (`d=`) of the highest-instance ARC-Seal, lower-case ('' when none). Its
+   * ARC-Authentication-Results are read only when it is one of the operator's trusted sealers.
+   */
+  arc_sealer: string;
+  /** The trusted hop says `arc=pass` and the last sealer is one the operator trusts. */
+  arc_trusted: boolean;
+  /**
    * The authserv-id is known to be the receiving organisation's (configured, or the host that
    * wrote the topmost Received header): passes are believed. Otherwise only failures count.
    */
@@ -112,6 +119,8 @@ function emptyResults(authservId: string): AuthResults {
     dkim_pass_domains: [],
     authserv_id: authservId,
     via_arc: false,
+    arc_sealer: '',
+    arc_trusted: false,
     verified: false,
   };
 }
@@ -157,27 +166,69 @@ function arcInstance(value: string): number {
   return m ? Number(m[1]) : 0;
 }
 
+/** The `d=` of the ARC-Seal of the highest instance, lower-case ('' when none). */
+function lastSealer(email: Email): string {
+  let d = '';
+  let bestI = 0;
+  for (const v of headerValues(email, 'arc-seal').slice(0, 50)) {
+    const i = arcInstance(v);
+    if (i <= bestI) continue;
+    const m = /(?:^|;)\s*d\s*=\s*([A-Za-z0-9.-]{1,253})/.exec(v);
+    bestI = i;
+    d = m?.[1]?.toLowerCase() ?? '';
+  }
+  return d;
+}
+
+/** Whether `domain` is one of `sealers` or below one. */
+function trustedSealer(domain: string, sealers: readonly string[]): boolean {
+  if (!domain) return false;
+  return sealers.some((s) => {
+    const t = s.toLowerCase();
+    return domain === t || domain.endsWith(`.${t}`);
+  });
+}
+
+export interface AuthReadOptions {
+  /**
+   * Sealers (ARC-Seal `d=` domains) whose ARC-Authentication-Results the operator trusts, as
+   * SpamAssassin's `arc_trusted_sealers`, Rspamd's `whitelisted_signers_map` and Microsoft 365's
+   * trusted ARC sealers: an intermediary the organisation knows (its own gateway, a list host it
+   * uses). Anyone can seal a message and make the seal verify, so by default (none) ARC explains
+   * nothing.
+   */
+  arcSealers?: readonly string[];
+}
+
 /**
  * Reads SPF/DKIM/DMARC/ARC outcomes as RFC 8601 says: only Authentication-Results written by the
  * receiving organisation count, recognised by their authserv-id (`trusted`; by default see
  * trustedIds: the nearest hop's). Results any other hop wrote (the sender's own server, a list, a
  * forwarder) are evidence of nothing: the sender can write them.
  *
- * When the trusted hop says `arc=pass`, the message came through intermediaries whose ARC chain
- * holds; their re-signing explains a broken SPF/DKIM/DMARC, so the results the last sealer
- * recorded (the ARC-Authentication-Results of the highest instance) are read instead of the
- * trusted hop's failures. Received-SPF counts only as the topmost one, and only when the trusted
- * hop recorded no SPF result. The worst result of a method wins; absence is `none_seen`, never a
- * failure.
+ * When the trusted hop says `arc=pass` and the last sealer is one the operator trusts
+ * (`opts.arcSealers`), the message came through an intermediary the organisation knows whose
+ * re-signing explains a broken SPF/DKIM/DMARC, so the results that sealer recorded (the
+ * ARC-Authentication-Results of the highest instance) are read instead of the trusted hop's
+ * failures. A seal proves only who sealed: an attacker's own relay seals a spoof as `pass` and its
+ * seal verifies, so an untrusted sealer's results are never read. Received-SPF counts only as the
+ * topmost one, and only when the trusted hop recorded no SPF result. The worst result of a method
+ * wins; absence is `none_seen`, never a failure.
  */
-export function readAuthResults(email: Email, trusted: readonly string[] = []): AuthResults {
+export function readAuthResults(
+  email: Email,
+  trusted: readonly string[] = [],
+  opts: AuthReadOptions = {},
+): AuthResults {
   const all = headerValues(email, 'authentication-results');
   const { ids, verified } = trustedIds(email, all, trusted);
   const firstTrusted = all.find((v) => ids.has(authservIdOf(v)));
   const out = emptyResults(firstTrusted ? authservIdOf(firstTrusted) : '');
   out.verified = verified && firstTrusted !== undefined;
   for (const v of all) if (ids.has(authservIdOf(v))) readValue(v, out);
-  if (out.arc === 'pass' && (out.dkim === 'fail' || out.dmarc === 'fail' || out.spf === 'fail')) {
+  if (out.arc !== 'none_seen') out.arc_sealer = lastSealer(email);
+  out.arc_trusted = out.arc === 'pass' && trustedSealer(out.arc_sealer, opts.arcSealers ?? []);
+  if (out.arc_trusted && (out.dkim === 'fail' || out.dmarc === 'fail' || out.spf === 'fail')) {
     let best: string | undefined;
     let bestI = 0;
     for (const v of headerValues(email, 'arc-authentication-results')) {
@@ -193,6 +244,8 @@ export function readAuthResults(email: Email, trusted: readonly string[] = []): 
       readValue(best.slice(best.indexOf(';') + 1), sealed);
       sealed.arc = 'pass';
       sealed.via_arc = true;
+      sealed.arc_sealer = out.arc_sealer;
+      sealed.arc_trusted = true;
       sealed.verified = out.verified;
       return sealed;
     }

@@ -186,6 +186,68 @@ function attachmentFindings(a: AttachmentView, s: AttachmentsSettings): Finding[
   return out;
 }
 
+/** Words for a password, in the languages of the lexicons (lower-case, accents as written). */
+const PASSWORD_WORDS = [
+  'password',
+  'passcode',
+  'passwort',
+  'kennwort',
+  'mot de passe',
+  'senha',
+  'contraseña',
+  'contrasena',
+  'clave',
+  'wachtwoord',
+];
+
+/**
+ * After a password word: a few words on one line ("PDF", "de acesso ao PDF", "for the zip"), then
+ * `:` or `=` and the token; or "is" and the token. Anchored, and linear: the first part stops at the
+ * first `:`, `=` or line end.
+ */
+const GIVEN_AFTER =
+  /^(?:[^:=\n]{0,40}[:=]|[^\S\n]{1,3}(?:is|é|ist|est|es)[^\S\n])[^\S\n]{0,3}["'“«]?([^\s"'”»]{2,32})/;
+
+/**
+ * The password a message's text gives, if any: a password word followed, within a few words, by
+ * `:` or "is" and a token ("Senha PDF: 123", "the password is Inv2024"). A bounded scan: each
+ * occurrence of a word looks at the 80 characters after it with an anchored pattern.
+ */
+function passwordGiven(text: string): string | undefined {
+  const lower = text.slice(0, 20_000).toLowerCase();
+  for (const word of PASSWORD_WORDS) {
+    let seen = 0;
+    for (let at = lower.indexOf(word); at !== -1 && seen < 20; at = lower.indexOf(word, at + 1)) {
+      seen++;
+      const m = GIVEN_AFTER.exec(lower.slice(at + word.length, at + word.length + 80));
+      if (m?.[1]) return m[1];
+    }
+  }
+  return undefined;
+}
+
+/**
+ * An encrypted attachment whose password the message itself gives: the encryption keeps the file
+ * from the scanners, not from anyone who reads the message, which is the only reason to send it so.
+ */
+function passwordInMessageFindings(
+  v: ReturnType<typeof viewOf>,
+  s: AttachmentsSettings,
+): Finding[] {
+  const locked = v.attachments.find((a) => a.encrypted);
+  if (!locked) return [];
+  const given = passwordGiven(v.text);
+  if (!given) return [];
+  return [
+    {
+      type: 'dangerous_attachment',
+      value: `${locked.filename.slice(0, 120) || 'an attachment'} is encrypted and the message gives its password`,
+      symbol: 'password_in_message',
+      weight: s.weights.password_in_message,
+    },
+  ];
+}
+
 export function analyzeAttachments(
   email: Email,
   settings: AttachmentsSettings,
@@ -199,6 +261,7 @@ export function analyzeAttachments(
     kind: string;
     sha256?: string;
   }[] = [];
+  findings.push(...passwordInMessageFindings(v, settings));
   for (const a of v.attachments) {
     findings.push(...attachmentFindings(a, settings));
     const given = (email.attachments ?? []).find((x) => x.filename === a.filename)?.sha256;

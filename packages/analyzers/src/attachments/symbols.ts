@@ -27,6 +27,12 @@ export const ATTACHMENTS_SYMBOLS = defineSymbols({
     group: 'payload',
     reason: 'an archive holding an executable or script',
   },
+  password_in_message: {
+    score: 2.5,
+    group: 'payload',
+    reason:
+      'an encrypted attachment whose password the message itself gives: the encryption hides the file from scanners, not from the reader',
+  },
   encrypted_archive: {
     score: 1.5,
     group: 'payload',

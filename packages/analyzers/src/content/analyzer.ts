@@ -17,6 +17,7 @@ import {
   insertedNoiseFindings,
   institutionOffsiteFindings,
   languageFindings,
+  machineReportFindings,
   obfuscationFindings,
   sentimentFindings,
   subjectMoneyFindings,
@@ -26,6 +27,8 @@ export { insertedNoise, visibleBelow } from './signals.ts';
 
 /** The content techniques in the order their findings are reported. */
 const CONTENT_TECHNIQUES: readonly ContentTechnique[] = [
+  // standard machine mail, recognised by its structure
+  machineReportFindings,
   // pressure language
   languageFindings,
   comboFindings,

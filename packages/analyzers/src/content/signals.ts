@@ -1,6 +1,8 @@
 /** Text signals of the content analyzer: sentiment, invisible characters, visible text, junk tokens. */
+
 import { isSpaceCode } from '@trawl/mail';
 import type { LanguageHits } from '../shared/lexicon-hits.ts';
+import { reportProse } from '../shared/machine-mail.ts';
 import { countZeroWidth, MAX_SCAN_CHARS } from '../shared/normalize.ts';
 
 /** Sentiment in −1 (negative, alarming) … 1 (positive, hype) from lexicon word counts. */
@@ -170,4 +172,34 @@ export function phoneNumberIn(text: string): string | undefined {
 /** Whether the start of `text` names a sum of money. */
 export function namesMoneyAmount(text: string): boolean {
   return MONEY_AMOUNT.test(text.slice(0, CALLBACK_SCAN_CHARS));
+}
+
+/** Up to `max` lower-case words of three letters or more, in order (a bounded scan). */
+function wordsOf(text: string, max: number): string[] {
+  const out: string[] = [];
+  for (const w of text
+    .slice(0, 50_000)
+    .toLowerCase()
+    .split(/[^\p{L}]+/u)) {
+    if (w.length >= 3) out.push(w);
+    if (out.length >= max) break;
+  }
+  return out;
+}
+
+/**
+ * Whether a plain-text part is a text alternative of the HTML: prose (machine fields such as a
+ * report's status lines left out) that says what the HTML says, sharing two words in five of the
+ * HTML's first sixty. A text part that says something else (a report's fields, random filler) is no
+ * alternative, whatever the MIME structure claims (SpamAssassin's MPART_ALT_DIFF).
+ */
+export function isTextAlternative(plain: string, htmlText: string): boolean {
+  const prose = reportProse(plain);
+  if (prose === '') return false;
+  const html = wordsOf(htmlText, 60);
+  if (html.length < 5) return true;
+  const seen = new Set(wordsOf(prose, 5_000));
+  let shared = 0;
+  for (const w of html) if (seen.has(w)) shared++;
+  return shared * 5 >= html.length * 2;
 }

@@ -60,6 +60,12 @@ export const CONTENT_TECHNIQUE_SYMBOLS = defineSymbols({
     group: 'pressure',
     reason: 'an alarming tone overall',
   },
+  machine_report: {
+    score: 0,
+    group: 'structure',
+    reason:
+      'a delivery report, read receipt, TLS or DMARC report by its structure (RFC 3464, 8098, 8460, 7489) that links nowhere but its reporter: explains its own delivery wording and nothing else (scores nothing itself)',
+  },
   subject_money: {
     score: 0.3,
     group: 'pressure',
@@ -117,7 +123,7 @@ export const CONTENT_TECHNIQUE_SYMBOLS = defineSymbols({
     reason: 'one junk token stuffed into the words again and again',
   },
   hidden_text: {
-    score: 1.0,
+    score: 2.0,
     group: 'obfuscation',
     reason: 'HTML pushes text far off screen (hidden filler or a hidden lure)',
   },

@@ -3,18 +3,20 @@
  * ContentContext. contentFindings (analyzer.ts) runs them in the order of CONTENT_TECHNIQUES.
  */
 import type { Email } from '@trawl/contracts';
-import { firstHeader } from '../shared/header-values.ts';
 import { institutionSender } from '../shared/institutions.ts';
 import { type LanguageHits, viewBrands, viewHits } from '../shared/lexicon-hits.ts';
-import type { Brand, Lexicons } from '../shared/lexicons.ts';
+import { type Brand, hostInList, type Lexicons } from '../shared/lexicons.ts';
+import { reportProse } from '../shared/machine-mail.ts';
 import { countMixedScriptWords, countStyledLetters, hasNonAscii } from '../shared/normalize.ts';
 import { type Finding, finding, one, oneOf } from '../shared/score.ts';
+import { bulkEvidence } from '../shared/signed-headers.ts';
 import { htmlMatches, type MailView, viewOf } from '../shared/view.ts';
 import type { ContentSettings } from './settings.ts';
 import {
   genericGreeting,
   greetingAddress,
   insertedNoise,
+  isTextAlternative,
   namesMoneyAmount,
   phoneNumberIn,
   sentimentScore,
@@ -97,6 +99,24 @@ export const languageFindings: ContentTechnique = (ctx) => {
   }
   return out;
 };
+
+// a report recognised by its structure: what it explains (its delivery wording) is in the evidence
+export const machineReportFindings: ContentTechnique = ({ v, w }) => {
+  if (!v.report) return NONE;
+  return oneOf(
+    w,
+    'machine_report',
+    'machine_mail',
+    `${REPORT_NAMES[v.report.kind]} by its structure (${v.report.by}): its delivery wording is its own`,
+  );
+};
+
+const REPORT_NAMES = {
+  delivery_status: 'a delivery status notification (RFC 3464)',
+  disposition: 'a read receipt (RFC 8098)',
+  tls_report: 'an SMTP TLS report (RFC 8460)',
+  dmarc_report: 'a DMARC aggregate report (RFC 7489)',
+} as const;
 
 // three or more kinds of pressure language together
 export const comboFindings: ContentTechnique = (ctx) => {
@@ -226,8 +246,10 @@ export const insertedNoiseFindings: ContentTechnique = ({ v, w }) => {
   );
 };
 
-// text pushed far off screen by CSS (hidden filler or hidden lure)
-const OFF_SCREEN = /(?:margin-(?:top|left)|text-indent|left|top)\s*:\s*-?\d{5,}px/i;
+// text pushed far off screen by CSS (hidden filler or hidden lure): an offset, or a spacer tens
+// of thousands of pixels (or a hundred screens) high; no message is laid out that far
+const OFF_SCREEN =
+  /(?:margin-(?:top|left)|text-indent|left|top|height|min-height)\s*:\s*-?(?:\d{5,}px|\d{4,}vh)/i;
 
 export const hiddenTextFindings: ContentTechnique = ({ v, w }) => {
   if (!htmlMatches(v, OFF_SCREEN)) return NONE;
@@ -256,9 +278,11 @@ export const subjectMoneyFindings: ContentTechnique = ({ v, w }) => {
 export const htmlOnlyFindings: ContentTechnique = ({ email, v, w }) => {
   if (!v.has_html || v.html_text.trim() === '') return NONE;
   const plain = email.body_text ?? '';
-  // the view's HTML text is bounded: the parser's copy starts with it
-  if (plain.trim() !== '' && !plain.startsWith(v.html_text)) return NONE;
-  if (firstHeader(email, 'list-unsubscribe') || firstHeader(email, 'list-id')) return NONE;
+  // the view's HTML text is bounded: the parser's copy starts with it; a text part that says
+  // something else (a report's fields, filler) is no alternative
+  if (!plain.startsWith(v.html_text) && isTextAlternative(plain, v.html_text)) return NONE;
+  // only a list or bulk header that a domain authenticating the message vouches for
+  if (bulkEvidence(email, v, v.auth)) return NONE;
   return oneOf(
     w,
     'html_only',
@@ -279,7 +303,7 @@ export const imageOnlyFindings: ContentTechnique = ({ email, v, w }) => {
         (u.source === 'href' || u.source === 'area') &&
         (u.scheme === 'http' || u.scheme === 'https'),
     ) ||
-    !visibleBelow(v.html_text, email.body_text, 120)
+    !visibleBelow(v.html_text, reportProse(email.body_text ?? ''), 120)
   )
     return NONE;
   return oneOf(
@@ -408,14 +432,24 @@ export const brandOwnLinksFindings: ContentTechnique = ({ email, v, lex, hits, w
   if (!from || lex.freeMail.has(v.from.org_domain) || (email.attachments?.length ?? 0) > 0)
     return NONE;
   const brand = lex.brands.find((b) => brandOwns(b, from));
-  if (!brand) return NONE;
-  // every link to the brand, none of them an open redirect carrying another address
+  // a platform that sends for anyone carries what its users wrote: its links prove nothing
+  if (!brand || brand.sends_for_anyone) return NONE;
+  // every link to the brand's own pages: none an open redirect carrying another address, none on
+  // a host where anyone can publish
   const links = followedLinks(v);
   if (
     links.length === 0 ||
-    !links.every((u) => u.domain !== '' && brandOwns(brand, u.domain) && !carriesUrl(u.url))
+    !links.every(
+      (u) =>
+        u.domain !== '' &&
+        brandOwns(brand, u.domain) &&
+        !carriesUrl(u.url) &&
+        !hostInList(lex.freeHosting, u.host, u.domain),
+    )
   )
     return NONE;
+  // a number to call is an answer that does not go through the brand (call-back lures)
+  if (phoneNumberIn(v.text || v.html_text)) return NONE;
   if (!v.reply_to.every((r) => r.domain !== '' && brandOwns(brand, r.domain))) return NONE;
   const count = (cats: readonly ScoredCategory[]) =>
     cats.reduce((n, c) => n + (hits.subject[c]?.length ?? 0) + (hits.body[c]?.length ?? 0), 0);

@@ -3,6 +3,8 @@ import type { AnalysisContext, Email, ServiceConfigFile, Workflow } from '@trawl
 import { parseRawEmail } from '@trawl/mail';
 import type { PluginDefinition } from '@trawl/plugin-sdk';
 import { type CompiledWorkflow, compileWorkflow, runWorkflow } from '@trawl/workflow-engine';
+import { viewOf } from '../shared/view.ts';
+import { type Forgery, forge } from './forgeries.ts';
 import { inProcessDeps } from './in-process-invoker.ts';
 
 export type Label = 'phishing' | 'ham';
@@ -13,10 +15,14 @@ export interface EvalItem {
   /** Position of the file within its class (sorted by name), for the even/odd split. */
   index: number;
   path: string;
+  /** Run the message with this forgery applied (eval/forgeries.ts). */
+  forgery?: Forgery;
 }
 
 export interface MessageOutcome {
   file: string;
+  /** The forgery the message was run with, when any. */
+  forgery?: Forgery;
   label: Label;
   index: number;
   predicted: boolean;
@@ -34,6 +40,8 @@ export interface MessageOutcome {
   scores: Record<string, number>;
   /** `<analyzer>.<symbol>` → its group (analyzer_details.groups), when it has one. */
   groups: Record<string, string>;
+  /** The language the analyzers read the message in (`email.language`, else the guess; '' unknown). */
+  language?: string;
 }
 
 function summarizeContext(
@@ -152,6 +160,7 @@ export function evalRunner(
     async run(it) {
       const base = {
         file: it.file,
+        ...(it.forgery ? { forgery: it.forgery } : {}),
         label: it.label,
         index: it.index,
         analyzers: {},
@@ -163,18 +172,21 @@ export function evalRunner(
       };
       let email: Email;
       try {
-        email = await runBytes(readFileSync(it.path));
+        const raw = readFileSync(it.path);
+        email = await runBytes(it.forgery ? forge(it.forgery, raw) : raw);
       } catch (err) {
         const error = (err as Error).message.slice(0, 300);
         return { ...base, predicted: false, probability: 0, error, parse_failed: true };
       }
       const out = await runWorkflow(compiled, email, deps);
+      const language = viewOf(email).language;
       if (out.status === 'completed') {
         const p = out.result.is_phishing ? out.result.confidence : 1 - out.result.confidence;
         return {
           ...base,
           predicted: out.result.is_phishing,
           probability: p,
+          language,
           ...summarizeContext(out.context),
         };
       }
@@ -183,6 +195,7 @@ export function evalRunner(
         predicted: false,
         probability: 0,
         error: out.error.message,
+        language,
         ...summarizeContext(out.context),
       };
     },

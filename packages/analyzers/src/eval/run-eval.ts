@@ -7,6 +7,8 @@ import type { PluginDefinition } from '@trawl/plugin-sdk';
 import { bundleEvalWorker } from './bundle-worker.ts';
 import { type EvalItem, evalRunner, type Label, type MessageOutcome } from './eval-message.ts';
 import type { MainMessage, WorkerInput, WorkerMessage } from './eval-worker.ts';
+import { FORGERIES, type Forgery, formatForged } from './forgeries.ts';
+import { formatLanguages, formatSymbolTable, symbolTable } from './symbol-table.ts';
 import { withClassifier } from './with-classifier.ts';
 
 export type { Label } from './eval-message.ts';
@@ -85,6 +87,8 @@ export interface EvalReport {
   analyzers: Record<string, FiringStats>;
   indicator_types: Record<string, FiringStats>;
   outcomes: SourcedOutcome[];
+  /** With `forged`: the phishing messages run with each forgery (not in any metric above). */
+  forged?: SourcedOutcome[];
 }
 
 function firing(
@@ -138,6 +142,11 @@ export interface EvalOptions {
   onProgress?: (done: number, total: number) => void;
   /** An exported classifier state the `classifier` analyzer reads (else it abstains). */
   classifierState?: string;
+  /**
+   * Also run every phishing message once per forgery (eval/forgeries.ts), as sources named
+   * `<source>+<forgery>`; they count in no metric but the forged-headers table.
+   */
+  forged?: boolean;
 }
 
 /** Runs items in this thread, `concurrency` at a time (parsing is asynchronous). */
@@ -271,6 +280,7 @@ export function sourceNames(dirs: string[]): string[] {
 export interface CorpusItem extends EvalItem {
   source: string;
   dir: string;
+  forgery?: Forgery;
 }
 
 /** The messages of the corpus directories, phishing then ham per directory, in name order. */
@@ -332,12 +342,17 @@ export async function runEval(o: EvalOptions): Promise<EvalReport> {
     ...(o.limit !== undefined ? { limit: o.limit } : {}),
     ...(o.sourceByClass ? { sourceByClass: true } : {}),
   });
+  if (o.forged)
+    for (const c of corpus.filter((x) => x.label === 'phishing'))
+      for (const forgery of FORGERIES)
+        corpus.push({ ...c, forgery, source: `${c.source}+${forgery}` });
   // the workers get plain EvalItems (what they read), the sources are put back afterwards
-  const items: EvalItem[] = corpus.map(({ file, label, index, path }) => ({
+  const items: EvalItem[] = corpus.map(({ file, label, index, path, forgery }) => ({
     file,
     label,
     index,
     path,
+    ...(forgery ? { forgery } : {}),
   }));
   const outcomes: MessageOutcome[] = new Array(items.length);
   const start = performance.now();
@@ -359,19 +374,22 @@ export async function runEval(o: EvalOptions): Promise<EvalReport> {
   const end = performance.now();
   const cpu = process.cpuUsage(cpu0);
   const seconds = (end - t0) / 1000;
-  const sourced = outcomes as SourcedOutcome[];
-  for (const [i, x] of sourced.entries()) x.source = corpus[i]!.source;
+  const every = outcomes as SourcedOutcome[];
+  for (const [i, x] of every.entries()) x.source = corpus[i]!.source;
+  // the forged runs count in no metric (see formatForged)
+  const sourced = every.filter((x) => !x.forgery);
+  const plain: MessageOutcome[] = sourced;
   const dirOf = new Map(corpus.map((c) => [c.source, c.dir]));
-  const parseFailures = outcomes
+  const parseFailures = plain
     .filter((x) => x.parse_failed)
     .map((x) => ({ file: x.file, label: x.label, error: x.error ?? '' }));
-  const runFailures = outcomes
+  const runFailures = plain
     .filter((x) => x.error && !x.parse_failed)
     .map((x) => ({ file: x.file, label: x.label, error: x.error ?? '' }));
   return {
     workflow: wf.id,
     dir: dirs.join(', '),
-    messages: items.length,
+    messages: plain.length,
     sources: sourceStats(sourced, (s) => dirOf.get(s) ?? ''),
     parse_failures: parseFailures,
     run_failures: runFailures,
@@ -380,16 +398,17 @@ export async function runEval(o: EvalOptions): Promise<EvalReport> {
     cpu_ms_per_msg: (cpu.user + cpu.system) / 1000 / Math.max(1, items.length),
     msgs_per_s: items.length / Math.max(seconds, 1e-9),
     workers,
-    all: metricsOf(countOutcomes(outcomes)),
-    even: metricsOf(countOutcomes(outcomes.filter((x) => x.index % 2 === 0))),
-    odd: metricsOf(countOutcomes(outcomes.filter((x) => x.index % 2 === 1))),
-    analyzers: firing(outcomes, (x) =>
+    all: metricsOf(countOutcomes(plain)),
+    even: metricsOf(countOutcomes(plain.filter((x) => x.index % 2 === 0))),
+    odd: metricsOf(countOutcomes(plain.filter((x) => x.index % 2 === 1))),
+    analyzers: firing(plain, (x) =>
       Object.entries(x.analyzers)
         .filter(([, v]) => v)
         .map(([k]) => k),
     ),
-    indicator_types: firing(outcomes, (x) => x.indicatorTypes),
+    indicator_types: firing(plain, (x) => x.indicatorTypes),
     outcomes: sourced,
+    ...(o.forged ? { forged: every.filter((x) => x.forgery) } : {}),
   };
 }
 
@@ -525,6 +544,9 @@ export function formatReport(r: EvalReport, extra: string[] = []): string {
   };
   table('per analyzer (its own verdict is phishing):', r.analyzers);
   table('per indicator type (raised at least once):', r.indicator_types);
+  lines.push(...formatLanguages(r.outcomes));
+  lines.push(...formatSymbolTable(symbolTable(r.outcomes)));
+  if (r.forged) lines.push(...formatForged([...r.outcomes, ...r.forged]));
   lines.push(...extra);
   lines.push(figuresLine(r.all, r.msgs_per_s));
   return lines.join('\n');

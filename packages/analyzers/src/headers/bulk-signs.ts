@@ -52,7 +52,11 @@ export function malformedDisplayName(dn: string): string | undefined {
 
 /** Words cut up by spaces or dots to slip past keyword filters ("L etzte B enachrichtigung", "u..te"). */
 export function brokenWords(s: string): boolean {
-  if (underscoreJoined(s)) return true;
+  // a reply prefix is a sender's to write: the rest is the subject as built
+  if (
+    underscoreJoined(s.replace(/^\s*(?:re|aw|antw|sv|rif|res|r|fwd?|wg|tr|rv)\s{0,3}:\s{0,3}/i, ''))
+  )
+    return true;
   const split = s.match(/(?:^|\s)[B-HJ-Z] [a-zäöüßéèàç]{3,}/g)?.length ?? 0;
   if (split >= 2) return true;
   const spelled =

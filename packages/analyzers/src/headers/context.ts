@@ -1,8 +1,16 @@
 import type { Email } from '@trawl/contracts';
 import { type AuthResults, readAuthResults } from '../shared/auth-results.ts';
-import { firstHeader, headerValues } from '../shared/header-values.ts';
+import { addressIn, firstHeader } from '../shared/header-values.ts';
 import type { Lexicons } from '../shared/lexicons.ts';
 import type { Finding } from '../shared/score.ts';
+import {
+  listIdOrg,
+  listPostAddress,
+  nothingRecorded,
+  orgSigned,
+  relayingListId,
+  signerCovering,
+} from '../shared/signed-headers.ts';
 import { blankSpans, type MailView, orgDomain, viewOf } from '../shared/view.ts';
 import type { HeadersSettings } from './settings.ts';
 
@@ -22,8 +30,13 @@ export interface HeaderContext {
   fromOrg: string;
   /** The From display name ('' when none). */
   dn: string;
-  /** Org domains that relay for the author: the List-Id's, the Sender header's. */
+  /** Org domains that take replies and bounces for the author: a list's, a signing Sender's. */
   relays: Set<string>;
+  /**
+   * The List-Id when the list's domain authenticates the message (see authenticatedListId), else
+   * ''. What a list explains (subject tags, rewritten senders, digests) counts only then.
+   */
+  authList: string;
   /** The list's domain when a mailing list rewrote From (DMARC mitigation), else undefined. */
   list: string | undefined;
   /**
@@ -31,6 +44,12 @@ export interface HeaderContext {
    * the List-Id and verified at the trusted hop, else undefined (see listSigner).
    */
   listSigner: string | undefined;
+  /**
+   * The address a service sends on behalf of: shown in the display name and the Reply-To both
+   * ("Per conto di: anna@example.it" <posta-certificata@provider.it>, Reply-To anna@example.it);
+   * '' otherwise. Display name and Reply-To then say one fact, and count as one.
+   */
+  onBehalf: string;
   /** The first From header as written. */
   fromHeader: string;
   /** fromHeader without its quoted parts (an address in a quoted name is not the sender's). */
@@ -46,20 +65,6 @@ export interface HeaderContext {
 }
 
 /**
- * What `/<([^>]+)>/.exec(s)?.[1]` answers: the text between the first `<` that is followed (not
- * at once) by a `>`, and that `>`. A scan with indexOf; the regex retried the rest of the value
- * at every `<` (quadratic on a value of many `<`).
- */
-export function angleContent(s: string): string | undefined {
-  for (let lt = s.indexOf('<'); lt !== -1; lt = s.indexOf('<', lt + 1)) {
-    const gt = s.indexOf('>', lt + 1);
-    if (gt === -1) return undefined;
-    if (gt > lt + 1) return s.slice(lt + 1, gt);
-  }
-  return undefined;
-}
-
-/**
  * What `s.replace(/\[[^\]]*\]/g, ' ')` answers: each `[…]` (to the next `]`) made one space. A
  * scan with indexOf; the regex read the rest of the value again at every `[` without a `]`.
  */
@@ -67,20 +72,19 @@ export function blankBrackets(s: string): string {
   return blankSpans(s, '[', ']');
 }
 
-/** Org domains that legitimately relay for the author: mailing lists, the Sender header. */
-function relayDomains(v: MailView): Set<string> {
+/**
+ * Org domains that legitimately receive replies and bounces for the author: a mailing list's (its
+ * List-Id's domain, unless that is a free-mail domain anyone can sign up at: a list's replies and
+ * bounces go to the list, which is all a List-Id accounts for, so it needs no authentication), and
+ * the Sender header's (RFC 5322: the agent that sent for the author) when that domain signed.
+ */
+function relayDomains(v: MailView, a: AuthResults, lex: Lexicons): Set<string> {
   const s = new Set<string>();
-  const lid = angleContent(v.list_id) ?? v.list_id;
-  if (lid) s.add(orgDomain(lid.split('.').slice(-3).join('.')));
-  if (v.sender_header) s.add(v.sender_header.org_domain);
+  const lid = listIdOrg(v.list_id);
+  if (lid && !lex.freeMail.has(lid)) s.add(lid);
+  if (v.sender_header && orgSigned(a, v.sender_header.org_domain))
+    s.add(v.sender_header.org_domain);
   return s;
-}
-
-/** The address in a `List-Post: <mailto:list@host>` value, lower-case. */
-function listPostAddress(email: Email): string {
-  const lp = firstHeader(email, 'list-post') ?? '';
-  const m = /<mailto:([^>?\s]+)/i.exec(lp.slice(0, 1000));
-  return m?.[1]?.toLowerCase() ?? '';
 }
 
 /**
@@ -93,51 +97,46 @@ function listPostAddress(email: Email): string {
  */
 function listRewrite(email: Email, v: MailView, a: AuthResults): string | undefined {
   if (!v.list_id || !v.from.address) return undefined;
-  const lid = (angleContent(v.list_id) ?? v.list_id).trim().toLowerCase();
+  const listOrg = listIdOrg(v.list_id);
   const post = listPostAddress(email);
-  const listOrg = orgDomain(post ? (post.split('@')[1] ?? '') : lid);
-  const fromIsList =
-    (post !== '' && v.from.address === post) ||
-    (listOrg !== '' && (v.from.org_domain === listOrg || orgDomain(lid) === v.from.org_domain));
-  if (!fromIsList) return undefined;
+  // the whole shape of the rewriting: From is the list's own address (its posting address, or one
+  // of the List-Id's domain), which the list sent the message to, and the author is in Reply-To
+  const fromIsList = post !== '' ? v.from.address === post : v.from.org_domain === listOrg;
+  if (!fromIsList || !v.to.some((t) => t.toLowerCase() === v.from.address)) return undefined;
+  if (!v.reply_to.some((r) => r.address !== '' && r.address !== v.from.address)) return undefined;
   if (a.dmarc === 'fail') return undefined;
-  if (a.dkim !== 'none_seen' || a.arc !== 'none_seen') {
-    const signed = a.dkim_pass_domains.some((d) => orgDomain(d) === v.from.org_domain);
-    if (!signed && a.arc !== 'pass') return undefined;
-  }
-  return v.from.org_domain;
-}
-
-/** A `tag=value` of a DKIM-Signature value, lower-case, folding white space removed. */
-function dkimTag(sig: string, tag: string): string {
-  for (const part of sig.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq !== -1 && part.slice(0, eq).trim().toLowerCase() === tag)
-      return part
-        .slice(eq + 1)
-        .replace(/\s+/g, '')
-        .toLowerCase();
-  }
-  return '';
+  // the list's own domain signed what it sent (verified at the trusted hop), or a trusted sealer's
+  // ARC chain through the list holds, or (where the receiving hop recorded no authentication at
+  // all) it came from the list's own bounce address: otherwise it is only what the sender wrote
+  if (orgSigned(a, v.from.org_domain) || a.arc_trusted) return v.from.org_domain;
+  if (nothingRecorded(a) && listOrg !== '' && v.return_path?.org_domain === listOrg)
+    return v.from.org_domain;
+  return undefined;
 }
 
 /**
  * A mailing list that relays the author's From unchanged breaks the author's DKIM (it adds a
  * footer or a subject tag) and so DMARC; a list operator that signs what it sends covers its own
  * List-Id with that signature. Returns the signing domain when the trusted hop verified a DKIM
- * signature of a domain other than the author's whose signed headers include List-Id. What it
+ * signature of the List-Id's own domain (not the author's) whose signed headers include List-Id. What it
  * explains is only the author's broken authentication (group `auth`, floor 0), and never for a
  * From domain with standing (a brand's or the organisation's own), which is what a spoofer writes.
  */
 function listSigner(email: Email, v: MailView, a: AuthResults): string | undefined {
-  if (!v.list_id || !a.verified || a.dkim_pass_domains.length === 0) return undefined;
-  for (const sig of headerValues(email, 'dkim-signature').slice(0, 10)) {
-    const d = dkimTag(sig, 'd');
-    if (!d || orgDomain(d) === v.from.org_domain) continue;
-    if (!a.dkim_pass_domains.some((p) => p === d || p.endsWith(`.${d}`))) continue;
-    if (dkimTag(sig, 'h').split(':').includes('list-id')) return d;
-  }
-  return undefined;
+  const org = listIdOrg(v.list_id);
+  if (!org || org === v.from.org_domain) return undefined;
+  const d = signerCovering(email, a, 'list-id', v.from.org_domain);
+  // the list's own domain: another's signature (the author's mail service) vouches for nothing
+  return d && orgDomain(d) === org ? d : undefined;
+}
+
+/** The address shown in the display name when a Reply-To is that same address, else ''. */
+function onBehalfOf(v: MailView): string {
+  const dn = v.from.display_name;
+  if (!dn || v.reply_to.length === 0) return '';
+  const shown = addressIn(dn)?.[0].toLowerCase();
+  if (!shown || shown === v.from.address) return '';
+  return v.reply_to.some((r) => r.address === shown) ? shown : '';
 }
 
 /** Registrable domains of the visible recipients (the mailbox the message was delivered to). */
@@ -158,10 +157,12 @@ export function headerContext(
   found: readonly Finding[],
 ): HeaderContext {
   const v = viewOf(email);
-  const auth = settings.authserv_ids.length
-    ? readAuthResults(email, settings.authserv_ids)
-    : v.auth;
+  const auth =
+    settings.authserv_ids.length || settings.trusted_arc_sealers.length
+      ? readAuthResults(email, settings.authserv_ids, { arcSealers: settings.trusted_arc_sealers })
+      : v.auth;
   const fromHeader = firstHeader(email, 'from') ?? '';
+  const authList = relayingListId(email, v, auth);
   return {
     email,
     v,
@@ -171,9 +172,11 @@ export function headerContext(
     auth,
     fromOrg: v.from.org_domain,
     dn: v.from.display_name,
-    relays: relayDomains(v),
+    relays: relayDomains(v, auth, lex),
+    authList,
     list: listRewrite(email, v, auth),
     listSigner: listSigner(email, v, auth),
+    onBehalf: onBehalfOf(v),
     fromHeader,
     unquoted: fromHeader.replace(/"[^"]*"/g, ''),
     recipientDomains: recipientOrgs(v),

@@ -16,6 +16,12 @@ export const HeadersSettings = z.object({
    * (RFC 8601); empty: the topmost Authentication-Results header's id, the nearest hop.
    */
   authserv_ids: z.array(z.string().min(1).max(255)).max(50).default([]),
+  /**
+   * ARC sealers (the `d=` of an ARC-Seal) the organisation trusts: its own gateways and the list
+   * hosts it relies on. Only their ARC-Authentication-Results explain a broken SPF, DKIM or DMARC;
+   * empty (the default): ARC explains nothing, since anyone can seal a message.
+   */
+  trusted_arc_sealers: z.array(z.string().min(1).max(255)).max(50).default([]),
   ...LEXICON_SETTINGS,
   weights: HeadersWeights.default(HeadersWeights.parse({})),
 });

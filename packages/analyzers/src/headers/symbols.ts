@@ -68,6 +68,12 @@ export const HEADERS_SYMBOLS = defineSymbols({
     group: 'sender',
     reason: 'the display name shows an address of another domain than the real sender',
   },
+  on_behalf_of: {
+    score: 2.0,
+    group: 'sender',
+    reason:
+      'the display name shows another address and replies go to it: a service sending for someone (certified mail, e-invoicing, forms) or a spoofer; one fact, counted once for display name and Reply-To',
+  },
   display_name_brand: {
     score: 2.2,
     group: 'sender',

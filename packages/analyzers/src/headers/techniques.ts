@@ -2,7 +2,7 @@
  * The header techniques, one function each: `(ctx) => Finding[]` over one message's HeaderContext.
  * headerFindings (analyzer.ts) runs them in the order of HEADER_TECHNIQUES.
  */
-import { firstHeader } from '../shared/header-values.ts';
+import { addressIn } from '../shared/header-values.ts';
 import { displayNameBrands } from '../shared/lexicon-hits.ts';
 import type { Lexicons } from '../shared/lexicons.ts';
 import {
@@ -134,7 +134,10 @@ function standingOf(ctx: HeaderContext): 'own' | 'brand' | undefined {
   if (own.some((d) => under(fromOrg, d.toLowerCase()))) return 'own';
   // free-mail and hosting domains belong to brands too, but anyone can sign up for an address there
   if (lex.freeMail.has(fromOrg)) return undefined;
-  if (lex.brands.some((b) => b.domains.some((d) => under(fromOrg, d)))) return 'brand';
+  // a platform that sends for anyone (invoices, shares, invitations) vouches for itself, not for
+  // what its users wrote
+  const brand = lex.brands.find((b) => b.domains.some((d) => under(fromOrg, d)));
+  if (brand && !brand.sends_for_anyone) return 'brand';
   return undefined;
 }
 
@@ -152,9 +155,18 @@ export const standingFindings: HeaderTechnique = (ctx) => {
 };
 
 // 2. reply-to pointing elsewhere (explained when a mailing list rewrote From)
-export const replyToFindings: HeaderTechnique = ({ v, lex, fromOrg, relays, list, w }) => {
+export const replyToFindings: HeaderTechnique = ({
+  v,
+  lex,
+  fromOrg,
+  relays,
+  list,
+  onBehalf,
+  w,
+}) => {
   for (const r of v.reply_to) {
     if (!r.org_domain || r.org_domain === fromOrg || relays.has(r.org_domain)) continue;
+    if (onBehalf && r.address === onBehalf) continue; // said by the display name already
     const free = lex.freeMail.has(r.org_domain) || lex.freeMail.has(r.domain);
     const out: Finding[] = [
       {
@@ -192,51 +204,21 @@ export const returnPathFindings: HeaderTechnique = ({ v, fromOrg, relays, w }) =
   );
 };
 
-const isLocalChar = (c: number) =>
-  (c >= 97 && c <= 122) ||
-  (c >= 65 && c <= 90) ||
-  (c >= 48 && c <= 57) ||
-  c === 46 /* . */ ||
-  c === 95 /* _ */ ||
-  c === 37 /* % */ ||
-  c === 43 /* + */ ||
-  c === 45; /* - */
-const isLabelChar = (c: number) =>
-  (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 45;
-
-/**
- * What `/[A-Za-z0-9._%+-]+@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)/.exec(s)` answers, as
- * `[match, domain]`: the first `@` with a local part before it and a dotted domain after it. A scan
- * from each `@`; the regex read the run of address characters again from each of its positions
- * (quadratic on a long run without `@`).
- */
-export function addressIn(s: string): [string, string] | undefined {
-  for (let at = s.indexOf('@'); at !== -1; at = s.indexOf('@', at + 1)) {
-    let start = at;
-    while (start > 0 && isLocalChar(s.charCodeAt(start - 1))) start--;
-    if (start === at) continue;
-    let end = at + 1;
-    while (end < s.length && isLabelChar(s.charCodeAt(end))) end++;
-    if (end === at + 1) continue;
-    let dots = 0;
-    while (end + 1 < s.length && s.charCodeAt(end) === 46 && isLabelChar(s.charCodeAt(end + 1))) {
-      end += 2;
-      while (end < s.length && isLabelChar(s.charCodeAt(end))) end++;
-      dots++;
-    }
-    if (dots === 0) continue;
-    return [s.slice(start, end), s.slice(at + 1, end)];
-  }
-  return undefined;
-}
-
 // 4. display-name spoofing: an address in the name whose domain is not the sender's
-export const displayNameAddressFindings: HeaderTechnique = ({ v, dn, fromOrg, w }) => {
+export const displayNameAddressFindings: HeaderTechnique = ({ v, dn, fromOrg, onBehalf, w }) => {
   if (!dn) return NONE;
   const addrInName = addressIn(dn);
   if (!addrInName) return NONE;
   const shown = orgDomain(addrInName[1].toLowerCase());
   if (!shown || !fromOrg || shown === fromOrg) return NONE;
+  // a service sending for the shown address, replies going to it: one fact, counted once
+  if (onBehalf)
+    return oneOf(
+      w,
+      'on_behalf_of',
+      'display_name_spoofing',
+      `sent by ${v.from.address} on behalf of ${onBehalf} (display name and Reply-To)`,
+    );
   return oneOf(
     w,
     'display_name_address',
@@ -374,7 +356,7 @@ function shownName(ctx: HeaderContext): string {
 export const displayNameRecipientFindings: HeaderTechnique = (ctx) => {
   const { v, fromOrg, recipientDomains, w } = ctx;
   const shown = shownName(ctx);
-  if (!shown || v.list_id) return NONE;
+  if (!shown || ctx.authList) return NONE;
   const lower = shown.toLowerCase();
   const named = [...recipientDomains].find((d) => d !== fromOrg && containsWord(lower, d));
   if (!named) return NONE;
@@ -392,13 +374,12 @@ const SYSTEM_NAME_RE =
 
 // 4b. a mail-system or help-desk sender name on a message with web links
 export const systemNameFindings: HeaderTechnique = (ctx) => {
-  const { email, v, w } = ctx;
+  const { v, w } = ctx;
   const shown = shownName(ctx);
-  if (!shown || v.list_id) return NONE;
-  // a real delivery report (multipart/report) quotes the bounced message, links and all
-  const report = /^\s*multipart\/report\b/i.test(firstHeader(email, 'content-type') ?? '');
+  if (!shown || ctx.authList) return NONE;
+  // a delivery report recognised by its structure (whose links are its reporter's own)
   if (
-    report ||
+    v.report ||
     !SYSTEM_NAME_RE.test(shown.toLowerCase()) ||
     !v.urls.some((u) => u.source === 'href' && u.host)
   )
@@ -421,6 +402,8 @@ function cachedNames(lex: Lexicons, organisationDomains: string[]): ProtectedNam
 
 // 5. sender domain is a look-alike of a brand or of the organisation
 export const senderLookalikeFindings: HeaderTechnique = ({ lex, settings, fromOrg, w }) => {
+  // a mail provider's own domain is a known one, nobody's look-alike
+  if (lex.freeMail.has(fromOrg)) return NONE;
   const look = findLookalike(fromOrg, cachedNames(lex, settings.organisation_domains));
   if (!look) return NONE;
   return one(
@@ -480,8 +463,8 @@ export const selfAddressedFindings: HeaderTechnique = ({ v, to, list, w }) => {
 };
 
 // 7. recipient address or mailbox name used as bait in the subject
-export const recipientInSubjectFindings: HeaderTechnique = ({ v, to, subj, w }) => {
-  for (const r of v.list_id ? [] : to.slice(0, 5)) {
+export const recipientInSubjectFindings: HeaderTechnique = ({ authList, to, subj, w }) => {
+  for (const r of authList ? [] : to.slice(0, 5)) {
     const local = r.split('@')[0] ?? '';
     if ((r.length > 5 && subj.includes(r)) || (local.length >= 5 && containsWord(subj, local)))
       return oneOf(
@@ -497,10 +480,17 @@ export const recipientInSubjectFindings: HeaderTechnique = ({ v, to, subj, w }) 
 const recipientInSubject = (ctx: HeaderContext) =>
   ctx.found.some((f) => f.symbol === 'recipient_in_subject');
 
+/**
+ * A DMARC or TLS report's subject names the reported domain (the recipient's) and a report id
+ * shaped like an address, as RFC 7489 and RFC 8460 ask: its own wording, not bait.
+ */
+const reportSubject = ({ v }: HeaderContext) =>
+  v.report?.kind === 'dmarc_report' || v.report?.kind === 'tls_report';
+
 // 7. the recipient's domain named in the subject (unless the address itself is)
 export const recipientDomainInSubjectFindings: HeaderTechnique = (ctx) => {
-  const { v, recipientDomains, fromOrg, subj, w } = ctx;
-  if (v.list_id) return NONE;
+  const { recipientDomains, fromOrg, subj, w } = ctx;
+  if (ctx.authList || reportSubject(ctx)) return NONE;
   const named = [...recipientDomains].find((d) => d !== fromOrg && containsWord(subj, d));
   if (!named || recipientInSubject(ctx)) return NONE;
   return oneOf(
@@ -600,8 +590,8 @@ export const brokenWordsFindings: HeaderTechnique = ({ v, dn, w }) => {
 };
 
 // 10. "Re:" on a message that answers nothing
-export const fakeReplyFindings: HeaderTechnique = ({ v, w }) => {
-  if (v.list_id || !fakeReply(v.subject, v.header_names)) return NONE;
+export const fakeReplyFindings: HeaderTechnique = ({ v, authList, w }) => {
+  if (authList || !fakeReply(v.subject, v.header_names)) return NONE;
   return oneOf(
     w,
     'fake_reply',
@@ -613,7 +603,7 @@ export const fakeReplyFindings: HeaderTechnique = ({ v, w }) => {
 // 10. an organisation's name on a role address that is not its own
 export const unrelatedOrgNameFindings: HeaderTechnique = (ctx) => {
   const { v, dn, w } = ctx;
-  if (!dn || v.list_id) return NONE;
+  if (!dn || ctx.authList) return NONE;
   // a mailbox name of random-case letters is no organisation's, as a role address is not a person's
   const generated = mixedCaseLocalPart(writtenAddress(ctx).split('@')[0] ?? '');
   if (!unrelatedOrgName(dn, v.from.address, generated)) return NONE;
@@ -628,7 +618,8 @@ export const unrelatedOrgNameFindings: HeaderTechnique = (ctx) => {
 // 10. an e-mail address shown in the subject (unless it is the recipient's, counted above)
 export const addressInSubjectFindings: HeaderTechnique = (ctx) => {
   const { v, subj, w } = ctx;
-  if (recipientInSubject(ctx) || !addressInSubject(subj, v.from.address)) return NONE;
+  if (recipientInSubject(ctx) || reportSubject(ctx) || !addressInSubject(subj, v.from.address))
+    return NONE;
   return oneOf(w, 'address_in_subject', 'header_anomaly', 'the subject shows an e-mail address');
 };
 
@@ -654,7 +645,7 @@ export const generatedSubdomainFindings: HeaderTechnique = ({ v, fromOrg, w }) =
 // 10. a sender mailbox name that looks generated
 export const generatedLocalPartFindings: HeaderTechnique = (ctx) => {
   const { v, w } = ctx;
-  if (!v.from.address || v.list_id) return NONE;
+  if (!v.from.address || ctx.authList) return NONE;
   if (!generatedLocalPart(writtenAddress(ctx))) return NONE;
   return oneOf(
     w,

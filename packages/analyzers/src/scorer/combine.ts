@@ -45,14 +45,22 @@ export interface Combined {
 export function groupCap(t: ScoreTable, g: string): GroupDef | undefined {
   const builtin = (GROUPS as Record<string, GroupDef>)[g];
   const set = t.groups[g];
-  // a cap set in the weights file keeps the group's built-in `yields_to`
-  return set && builtin?.yields_to ? { ...set, yields_to: builtin.yields_to } : (set ?? builtin);
+  if (!set) return builtin;
+  // a cap set in the weights file keeps the group's built-in `yields_to`, and `firm` unless it
+  // says otherwise
+  return {
+    ...set,
+    ...(builtin?.yields_to ? { yields_to: builtin.yields_to } : {}),
+    ...(set.firm === undefined && builtin?.firm ? { firm: true } : {}),
+  };
 }
 
 /**
  * Combines evidence in log-odds space, as Rspamd's symbol groups do: each symbol counts once with
  * its override or its declared score; the symbols of a group add up and the group adds at most its
- * `max` (at least its `min`); symbols without a known group add as they are.
+ * `max` (at least its `min`); symbols without a known group add as they are. A firm group's positive
+ * sum is never lowered by negative evidence of other groups: when one is present, the rest adds at
+ * least 0.
  */
 export function combine(evidence: Iterable<Evidence>, t: ScoreTable): Combined {
   const seen = new Set<string>();
@@ -87,6 +95,11 @@ export function combine(evidence: Iterable<Evidence>, t: ScoreTable): Combined {
       g.yielded_to = over;
     }
   }
-  for (const g of Object.values(groups)) sum += g.counted;
-  return { logOdds: t.bias + sum, contributions, groups };
+  // what firm groups add stands whatever the evidence of legitimate mail elsewhere says
+  let firm = 0;
+  for (const [name, g] of Object.entries(groups)) {
+    if (groupCap(t, name)?.firm && g.counted > 0) firm += g.counted;
+    else sum += g.counted;
+  }
+  return { logOdds: t.bias + firm + (firm > 0 ? Math.max(sum, 0) : sum), contributions, groups };
 }

@@ -7,7 +7,12 @@ import { ScorerWeightsInvalidError } from './errors.ts';
 const Weight = z.number().min(-20).max(20);
 
 const Group = z
-  .object({ max: z.number().min(0).max(20), min: z.number().min(-20).max(0) })
+  .object({
+    max: z.number().min(0).max(20),
+    min: z.number().min(-20).max(0),
+    /** See GroupDef.firm; a built-in group keeps its own when the file does not say. */
+    firm: z.boolean().optional(),
+  })
   .transform((g) => ({ ...g, reason: 'set in the weights file' }));
 
 /**

@@ -110,3 +110,55 @@ export function domainOf(address: string | undefined): string | undefined {
   while (end > 0 && isTrailing(d.charCodeAt(end - 1))) end--;
   return end > 0 ? d.slice(0, end) : undefined;
 }
+
+/**
+ * What `/<([^>]+)>/.exec(s)?.[1]` answers: the text between the first `<` that is followed (not
+ * at once) by a `>`, and that `>`. A scan with indexOf; the regex retried the rest of the value
+ * at every `<` (quadratic on a value of many `<`).
+ */
+export function angleContent(s: string): string | undefined {
+  for (let lt = s.indexOf('<'); lt !== -1; lt = s.indexOf('<', lt + 1)) {
+    const gt = s.indexOf('>', lt + 1);
+    if (gt === -1) return undefined;
+    if (gt > lt + 1) return s.slice(lt + 1, gt);
+  }
+  return undefined;
+}
+
+const isLocalChar = (c: number) =>
+  (c >= 97 && c <= 122) ||
+  (c >= 65 && c <= 90) ||
+  (c >= 48 && c <= 57) ||
+  c === 46 /* . */ ||
+  c === 95 /* _ */ ||
+  c === 37 /* % */ ||
+  c === 43 /* + */ ||
+  c === 45; /* - */
+const isLabelChar = (c: number) =>
+  (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 45;
+
+/**
+ * What `/[A-Za-z0-9._%+-]+@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)/.exec(s)` answers, as
+ * `[match, domain]`: the first `@` with a local part before it and a dotted domain after it. A scan
+ * from each `@`; the regex read the run of address characters again from each of its positions
+ * (quadratic on a long run without `@`).
+ */
+export function addressIn(s: string): [string, string] | undefined {
+  for (let at = s.indexOf('@'); at !== -1; at = s.indexOf('@', at + 1)) {
+    let start = at;
+    while (start > 0 && isLocalChar(s.charCodeAt(start - 1))) start--;
+    if (start === at) continue;
+    let end = at + 1;
+    while (end < s.length && isLabelChar(s.charCodeAt(end))) end++;
+    if (end === at + 1) continue;
+    let dots = 0;
+    while (end + 1 < s.length && s.charCodeAt(end) === 46 && isLabelChar(s.charCodeAt(end + 1))) {
+      end += 2;
+      while (end < s.length && isLabelChar(s.charCodeAt(end))) end++;
+      dots++;
+    }
+    if (dots === 0) continue;
+    return [s.slice(start, end), s.slice(at + 1, end)];
+  }
+  return undefined;
+}

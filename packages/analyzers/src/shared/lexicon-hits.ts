@@ -72,8 +72,35 @@ const hitMemo = new PairMemo<object, string, LanguageHits>();
 export function viewHits(v: MailView, lex: Lexicons, allowed: string[]): LanguageHits {
   return hitMemo.get(v, allowed.join(','), () => {
     const w = viewWords(v, lex);
-    return wordHits(w.subject, w.text, v.language, lex, allowed);
+    const hits = wordHits(w.subject, w.text, v.language, lex, allowed);
+    return v.report ? explainReportWording(hits) : hits;
   });
+}
+
+/**
+ * A message recognised as a report by its structure (a bounce, a read receipt, a TLS or DMARC
+ * report) speaks of other mail: the delivery phrases it holds ("could not be delivered",
+ * "mailbox full") are its own wording, not a threat or a request, and its alarming tone is the
+ * failure it reports. Only those are explained: every other phrase, and every link, form and
+ * attachment, counts as in any message (a forged report structure gains nothing else).
+ */
+function explainReportWording(hits: LanguageHits): LanguageHits {
+  const explain = (part: LanguageHits['body']) => {
+    const wording = part.delivery ?? [];
+    const out: LanguageHits['body'] = {};
+    for (const [c, list] of Object.entries(part) as [LanguageCategory, string[]][]) {
+      if (c === 'delivery') {
+        out[c] = list;
+        continue;
+      }
+      // its alarm is the failure it reports, when it reports one
+      if (c === 'negative' && wording.length > 0) continue;
+      const kept = list.filter((p) => !wording.some((d) => d === p || d.includes(p)));
+      if (kept.length) out[c] = kept;
+    }
+    return out;
+  };
+  return { language: hits.language, subject: explain(hits.subject), body: explain(hits.body) };
 }
 
 export interface ViewBrands {

@@ -23,6 +23,12 @@ export const LANGUAGE_CATEGORIES = [
   'positive',
   /** Statements that money has been or will be taken; not scored alone (call-back lures). */
   'charge',
+  /**
+   * What a delivery report says of the mail it reports on (could not be delivered, mailbox
+   * full); not scored: in a message recognised as a report by its structure, these phrases and the
+   * alarm they carry are the report's own wording, not a lure (shared/machine-mail.ts).
+   */
+  'delivery',
 ] as const;
 export type LanguageCategory = (typeof LANGUAGE_CATEGORIES)[number];
 
@@ -34,7 +40,16 @@ const LanguageLexiconFile = z.object({
 const Brand = z.object({
   names: z.array(z.string().min(2)).default([]),
   case_names: z.array(z.string().min(2)).default([]),
+  /** Registrable domains the brand operates: sites, mail, image, link and tracking hosts. */
   domains: z.array(z.string().min(3)).default([]),
+  /**
+   * The brand's platform sends mail whose content any of its users writes (invoices, shared
+   * files, invitations, member messages): its authentication vouches for the platform, not the
+   * author, and earns no standing.
+   */
+  sends_for_anyone: z.boolean().default(false),
+  /** Where the entry comes from (brands.yaml's header says what counts). */
+  source: z.string().min(3).max(500),
 });
 const BrandsFile = z.object({ brands: z.record(z.string(), Brand) });
 export type Brand = z.output<typeof Brand> & { id: string };

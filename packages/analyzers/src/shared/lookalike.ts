@@ -153,6 +153,13 @@ function confusablePart(label: string, n: ProtectedName): boolean {
   return false;
 }
 
+/**
+ * Shortest label (the brand's and the suspect's) judged by edit distance. One edit away from a
+ * name of six letters or fewer lies many an unrelated word and established domain (posteo, posten;
+ * mobile, t-mobile): short names are judged by confusable spellings only.
+ */
+const EDIT_MIN = 7;
+
 export interface LookalikeHit {
   owner: string;
   label: string;
@@ -193,7 +200,12 @@ function testName(
   if (label === n.label) return undefined; // same name under another suffix: brand's own or unrelated ccTLD
   if (sk === n.skeleton || confusablePart(label, n))
     return { owner: n.owner, label: n.label, how: 'confusable' };
-  if (n.primary && n.label.length >= 6 && label.length >= 6 && withinOneEdit(sk, n.skeleton)) {
+  if (
+    n.primary &&
+    n.label.length >= EDIT_MIN &&
+    label.length >= EDIT_MIN &&
+    withinOneEdit(sk, n.skeleton)
+  ) {
     return { owner: n.owner, label: n.label, how: 'edit_distance' };
   }
   if (n.label.length >= 5 && label.length > n.label.length) {
@@ -234,7 +246,7 @@ function nameIndex(names: ProtectedName[]): NameIndex {
     };
     names.forEach((n, i) => {
       push(x!.bySkeleton, n.skeleton, i);
-      if (n.primary && n.label.length >= 6) push(x!.bySkeletonLength, n.skeleton.length, i);
+      if (n.primary && n.label.length >= EDIT_MIN) push(x!.bySkeletonLength, n.skeleton.length, i);
       if (n.label.length >= 5) push(x!.byLabel, n.label, i);
     });
     nameIndexes.set(names, x);
@@ -250,6 +262,8 @@ function nameIndex(names: ProtectedName[]): NameIndex {
 function computeLookalike(domain: string, names: ProtectedName[]): LookalikeHit | undefined {
   const label = mainLabel(domain);
   if (label.length < 4) return undefined;
+  // a domain a brand (or the organisation) owns is its own, never another one's look-alike
+  if (ownedByAny(names, domain)) return undefined;
   const sk = skeleton(label);
   const x = nameIndex(names);
   let best = names.length;
@@ -269,9 +283,10 @@ function computeLookalike(domain: string, names: ProtectedName[]): LookalikeHit 
   if (label.includes('-'))
     for (const p of label.split('-', 8))
       if (p.length >= 4) first(x.bySkeleton.get(skeleton(p)), (n) => p !== n.label);
-  if (label.length >= 6) {
+  if (label.length >= EDIT_MIN)
     for (let len = sk.length - 1; len <= sk.length + 1; len++)
       first(x.bySkeletonLength.get(len), (n) => withinOneEdit(sk, n.skeleton));
+  if (label.length >= 6) {
     const parts = label.split('-');
     if (parts.length > 1) for (const p of parts) first(x.byLabel.get(p), () => true);
     for (let len = 5; len < label.length; len++) {
@@ -287,6 +302,18 @@ function computeLookalike(domain: string, names: ProtectedName[]): LookalikeHit 
   for (let i = best; i < names.length; i++) {
     const hit = testName(names[i]!, domain, label, sk);
     if (hit) return hit;
+  }
+  // the brand cut by a hyphen inside it ("geek-squadservices", "pay-pal-login"): the label read
+  // without its hyphens, for the brand and lure words it is made of
+  if (label.includes('-')) {
+    const joined = label.replace(/-/g, '');
+    if (joined.length >= 6)
+      for (let len = 5; len < joined.length; len++) {
+        const prefix = joined.slice(0, len);
+        for (const i of x.byLabel.get(prefix) ?? [])
+          if (!names[i]!.domains.has(domain) && isLureRest(joined.slice(len)))
+            return { owner: names[i]!.owner, label: names[i]!.label, how: 'contains' };
+      }
   }
   return undefined;
 }
@@ -313,6 +340,11 @@ function subdomainIndex(names: ProtectedName[]): SubdomainIndex {
     subdomainIndexes.set(names, x);
   }
   return x;
+}
+
+/** Whether `domain` (registrable) is one of the domains of any protected name. */
+export function ownedByAny(names: ProtectedName[], domain: string): boolean {
+  return subdomainIndex(names).domains.has(domain);
 }
 
 const SUBDOMAIN_SEPARATORS = /[.-]/;

@@ -44,6 +44,12 @@ export interface GroupDef {
   max: number;
   /** Least they add together: 0 for a group whose negative symbols only explain its positive ones. */
   min: number;
+  /**
+   * Evidence of legitimate mail from other groups (standing, what the deployment learnt) lowers
+   * everything but this group's positive sum: a domain's reputation never excuses a request for
+   * credentials, money or a call, a dangerous attachment or a listed link.
+   */
+  firm?: boolean | undefined;
   reason: string;
   /**
    * Groups whose evidence this group never excuses: when one of them counted anything, this group
@@ -61,7 +67,9 @@ export interface GroupDef {
  */
 export const GROUPS = {
   auth: {
-    max: 3,
+    // below the scorer's bias (−3): failing authentication alone (a forwarded or relayed message)
+    // is not phishing; with any other sign of it, it is
+    max: 2.5,
     min: 0,
     reason:
       'sender authentication as the receiving organisation recorded it (SPF, DKIM, DMARC, ARC)',
@@ -98,6 +106,7 @@ export const GROUPS = {
     reason: 'urgency, threat, reward and unsolicited-offer language, in any language',
   },
   request: {
+    firm: true,
     max: 3,
     min: 0,
     reason: 'the message asks for credentials or money, in any language',
@@ -130,11 +139,13 @@ export const GROUPS = {
     reason: 'text disguised against keyword filters',
   },
   payload: {
+    firm: true,
     max: 5,
     min: 0,
     reason: 'attachments and forms that carry the attack itself',
   },
   threat_intel: {
+    firm: true,
     max: 6,
     min: 0,
     reason:

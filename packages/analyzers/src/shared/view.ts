@@ -4,6 +4,7 @@ import { getDomain, getPublicSuffix } from 'tldts';
 import { type AuthResults, readAuthResults } from './auth-results.ts';
 import { domainOf, firstHeader, headerValues, parseAddressHeader } from './header-values.ts';
 import { isNonRoutableIp } from './ip.ts';
+import { type MachineReport, machineReport } from './machine-mail.ts';
 import { MAX_SCAN_CHARS } from './normalize.ts';
 
 /** One URL of the message as the analyzers and rules see it. */
@@ -84,6 +85,8 @@ export interface MailView {
   list_id: string;
   /** Lower-case header names present. */
   header_names: string[];
+  /** What standard machine mail the message is by its structure (shared/machine-mail.ts). */
+  report: MachineReport | undefined;
 }
 
 /** Whether the message has HTML in which `re` matches (the first 200,000 characters: bounded work). */
@@ -308,7 +311,10 @@ export function blankSpans(s: string, open: string, close: string): string {
 function buildView(email: Email): MailView {
   const fromHeader = firstHeader(email, 'from');
   const parsedFrom = party(fromHeader);
+  // a From with no usable address: the sender the message names first (a Sender header appended
+  // below it changes nothing), else the parser's
   const from = parsedFrom ??
+    party(firstHeader(email, 'sender')) ??
     party(email.headers.sender) ?? { address: '', domain: '', org_domain: '', display_name: '' };
   // "Mercado Livre <contato@mercadolivre>": an address that is not one still comes with the name
   // it poses under
@@ -387,5 +393,6 @@ function buildView(email: Email): MailView {
     date: email.headers.date,
     list_id: firstHeader(email, 'list-id') ?? '',
     header_names: Object.keys(email.headers.raw_headers ?? {}),
+    report: machineReport(email, text, urls, from.org_domain),
   };
 }

@@ -11,6 +11,7 @@ import {
   brandInSubdomain,
   findLookalike,
   mainLabel,
+  ownedByAny,
   type ProtectedName,
   protectedNames,
 } from '../shared/lookalike.ts';
@@ -332,6 +333,7 @@ export const homographFindings: UrlTechnique = {
 export const lookalikeFindings: UrlTechnique = {
   kinds: ['host'],
   find: (ctx, u) => {
+    if (ctx.lex.freeMail.has(u.domain)) return NONE;
     const look = findLookalike(u.domain, ctx.names);
     if (!look) return NONE;
     return once(
@@ -485,15 +487,33 @@ export const recipientInUrlFindings: UrlTechnique = {
   },
 };
 
-// a brand named in the path of an unrelated domain
+/**
+ * The path of a URL as written after its host: up to the query or fragment, which name what a
+ * page is about (a share link's text, a tracker's target), not where the page is.
+ */
+function pathOf(url: string, host: string): string {
+  const rest = afterHost(url, host);
+  let end = rest.length;
+  for (const c of ['?', '#']) {
+    const at = rest.indexOf(c);
+    if (at !== -1 && at < end) end = at;
+  }
+  return rest.slice(0, end).toLowerCase();
+}
+
+// a brand named in the path of an unrelated domain: a page that is not the brand's poses as the
+// brand's (a kit's `/paypal/signin`); only what can be clicked, never an image (a logo is shown
+// from anywhere), and not a wrapper that carries another address in its path (URL defence)
 export const brandInPathFindings: UrlTechnique = {
   kinds: ['host'],
   find: (ctx, u) => {
-    const path = afterHost(u.url, u.host).toLowerCase();
-    if (path.length <= 1) return NONE;
+    if (u.source !== 'href' && u.source !== 'form' && u.source !== 'area') return NONE;
+    if (u.is_image || ctx.lex.freeMail.has(u.domain)) return NONE;
+    const path = pathOf(u.url, u.host);
+    if (path.length <= 1 || path.includes('http') || path.includes('www.')) return NONE;
     const label = ctx.pathRe.exec(path)?.[1];
     const owner = label ? ctx.names.find((n) => n.label === label) : undefined;
-    if (!owner || owner.domains.has(u.domain)) return NONE;
+    if (!owner || ownedByAny(ctx.names, u.domain)) return NONE;
     return once(
       ctx,
       'path',

@@ -56,17 +56,44 @@ describe('Authentication-Results read as RFC 8601 says', () => {
     expect(a).toMatchObject({ spf: 'softfail', dmarc: 'pass', verified: false });
   });
 
-  it('reads through ARC when the trusted hop says the chain holds', () => {
-    const a = read({
-      received: RECEIVED,
-      'authentication-results':
-        'mx1.example.org; dkim=fail header.d=author.test; dmarc=fail header.from=author.test; arc=pass',
-      'arc-authentication-results': [
-        'i=2; lists.project.test; dkim=pass header.d=author.test; dmarc=pass header.from=author.test',
-        'i=1; mx.author.test; spf=pass smtp.mailfrom=author.test',
-      ],
+  const sealed = {
+    received: RECEIVED,
+    'authentication-results':
+      'mx1.example.org; dkim=fail header.d=author.test; dmarc=fail header.from=author.test; arc=pass',
+    'arc-seal': [
+      'i=2; a=rsa-sha256; t=1; cv=pass; d=lists.project.test; s=arc; b=x',
+      'i=1; a=rsa-sha256; t=1; cv=none; d=author.test; s=arc; b=x',
+    ],
+    'arc-authentication-results': [
+      'i=2; lists.project.test; dkim=pass header.d=author.test; dmarc=pass header.from=author.test',
+      'i=1; mx.author.test; spf=pass smtp.mailfrom=author.test',
+    ],
+  };
+
+  it('reads through ARC when the trusted hop says the chain holds and its sealer is trusted', () => {
+    const a = readAuthResults(makeEmail({ headers: sealed }), [], {
+      arcSealers: ['project.test'],
     });
-    expect(a).toMatchObject({ dkim: 'pass', dmarc: 'pass', arc: 'pass', via_arc: true });
+    expect(a).toMatchObject({
+      dkim: 'pass',
+      dmarc: 'pass',
+      arc: 'pass',
+      via_arc: true,
+      arc_sealer: 'lists.project.test',
+      arc_trusted: true,
+    });
+  });
+
+  it('does not read the ARC results of a sealer nobody configured (anyone can seal a spoof)', () => {
+    const a = read(sealed);
+    expect(a).toMatchObject({
+      dkim: 'fail',
+      dmarc: 'fail',
+      arc: 'pass',
+      via_arc: false,
+      arc_sealer: 'lists.project.test',
+      arc_trusted: false,
+    });
   });
 
   it('runs in linear time on a hostile header', () => {

@@ -167,13 +167,27 @@ describe('bulk-mail signs in From and Subject', () => {
     expect(symbols(e)).toEqual([]);
   });
 
-  it('mailing-list mail is exempt from fake_reply and unrelated_org_name', () => {
+  it('mail of a list whose own domain signed it is exempt from fake_reply and unrelated_org_name', () => {
+    const e = makeEmail({
+      from: 'Tech News Weekly <news@lists.example.com>',
+      subject: 'Re: Tech news',
+      headers: {
+        received: 'from lists.example.net by mx.example.org (Postfix)',
+        'authentication-results':
+          'mx.example.org; dkim=pass header.d=example.net; spf=pass smtp.mailfrom=example.net',
+        'list-id': '<talk.example.net>',
+      },
+    });
+    expect(symbols(e)).not.toContain('fake_reply');
+    expect(symbols(e)).not.toContain('unrelated_org_name');
+  });
+
+  it('a List-Id nobody authenticated exempts nothing (anyone can write one)', () => {
     const e = makeEmail({
       from: 'Tech News Weekly <news@lists.example.com>',
       subject: 'Re: Tech news',
       headers: { 'list-id': '<talk.example.net>' },
     });
-    expect(symbols(e)).not.toContain('fake_reply');
-    expect(symbols(e)).not.toContain('unrelated_org_name');
+    expect(symbols(e)).toContain('fake_reply');
   });
 });

@@ -22,11 +22,57 @@ describe('content analyzer', () => {
     expect(symbols(makeEmail({ html, text: 'Hello, the agenda is attached.' }))).not.toContain(
       'html_only',
     );
-    // a newsletter tool or a list manager may send HTML alone
-    for (const h of ['list-unsubscribe', 'list-id'])
-      expect(
-        symbols(makeEmail({ html, headers: { [h]: '<https://news.example.org/u/1>' } })),
-      ).not.toContain('html_only');
+    // a text part that says something else (a report's fields, filler) is no alternative
+    expect(
+      symbols(
+        makeEmail({
+          html: '<p>Your mailbox storage is full. Upgrade your storage today to keep receiving messages from your contacts.</p>',
+          text: 'Reporting-MTA: dns; mx.example.net\nAction: failed\nStatus: 5.1.1',
+        }),
+      ),
+    ).toContain('html_only');
+    // a newsletter tool or a list manager may send HTML alone, when it vouches for it: a signature
+    // of another domain than the author's (the list's, the mail service's) covers List-Unsubscribe
+    const received = 'from out.esp.example by mx.example.net (Postfix)';
+    const vouched = {
+      received,
+      'authentication-results': 'mx.example.net; dkim=pass header.d=esp.example; spf=pass',
+      'dkim-signature':
+        'v=1; a=rsa-sha256; d=esp.example; s=k; h=from:to:subject:list-unsubscribe; b=x',
+      'list-unsubscribe': '<https://esp.example/u/1>',
+    };
+    expect(symbols(makeEmail({ html, headers: vouched }))).not.toContain('html_only');
+    // the author vouching for his own List-Unsubscribe proves nothing; nor does an unsigned one
+    const own = {
+      ...vouched,
+      'authentication-results': 'mx.example.net; dkim=pass header.d=example.org',
+    };
+    own['dkim-signature'] = own['dkim-signature'].replace('esp.example', 'example.org');
+    expect(symbols(makeEmail({ html, headers: own }))).toContain('html_only');
+    expect(
+      symbols(
+        makeEmail({
+          html,
+          headers: {
+            received,
+            'authentication-results': 'mx.example.net; spf=pass',
+            'list-unsubscribe': '<https://news.example.org/u/1>',
+            'list-id': '<news.example.org>',
+          },
+        }),
+      ),
+    ).toContain('html_only');
+    // where the receiving hop recorded no authentication at all, a bulk sender's whole shape
+    // stands in: From, the envelope sender and the List-Unsubscribe address at one domain
+    const shaped = (rp: string) =>
+      symbols(
+        makeEmail({
+          html,
+          headers: { 'return-path': rp, 'list-unsubscribe': '<mailto:leave@example.org>' },
+        }),
+      );
+    expect(shaped('<bounce-1@mail.example.org>')).not.toContain('html_only');
+    expect(shaped('<anyone@elsewhere.test>')).toContain('html_only');
   });
 
   it('finds urgency, threat and credential-request language (en)', () => {

@@ -18,11 +18,15 @@ import {
   junkSuffix,
   malformedDisplayName,
 } from '../../src/headers/bulk-signs.ts';
-import { angleContent, blankBrackets } from '../../src/headers/context.ts';
+import { blankBrackets } from '../../src/headers/context.ts';
 import { analyzeHeaders, HeadersSettings } from '../../src/headers/index.ts';
-import { addressIn } from '../../src/headers/techniques.ts';
 import { unfence } from '../../src/llm/answer.ts';
-import { domainOf, parseAddressHeader } from '../../src/shared/header-values.ts';
+import {
+  addressIn,
+  angleContent,
+  domainOf,
+  parseAddressHeader,
+} from '../../src/shared/header-values.ts';
 import { stripTags } from '../../src/shared/view.ts';
 import { makeEmail } from '../fixtures/emails.ts';
 

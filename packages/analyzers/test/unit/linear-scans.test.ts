@@ -21,10 +21,15 @@ import {
   malformedDisplayName,
   numberedLocalPart,
 } from '../../src/headers/bulk-signs.ts';
-import { angleContent, blankBrackets } from '../../src/headers/context.ts';
-import { addressIn } from '../../src/headers/techniques.ts';
+import { blankBrackets } from '../../src/headers/context.ts';
 import { unfence } from '../../src/llm/answer.ts';
-import { domainOf, firstAddress, parseAddressHeader } from '../../src/shared/header-values.ts';
+import {
+  addressIn,
+  angleContent,
+  domainOf,
+  firstAddress,
+  parseAddressHeader,
+} from '../../src/shared/header-values.ts';
 import { stripTags } from '../../src/shared/view.ts';
 
 const RUNS = { numRuns: 3000 };

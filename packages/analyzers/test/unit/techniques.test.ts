@@ -106,6 +106,7 @@ describe('legitimate mail that looks like what phishing imitates', () => {
   it('a list reply rewritten by Mailman (From via the list, Reply-To the author’s free-mail)', async () => {
     const e = await raw([
       RECEIVED,
+      'Return-Path: <users-bounces@lists.project.test>',
       'From: "Jane Doe via Users" <users@lists.project.test>',
       'Reply-To: Jane Doe <jane.doe1987@gmail.com>',
       'To: users@lists.project.test',

@@ -115,9 +115,38 @@ describe('look-alike helpers', () => {
   it('answers the first protected name that a domain imitates, and how', () => {
     const names = protectedNames(
       [
-        { id: 'paypal', names: [], case_names: [], domains: ['paypal.com'] },
-        { id: 'amazon', names: [], case_names: [], domains: ['amazon.com', 'amazonpay.com'] },
-        { id: 'payp', names: [], case_names: [], domains: ['paypalsecure.net'] },
+        {
+          id: 'paypal',
+          names: [],
+          case_names: [],
+          domains: ['paypal.com'],
+          sends_for_anyone: false,
+          source: 'test',
+        },
+        {
+          id: 'amazon',
+          names: [],
+          case_names: [],
+          domains: ['amazon.com', 'amazonpay.com'],
+          sends_for_anyone: false,
+          source: 'test',
+        },
+        {
+          id: 'payp',
+          names: [],
+          case_names: [],
+          domains: ['paypalsecure.net'],
+          sends_for_anyone: false,
+          source: 'test',
+        },
+        {
+          id: 'facebook',
+          names: [],
+          case_names: [],
+          domains: ['facebook.com'],
+          sends_for_anyone: false,
+          source: 'test',
+        },
       ],
       [],
     );
@@ -126,17 +155,31 @@ describe('look-alike helpers', () => {
       return hit && `${hit.owner}:${hit.how}`;
     };
     expect(how('paypai.com')).toBe('paypal:confusable');
-    expect(how('amazom.com')).toBe('amazon:edit_distance');
+    // one edit from a name of six letters or fewer lies many a real word: confusables only there
+    expect(how('amazom.com')).toBeUndefined();
+    expect(how('paypal-secure.com')).toBe('paypal:contains');
+    expect(how('faceboook.com')).toBe('facebook:edit_distance');
+    expect(how('pay-pal-login.com')).toBe('paypal:contains'); // the brand cut by a hyphen
     expect(how('secure-amazon-login.com')).toBe('amazon:contains');
     expect(how('paypalsecure.com')).toBe('paypal:contains'); // paypal comes first in the list
-    expect(how('paypalsecure.net')).toBe('paypal:contains'); // not payp's own domain for paypal
+    // a domain one brand operates is nobody's look-alike, another brand's neither
+    expect(how('paypalsecure.net')).toBeUndefined();
     expect(how('amazonpay.com')).toBeUndefined();
     expect(how('example.com')).toBeUndefined();
   });
 
   it('does not call a brand’s own domain a look-alike', () => {
     const names = protectedNames(
-      [{ id: 'paypal', names: [], case_names: [], domains: ['paypal.com'] }],
+      [
+        {
+          id: 'paypal',
+          names: [],
+          case_names: [],
+          domains: ['paypal.com'],
+          sends_for_anyone: false,
+          source: 'test',
+        },
+      ],
       [],
     );
     expect(findLookalike('paypal.com', names)).toBeUndefined();

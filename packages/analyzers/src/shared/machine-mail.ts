@@ -1,0 +1,154 @@
+import type { Email } from '@trawl/contracts';
+import { firstHeader } from './header-values.ts';
+
+/**
+ * Standard machine mail, recognised by its structure: what mail systems write about other mail.
+ * Fake bounces are a common lure, and every part of such a structure can be forged, so a
+ * recognised report explains only its own wording (see lexicon-hits.ts: the delivery phrases and
+ * the alarm they carry), never a link, a form, an attachment or who sent it.
+ *
+ * - `delivery_status`: a delivery status notification (RFC 3464): `multipart/report;
+ *   report-type=delivery-status` with its machine-readable part (per-recipient `Final-Recipient`
+ *   or `Original-Recipient` with an `Action` or `Status`), sent with the null return path.
+ * - `disposition`: a read receipt (RFC 8098): `report-type=disposition-notification` with its
+ *   `Disposition` field.
+ * - `tls_report`: an SMTP TLS report (RFC 8460): `report-type=tlsrpt` or a `TLS-Report-Domain`
+ *   header, with the report attached (`application/tlsrpt+gzip` or `+json`).
+ * - `dmarc_report`: a DMARC aggregate report (RFC 7489 section 7.2.1.1): the subject "Report
+ *   Domain: … Submitter: …" and the report attached as XML, gzip or zip.
+ */
+export type MachineReportKind = 'delivery_status' | 'disposition' | 'tls_report' | 'dmarc_report';
+
+export interface MachineReport {
+  kind: MachineReportKind;
+  /** What the structure was recognised by, for the evidence. */
+  by: string;
+}
+
+/** The value of a `name=value` parameter of a Content-Type, lower-case, quotes removed. */
+function ctParam(ct: string, name: string): string {
+  const lower = ct.slice(0, 2000).toLowerCase();
+  for (const part of lower.split(';').slice(1, 20)) {
+    const eq = part.indexOf('=');
+    if (eq !== -1 && part.slice(0, eq).trim() === name)
+      return part
+        .slice(eq + 1)
+        .trim()
+        .replace(/^"|"$/g, '');
+  }
+  return '';
+}
+
+/** Whether a line of `text` starts with one of the field names (case-insensitive, `Name:`). */
+function hasField(text: string, names: readonly string[]): boolean {
+  const head = text.slice(0, 20_000).toLowerCase();
+  for (const n of names) {
+    const f = `${n.toLowerCase()}:`;
+    for (let at = head.indexOf(f); at !== -1; at = head.indexOf(f, at + 1))
+      if (at === 0 || head.charCodeAt(at - 1) === 10) return true;
+  }
+  return false;
+}
+
+/** Whether the envelope sender is the null return path (`<>`), or unknown. */
+function nullOrNoReturnPath(email: Email): boolean {
+  const rp = firstHeader(email, 'return-path');
+  if (rp === undefined) return true;
+  return rp.replace(/[\s<>]/g, '') === '';
+}
+
+/** Whether an attachment of the message is a report file of one of `types` or `extensions`. */
+function hasReportFile(
+  email: Email,
+  types: readonly string[],
+  extensions: readonly string[],
+): boolean {
+  for (const a of (email.attachments ?? []).slice(0, 10)) {
+    const ct = (a.content_type ?? '').toLowerCase();
+    const name = (a.filename ?? '').toLowerCase();
+    if (types.some((t) => ct.startsWith(t))) return true;
+    if (extensions.some((e) => name.endsWith(e))) return true;
+  }
+  return false;
+}
+
+const DMARC_SUBJECT = /^\s*(?:\[[^\]]{0,80}\]\s*)?report\s+domain:\s*\S{1,253}\s+submitter:\s*\S/i;
+const REPORT_ARCHIVES = ['application/zip', 'application/gzip', 'application/x-gzip'];
+
+/** What machineReport reads of the message's links. */
+interface LinkOf {
+  scheme: string;
+  domain: string;
+  host: string;
+  source: string;
+}
+
+/**
+ * The machine report a message is by its structure, or undefined. A report speaks for its reporter
+ * only: a link of its own (outside the returned message, which is an attachment) to anywhere but
+ * the reporter's domain is a lure's, and such a message is no report (it explains nothing).
+ */
+export function machineReport(
+  email: Email,
+  text: string,
+  links: readonly LinkOf[],
+  reporterOrg: string,
+): MachineReport | undefined {
+  const report = reportStructure(email, text);
+  if (!report) return undefined;
+  for (const u of links) {
+    if (u.scheme !== 'http' && u.scheme !== 'https') continue;
+    if (u.source !== 'href' && u.source !== 'text' && u.source !== 'form' && u.source !== 'area')
+      continue;
+    if (!reporterOrg || (u.domain || u.host) !== reporterOrg) return undefined;
+  }
+  return report;
+}
+
+/** The lines of a report's machine-readable fields (`Name: value`), which are no one's prose. */
+const FIELD_LINE = /^[A-Za-z][A-Za-z0-9-]{1,40}:[^\n]*$/;
+
+/** `text` without the lines of a report's machine-readable fields, trimmed. */
+export function reportProse(text: string): string {
+  return text
+    .slice(0, 100_000)
+    .split('\n')
+    .filter((l) => !FIELD_LINE.test(l.trim()))
+    .join('\n')
+    .trim();
+}
+
+function reportStructure(email: Email, text: string): MachineReport | undefined {
+  const ct = firstHeader(email, 'content-type') ?? '';
+  const reportType = /^\s*multipart\/report\b/i.test(ct) ? ctParam(ct, 'report-type') : '';
+  if (reportType === 'delivery-status') {
+    if (
+      nullOrNoReturnPath(email) &&
+      hasField(text, ['final-recipient', 'original-recipient']) &&
+      hasField(text, ['action', 'status'])
+    )
+      return { kind: 'delivery_status', by: 'multipart/report, delivery-status, null sender' };
+    return undefined;
+  }
+  if (reportType === 'disposition-notification') {
+    if (hasField(text, ['disposition']))
+      return { kind: 'disposition', by: 'multipart/report, disposition-notification' };
+    return undefined;
+  }
+  if (reportType === 'tlsrpt' || firstHeader(email, 'tls-report-domain') !== undefined) {
+    if (hasReportFile(email, ['application/tlsrpt'], ['.json.gz', '.json']))
+      return { kind: 'tls_report', by: 'TLS report (RFC 8460) with its report file' };
+    return undefined;
+  }
+  if (DMARC_SUBJECT.test(email.headers.subject.slice(0, 500))) {
+    if (
+      hasReportFile(
+        email,
+        [...REPORT_ARCHIVES, 'text/xml', 'application/xml'],
+        ['.xml.gz', '.zip', '.xml'],
+      )
+    )
+      return { kind: 'dmarc_report', by: 'DMARC aggregate report subject with its report file' };
+  }
+  return undefined;
+}
