@@ -159,6 +159,33 @@ export function qrText(b: Buffer, limits: QrLimits = QR_LIMITS): string | undefi
   const px = decodePixels(b, format, limits);
   if (!px || px.data.length < px.width * px.height * 4) return undefined;
   const small = reduce(px.data, px.width, px.height, limits.scanPixels);
-  const code = jsQR(small.data, small.width, small.height, { inversionAttempts: 'attemptBoth' });
+  const tones = twoTone(small.data);
+  if (!tones) return undefined;
+  const code = jsQR(small.data, small.width, small.height, { inversionAttempts: tones });
   return code?.data ? code.data : undefined;
+}
+
+/**
+ * Whether an image can show a QR code at all, and which way round to search it: a code is dark
+ * modules on a light ground (or the inverse), so most of its pixels are near black or near white,
+ * and both are there. A photograph, a gradient or a colour banner spreads its tones and is not
+ * searched (jsQR's search is most of the cost). A light ground is searched as it is; any other
+ * both as it is and inverted (a light-on-dark code).
+ */
+function twoTone(rgba: Uint8ClampedArray): 'dontInvert' | 'onlyInvert' | 'attemptBoth' | undefined {
+  let dark = 0;
+  let light = 0;
+  let sum = 0;
+  const n = rgba.length >> 2;
+  for (let i = 0; i < rgba.length; i += 4) {
+    const l =
+      ((rgba[i] as number) * 299 + (rgba[i + 1] as number) * 587 + (rgba[i + 2] as number) * 114) /
+      1000;
+    sum += l;
+    if (l < 96) dark++;
+    else if (l > 160) light++;
+  }
+  if (n === 0 || dark < n * 0.03 || light < n * 0.03 || dark + light < n * 0.6) return undefined;
+  const mean = sum / n;
+  return mean > 150 ? 'dontInvert' : 'attemptBoth';
 }
