@@ -11,7 +11,7 @@ interface Fired {
   language?: string;
 }
 
-export interface SymbolRow {
+interface SymbolRow {
   symbol: string;
   /** Messages of each source it fired on, in the order of `sources`. */
   fired: number[];

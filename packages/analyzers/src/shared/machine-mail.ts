@@ -17,7 +17,7 @@ import { firstHeader } from './header-values.ts';
  * - `dmarc_report`: a DMARC aggregate report (RFC 7489 section 7.2.1.1): the subject "Report
  *   Domain: … Submitter: …" and the report attached as XML, gzip or zip.
  */
-export type MachineReportKind = 'delivery_status' | 'disposition' | 'tls_report' | 'dmarc_report';
+type MachineReportKind = 'delivery_status' | 'disposition' | 'tls_report' | 'dmarc_report';
 
 export interface MachineReport {
   kind: MachineReportKind;

@@ -12,7 +12,7 @@ import { type MailView, orgDomain } from './view.ts';
  */
 
 /** A `tag=value` of a DKIM-Signature value, lower-case, folding white space removed. */
-export function dkimTag(sig: string, tag: string): string {
+function dkimTag(sig: string, tag: string): string {
   for (const part of sig.split(';', 40)) {
     const eq = part.indexOf('=');
     if (eq !== -1 && part.slice(0, eq).trim().toLowerCase() === tag)
@@ -59,7 +59,7 @@ export function listIdOrg(listId: string): string {
  * verified covers the List-Id, or the list's own domain signed it. '' otherwise (no List-Id, or
  * one anybody could have written).
  */
-export function authenticatedListId(listId: string, a: AuthResults): string {
+function authenticatedListId(listId: string, a: AuthResults): string {
   if (!listId || !a.verified) return '';
   const org = listIdOrg(listId);
   return org && a.dkim_pass_domains.some((d) => orgDomain(d) === org) ? listId : '';
@@ -97,7 +97,7 @@ export function relayingListId(email: Email, v: MailView, a: AuthResults): strin
  * Whether the message's List-Unsubscribe (a bulk sender's or a list's) is vouched for: a verified
  * DKIM signature covers it, as RFC 8058 asks of bulk mail, or the list itself is authenticated.
  */
-export function authenticatedBulk(email: Email, listId: string, a: AuthResults): boolean {
+function authenticatedBulk(email: Email, listId: string, a: AuthResults): boolean {
   if (authenticatedListId(listId, a)) return true;
   return signerCovering(email, a, 'list-unsubscribe') !== undefined;
 }
