@@ -77,6 +77,14 @@ if [ ! -x /usr/sbin/postfix ]; then
 fi
 [ -x /usr/sbin/postfix ] || { log "FAILED: postfix is missing (/usr/sbin/postfix)"; exit 1; }
 
+# 2d. kubectl for the Kubernetes manifests' test (`kubectl kustomize` renders deploy/kubernetes; the
+#     test needs Kustomize 4 or newer and fails, naming it, on an older one), and iproute2 plus
+#     RabbitMQ for the failure test across hosts (pnpm test:hosts: network namespaces, one RabbitMQ
+#     node per namespace).
+need_pkg kubectl kubernetes-client
+need_pkg ip iproute2
+need_pkg rabbitmq-server rabbitmq-server
+
 # 3. Local servers.
 bash scripts/services.sh start
 
