@@ -10,7 +10,7 @@ import { join, relative } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { ROOT } from '../e2e-run/helpers.ts';
 
-export const KUBE_DIR = join(ROOT, 'deploy', 'kubernetes');
+const KUBE_DIR = join(ROOT, 'deploy', 'kubernetes');
 
 export interface KubeObject {
   apiVersion: string;

@@ -2,11 +2,13 @@
  * Schema checks of rendered manifests without a cluster. The Kubernetes API kinds are validated by
  * `kubernetes-models` (the Kubernetes OpenAPI schemas compiled to validators), KEDA's kinds by
  * `@kubernetes-models/keda` and the Prometheus Operator's by `@kubernetes-models/prometheus-operator`
- * (each generated from the project's published CRDs). No npm package ships the CRDs of the RabbitMQ
- * Cluster Operator or CloudNativePG: their objects are checked against the part of each CRD Trawl
- * uses, written from the operators' API references (strict: a misspelt or unknown field fails),
- * with the types and enumerations those references give.
+ * and CloudNativePG's by `@kubernetes-models/cloudnative-pg` (each generated from the project's
+ * published CRDs). These validators check types, formats, enumerations and required fields, not
+ * unknown fields; so the custom resources Trawl writes are also checked against a strict schema of
+ * the fields Trawl uses (a misspelt field fails), written from the operators' API references. No
+ * npm package ships the RabbitMQ Cluster Operator's CRD: RabbitmqCluster has only the strict one.
  */
+import { Cluster } from '@kubernetes-models/cloudnative-pg/postgresql.cnpg.io/v1/Cluster';
 import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
 import { TriggerAuthentication } from '@kubernetes-models/keda/keda.sh/v1alpha1/TriggerAuthentication';
 import { PodMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor';
@@ -39,6 +41,7 @@ const MODELS: Record<string, new (data: never) => Validating> = {
   'keda.sh/v1alpha1/TriggerAuthentication': TriggerAuthentication,
   'monitoring.coreos.com/v1/PodMonitor': PodMonitor,
   'monitoring.coreos.com/v1/PrometheusRule': PrometheusRule,
+  'postgresql.cnpg.io/v1/Cluster': Cluster,
 };
 
 const Metadata = z.strictObject({
@@ -128,24 +131,22 @@ const SUBSETS: Record<string, z.ZodType> = {
   'postgresql.cnpg.io/v1/Cluster': CnpgCluster,
 };
 
-/** The problems of one object against its schema ([] when valid, or the kind is unknown). */
+/** The problems of one object against its schema(s) ([] when valid). */
 export function schemaProblems(o: KubeObject): string[] {
   const key = `${o.apiVersion}/${o.kind}`;
   const Model = MODELS[key];
+  const subset = SUBSETS[key];
+  if (!Model && !subset) return [`${key} ${o.metadata.name}: no schema for this kind`];
+  const problems: string[] = [];
   if (Model) {
     try {
       new Model(o as never).validate();
-      return [];
     } catch (e) {
-      return [`${key} ${o.metadata.name}: ${(e as Error).message}`];
+      problems.push(`${key} ${o.metadata.name}: ${(e as Error).message}`);
     }
   }
-  const subset = SUBSETS[key];
-  if (subset) {
-    const r = subset.safeParse(o);
-    return r.success
-      ? []
-      : r.error.issues.map((i) => `${key} ${o.metadata.name}: ${i.path.join('.')}: ${i.message}`);
-  }
-  return [`${key} ${o.metadata.name}: no schema for this kind`];
+  const r = subset?.safeParse(o);
+  for (const i of r?.error?.issues ?? [])
+    problems.push(`${key} ${o.metadata.name}: ${i.path.join('.')}: ${i.message}`);
+  return problems;
 }
