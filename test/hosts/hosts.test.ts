@@ -34,7 +34,7 @@ const present = requireComponent(
 /** Offered submissions per second, through both gateways. */
 const RATE = 20;
 /** A submission not answered in this time counts as not accepted (a client's timeout). */
-const SUBMIT_TIMEOUT_MS = 5000;
+const SUBMIT_TIMEOUT_MS = 15_000;
 /** The window over which throughput counts as recovered (see recoverySeconds). */
 const WINDOW_MS = 5000;
 
