@@ -1,6 +1,6 @@
 /**
  * A steady load across several gateways, as clients behind a load balancer send it: one message
- * every 1/rate s to the next healthy gateway (GET /health every second, 2 s to answer; two
+ * every 1/rate s to the next healthy gateway (GET /health every second, 3 s to answer; three
  * failures in a row take a gateway out, one success puts it back), each submission given
  * `timeoutMs` to be answered. Bounded: it stops at `stop()` and never has more than `maxInFlight`
  * submissions open.
@@ -8,7 +8,6 @@
 import { Agent } from 'node:http';
 import type { CorpusMessage } from '../../bench/e2e/corpus.ts';
 import { post } from '../../bench/e2e/load.ts';
-import { syntheticMessages } from '../chaos/support.ts';
 
 interface Accepted {
   /** Date.now() when the gateway answered. */
@@ -27,6 +26,8 @@ export interface SteadyLoad {
 }
 
 export function startSteadyLoad(o: {
+  /** What is sent, in turn (again from the start when all were sent). */
+  messages: CorpusMessage[];
   gateways: string[];
   headers: Record<string, string>;
   rate: number;
@@ -41,17 +42,16 @@ export function startSteadyLoad(o: {
   const open = new Set<Promise<void>>();
   let stopped = false;
   let turn = 0;
-  let batch: CorpusMessage[] = [];
 
   const failures = new Map<string, number>();
   const failed = (g: string) => {
     const n = (failures.get(g) ?? 0) + 1;
     failures.set(g, n);
-    if (n >= 2) healthy.delete(g);
+    if (n >= 3) healthy.delete(g);
   };
   const health = setInterval(() => {
     for (const g of o.gateways) {
-      void fetch(`${g}/health`, { signal: AbortSignal.timeout(2000) })
+      void fetch(`${g}/health`, { signal: AbortSignal.timeout(3000) })
         .then(async (r) => {
           await r.arrayBuffer();
           if (!r.ok) return failed(g);
@@ -96,8 +96,8 @@ export function startSteadyLoad(o: {
         refused.push({ at: Date.now(), answer: targets.length === 0 ? 'no-gateway' : 'backlog' });
         continue;
       }
-      if (batch.length === 0) batch = syntheticMessages(200, 'hosts');
-      const p = one(targets[turn++ % targets.length] as string, batch.pop() as CorpusMessage);
+      const m = o.messages[n % o.messages.length] as CorpusMessage;
+      const p = one(targets[turn++ % targets.length] as string, m);
       open.add(p);
       void p.finally(() => open.delete(p));
     }
