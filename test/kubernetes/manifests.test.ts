@@ -63,14 +63,15 @@ interface Probe {
 }
 interface Volume {
   name: string;
-  secret?: { secretName: string; items?: { key: string; path: string }[] };
+  secret?: { secretName: string; defaultMode?: number; items?: { key: string; path: string }[] };
   projected?: {
+    defaultMode?: number;
     sources: { secret?: { name: string; items?: { key: string; path: string }[] } }[];
   };
   emptyDir?: unknown;
 }
 interface PodSpec {
-  securityContext?: { runAsNonRoot?: boolean; runAsUser?: number };
+  securityContext?: { runAsNonRoot?: boolean; runAsUser?: number; fsGroup?: number };
   containers: Container[];
   initContainers?: Container[];
   volumes?: Volume[];
@@ -226,6 +227,17 @@ describe.skipIf(!present)('Kubernetes manifests (deploy/kubernetes)', () => {
     }
     for (const w of workloads(objs)) {
       const pod = w.spec.template.spec;
+      // The non-root user reads its secret files through the pod's group (fsGroup), never others.
+      for (const v of pod.volumes ?? []) {
+        const mode = v.secret ? v.secret.defaultMode : v.projected?.defaultMode;
+        if (!v.secret && !v.projected) continue;
+        if (mode === undefined || (mode & 0o040) === 0 || (mode & 0o007) !== 0)
+          problems.push(
+            `${w.metadata.name}: volume ${v.name} mode ${mode?.toString(8)} (want 0440)`,
+          );
+        if (pod.securityContext?.fsGroup === undefined)
+          problems.push(`${w.metadata.name}: secret files without an fsGroup to read them by`);
+      }
       for (const c of pod.containers) {
         const files = secretFiles(pod, c);
         for (const e of c.env ?? []) {
