@@ -104,6 +104,11 @@ export interface HostCluster {
   killHost(h: Host): void;
   /** The processes of every host by what they are (gateway, orchestrator, rabbitmq, postgres, redis). */
   processGroups(): Record<string, number[]>;
+  /**
+   * Jobs an orchestrator ran to the end after another run had finished them (its result dropped:
+   * the store keeps one), read from the orchestrators' logs.
+   */
+  droppedResults(): Set<string>;
   /** The last lines of a host's logs. */
   logs(h: Host, lines?: number): string;
   close(): Promise<void>;
@@ -212,10 +217,12 @@ export async function startHostCluster(): Promise<HostCluster> {
   );
   const rabbitUrl = (h: Host) =>
     `amqp://${RABBIT_USER}:${encodeURIComponent(rabbitPass)}@${h.address}:5672/%2f`;
-  const serviceEnv = (h: Host): NodeJS.ProcessEnv => ({
+  const serviceEnv = (h: Host, role: Role): NodeJS.ProcessEnv => ({
     ...process.env,
     APP_ENV: 'test',
-    LOG_LEVEL: 'warning',
+    // The orchestrators at info: a run whose result was dropped because the job was finished
+    // meanwhile says so (counted as a job run twice).
+    LOG_LEVEL: role === 'orchestrator' ? 'info' : 'warning',
     TRAWL_ENV_FILE: 'none',
     SECRET_KEY: secretKey,
     INTERNAL_API_KEY: internalKey,
@@ -234,7 +241,7 @@ export async function startHostCluster(): Promise<HostCluster> {
   });
   const roles = (h: Host): Role[] => (h === h3 ? ['orchestrator'] : ['gateway', 'orchestrator']);
   async function startService(h: Host, role: Role) {
-    const child = launch(h, role, ['node', '--import', 'tsx', ENTRY[role]], serviceEnv(h));
+    const child = launch(h, role, ['node', '--import', 'tsx', ENTRY[role]], serviceEnv(h, role));
     const port = role === 'gateway' ? GATEWAY_PORT : ORCHESTRATOR_PORT;
     await until(`${role} on ${h.name}`, 120_000, async () => {
       if (child.exitCode !== null) throw new Error(`${role} on ${h.name} exited`);
@@ -287,6 +294,29 @@ export async function startHostCluster(): Promise<HostCluster> {
         }
       }
       return groups;
+    },
+    droppedResults() {
+      const out = new Set<string>();
+      for (const files of logFiles.values()) {
+        for (const f of files.filter((x) => x.endsWith('-orchestrator.log'))) {
+          let text = '';
+          try {
+            text = readFileSync(f, 'utf8');
+          } catch {
+            continue;
+          }
+          for (const line of text.split('\n')) {
+            if (!line.includes('job finished elsewhere meanwhile')) continue;
+            try {
+              const id = (JSON.parse(line) as { job_id?: string }).job_id;
+              if (id) out.add(id);
+            } catch {
+              // a line cut by a SIGKILL
+            }
+          }
+        }
+      }
+      return out;
     },
     logs(h, lines = 40) {
       return (logFiles.get(h.name) ?? [])
