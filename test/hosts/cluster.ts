@@ -15,6 +15,7 @@ import {
   createWriteStream,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   writeFileSync,
@@ -25,7 +26,17 @@ import { createPgClient } from '@trawl/platform';
 import { ROOT } from '../e2e-run/helpers.ts';
 import { cleanupHosts, type Host, inHost, killAllIn, makeHosts, pidsIn, runIn } from './netns.ts';
 
-const PG_BIN = '/usr/lib/postgresql/15/bin';
+/** Debian's PostgreSQL binaries, of the newest version installed. */
+const PG_BIN = (() => {
+  try {
+    const versions = readdirSync('/usr/lib/postgresql')
+      .filter((v) => /^\d+$/.test(v))
+      .sort((a, b) => Number(b) - Number(a));
+    return `/usr/lib/postgresql/${versions[0] ?? '15'}/bin`;
+  } catch {
+    return '/usr/lib/postgresql/15/bin';
+  }
+})();
 const RABBIT_USER = 'trawl';
 export const BROKER_PREFIX = 'hosts';
 const GATEWAY_PORT = 8001;

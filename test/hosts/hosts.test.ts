@@ -32,7 +32,7 @@ import { type SteadyLoad, startSteadyLoad } from './load.ts';
 import { canMakeHosts, cleanupHosts, partition, setLink } from './netns.ts';
 
 const present = requireComponent(
-  'root with iproute2, rabbitmq-server, PostgreSQL 15 and redis-server',
+  'root with iproute2, rabbitmq-server, PostgreSQL and redis-server',
   canMakeHosts() && hostToolsPresent(),
   'run as root on Debian with iproute2, rabbitmq-server, postgresql and redis-server installed (scripts/ci.sh)',
 );
