@@ -11,6 +11,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FILE_SECRET_VARIABLES, SECRET_VARIABLES } from '@trawl/config';
 import { topology } from '@trawl/contracts';
+import { GMAIL_SECRET_FILES } from '@trawl/retriever-gmail';
+import { GRAPH_SECRET_FILES } from '@trawl/retriever-graph';
+import { IMAP_SECRET_FILES } from '@trawl/retriever-imap';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ROOT } from '../e2e-run/helpers.ts';
@@ -219,7 +222,14 @@ describe.skipIf(!present)('Kubernetes manifests (deploy/kubernetes)', () => {
   it.each(EVERY)('%s: every secret comes from a Secret object, as a file', (name) => {
     const objs = render(name);
     const problems: string[] = [];
-    const secretNames = new Set<string>(SECRET_VARIABLES);
+    // Every secret Trawl reads: the platform's and each retriever's own (each may be a file).
+    const fileSecrets = new Set<string>([
+      ...FILE_SECRET_VARIABLES,
+      ...IMAP_SECRET_FILES,
+      ...GRAPH_SECRET_FILES,
+      ...GMAIL_SECRET_FILES,
+    ]);
+    const secretNames = new Set<string>([...SECRET_VARIABLES, ...fileSecrets]);
     // No ConfigMap carries a secret.
     for (const cm of objs.filter((o) => o.kind === 'ConfigMap')) {
       for (const k of Object.keys((cm.data as Record<string, string>) ?? {}))
@@ -245,7 +255,7 @@ describe.skipIf(!present)('Kubernetes manifests (deploy/kubernetes)', () => {
           if (secretNames.has(e.name) && !e.valueFrom?.secretKeyRef)
             problems.push(`${where} is a secret given as a value`);
           if (e.name.endsWith('_FILE') && secretNames.has(e.name.slice(0, -5))) {
-            if (!(FILE_SECRET_VARIABLES as readonly string[]).includes(e.name.slice(0, -5)))
+            if (!fileSecrets.has(e.name.slice(0, -5)))
               problems.push(`${where}: Trawl reads no such file variable`);
             if (!e.value || !files.has(e.value))
               problems.push(`${where}=${e.value} is not a file of a mounted Secret`);
