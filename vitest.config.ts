@@ -29,7 +29,7 @@ export default defineConfig({
             'services/*/test/integration/**/*.test.ts',
             'test/**/*.test.ts',
           ],
-          exclude: ['test/chaos/**', '**/node_modules/**', ...HOSTILE_TIMED],
+          exclude: ['test/chaos/**', 'test/hosts/**', '**/node_modules/**', ...HOSTILE_TIMED],
           testTimeout: 60_000,
           hookTimeout: 60_000,
           maxWorkers: 2,

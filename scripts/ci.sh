@@ -77,6 +77,14 @@ if [ ! -x /usr/sbin/postfix ]; then
 fi
 [ -x /usr/sbin/postfix ] || { log "FAILED: postfix is missing (/usr/sbin/postfix)"; exit 1; }
 
+# 2d. kubectl for the Kubernetes manifests' test (`kubectl kustomize` renders deploy/kubernetes; the
+#     test needs Kustomize 4 or newer and fails, naming it, on an older one), and iproute2 plus
+#     RabbitMQ for the failure test across hosts (pnpm test:hosts: network namespaces, one RabbitMQ
+#     node per namespace).
+need_pkg kubectl kubernetes-client
+need_pkg ip iproute2
+need_pkg rabbitmq-server rabbitmq-server
+
 # 3. Local servers.
 bash scripts/services.sh start
 
@@ -99,6 +107,26 @@ pnpm typecheck
 log "unused code (knip)"
 pnpm knip
 
-# 7. The README's test command.
+# 7. The README's test command, then the failure test across hosts (alone: it makes network
+#    namespaces and its own RabbitMQ cluster, so it never runs beside the other tests). CI reads the
+#    last `N passed, N failed` line: the sum of both runs.
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+set +e
 log "running tests"
-pnpm test
+pnpm test 2>&1 | tee "$logs/test.log"
+test_rc=${PIPESTATUS[0]}
+log "failure test across hosts (pnpm test:hosts)"
+pnpm test:hosts 2>&1 | tee "$logs/hosts.log"
+hosts_rc=${PIPESTATUS[0]}
+set -e
+passed=0 failed=0 skipped=0
+for f in "$logs/test.log" "$logs/hosts.log"; do
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$f" | tail -n 1)
+  if [ -z "$line" ]; then failed=$((failed + 1)); continue; fi
+  read -r p f2 s <<<"$(sed -E 's/^([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?.*/\1 \2 \4/' <<<"$line")"
+  passed=$((passed + p)); failed=$((failed + f2)); skipped=$((skipped + ${s:-0}))
+done
+[ "$test_rc" = 0 ] && [ "$hosts_rc" = 0 ] || [ "$failed" -gt 0 ] || failed=1
+echo "$passed passed, $failed failed$([ "$skipped" -gt 0 ] && echo ", $skipped skipped")"
+[ "$test_rc" = 0 ] && [ "$hosts_rc" = 0 ]

@@ -33,12 +33,13 @@ export interface SubmitOptions {
   stop?: () => boolean;
 }
 
-/** One POST on a keep-alive agent: status and body text, or 'error' (no answer within 30 s). */
-function post(
+/** One POST on a keep-alive agent: status and body text, or 'error' (no answer in `timeoutMs`). */
+export function post(
   url: URL,
   agent: Agent,
   headers: Record<string, string>,
   body: Buffer,
+  timeoutMs = 30_000,
 ): Promise<{ status: number; text: string } | 'error'> {
   return new Promise((resolve) => {
     const req = request(
@@ -47,7 +48,7 @@ function post(
         method: 'POST',
         agent,
         headers: { ...headers, 'content-length': String(body.length) },
-        timeout: 30_000,
+        timeout: timeoutMs,
       },
       (res) => {
         let text = '';

@@ -19,6 +19,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { corpusDir } from '@trawl/config';
+import { createPgClient } from '@trawl/platform';
 import { loadEvalConfig } from '../../packages/analyzers/src/eval/load-config.ts';
 import { runEval } from '../../packages/analyzers/src/eval/run-eval.ts';
 import { builtinAnalyzers } from '../../packages/analyzers/src/registry.ts';
@@ -183,6 +184,32 @@ function print(r: PhaseResult): void {
   );
 }
 
+interface DbCounters {
+  xact: number;
+  inserted: number;
+  updated: number;
+  deleted: number;
+}
+
+/**
+ * PostgreSQL's counters for the cluster's own database (pg_stat_database): every transaction and
+ * row written there is Trawl's, whatever else the server does. Backends report their counters
+ * when idle for 10 s at the latest, so the reading after the load waits that long first.
+ */
+async function dbCounters(c: Cluster): Promise<DbCounters> {
+  const sql = createPgClient({ url: c.databaseUrl, max: 1 });
+  try {
+    const r = await sql.query<DbCounters>(
+      `SELECT xact_commit::float8 AS xact, tup_inserted::float8 AS inserted,
+              tup_updated::float8 AS updated, tup_deleted::float8 AS deleted
+         FROM pg_stat_database WHERE datname = current_database()`,
+    );
+    return r.rows[0] as DbCounters;
+  } finally {
+    await sql.close();
+  }
+}
+
 async function runConfig(config: string, msgs: CorpusMessage[]): Promise<PhaseResult[]> {
   const embedded = config === 'embedded';
   const n = embedded ? 0 : Number(config.split('-').pop());
@@ -212,6 +239,8 @@ async function runConfig(config: string, msgs: CorpusMessage[]): Promise<PhaseRe
   try {
     // warm-up (JIT, connection pools, analyzer settings): not measured
     await phase(config, 'warm-up', c, w, msgs.slice(0, WARMUP), undefined);
+    await new Promise((r) => setTimeout(r, 11_000));
+    const db0 = await dbCounters(c);
     const fixed = await phase(config, `offered ${RATE} msgs/s`, c, w, msgs, RATE);
     print(fixed);
     const max = await phase(config, `as fast as accepted`, c, w, msgs, undefined);
@@ -220,6 +249,13 @@ async function runConfig(config: string, msgs: CorpusMessage[]): Promise<PhaseRe
       .map((s) => `${s.name}=${f(sampleProc(s.pid)?.peakRssMiB ?? Number.NaN)}MiB`)
       .join(' ');
     process.stdout.write(`  peak RSS: ${rss}\n`);
+    await new Promise((r) => setTimeout(r, 11_000));
+    const db1 = await dbCounters(c);
+    const jobs = fixed.completed + fixed.failed + max.completed + max.failed;
+    const per = (k: keyof DbCounters) => f((db1[k] - db0[k]) / Math.max(1, jobs), 2);
+    process.stdout.write(
+      `  PostgreSQL per job (its database, ${jobs} jobs): ${per('xact')} transactions, ${per('inserted')} rows inserted, ${per('updated')} updated, ${per('deleted')} deleted\n`,
+    );
     return [fixed, max];
   } finally {
     await w.close();

@@ -148,7 +148,7 @@ ${chaosWorkflows()}`;
 
 let serial = 0;
 /** Small synthetic messages with unique subjects (no corpus needed). */
-function syntheticMessages(n: number, tag: string): CorpusMessage[] {
+export function syntheticMessages(n: number, tag: string): CorpusMessage[] {
   const out: CorpusMessage[] = [];
   for (let i = 0; i < n; i++) {
     serial += 1;
