@@ -297,7 +297,7 @@ export async function startEmbedded(cfg: AppConfig, opts: EmbeddedOptions = {}):
           topology: topo,
           cache,
           logger,
-          options: { serviceVersion: version },
+          options: { serviceVersion: version, maxMessageBytes: cfg.limits.rawMessageBytes },
         });
         metricsRegistries.push(mail.registry);
         await mail.start();

@@ -28,6 +28,11 @@ export interface MailOrchestratorOptions {
   pollIntervalMs?: number;
   /** max_messages per fetch (default 25). */
   batchSize?: number;
+  /**
+   * Largest raw message a retriever may hand over (default 25 MiB, the gateway's default
+   * TRAWL_MAX_RAW_MESSAGE_BYTES): a fetch answer is read up to batchSize such messages in base64.
+   */
+  maxMessageBytes?: number;
   /** Messages of a batch submitted at once (default 4). */
   concurrency?: number;
   /** Backoff of a failing retriever (default 1 s doubling up to 5 min, 20 % jitter). */
@@ -118,12 +123,16 @@ export function buildMailOrchestrator(deps: MailOrchestratorDeps): MailOrchestra
   const clients = new Map<string, RetrieverClient>();
   const polled: PolledRetriever[] = [];
   const retrieverBackoff = o.retrieverBackoff ?? { initialMs: 1000, maxMs: 300_000, jitter: 0.2 };
+  const maxMessageBytes = o.maxMessageBytes ?? 25 * 1024 * 1024;
+  const maxFetchBytes =
+    (o.batchSize ?? 25) * (Math.ceil((maxMessageBytes * 4) / 3) + 4096) + 64 * 1024;
   for (const [name, entry] of Object.entries(deps.retrievers)) {
     const client = new RetrieverClient({
       name,
       url: entry.url,
       internalApiKey: deps.internalApiKey,
       timeoutMs: o.retrieverTimeoutMs ?? 15_000,
+      maxFetchBytes,
     });
     clients.set(name, client);
     if (entry.enabled) {

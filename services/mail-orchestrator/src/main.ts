@@ -31,7 +31,7 @@ async function main(cfg: AppConfig, version: string): Promise<RunningService> {
     topology,
     cache,
     logger,
-    options: { serviceVersion: version },
+    options: { serviceVersion: version, maxMessageBytes: cfg.limits.rawMessageBytes },
   });
   await orchestrator.start();
   await orchestrator.app.listen({ host: '0.0.0.0', port: cfg.mailOrchestratorPort });
