@@ -1,77 +1,37 @@
+import { execFile } from 'node:child_process';
 import { request } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
 
 /**
- * Timing a service's `/health` while hostile work runs (issue 28), and sending a large body the
+ * Timing a service's `/health` while hostile work runs (issue 28), and sending large bodies the
  * way a hostile client does: streamed, so a server that answers early is seen answering early.
  */
 
 export interface BodyAnswer {
+  name: string;
   status: number;
-  body: string;
   ms: number;
   /** Bytes of the request body written when the answer's head arrived. */
   sentWhenAnswered: number;
+  error?: string;
 }
 
 /**
- * POSTs `bytes` bytes of `fill` (generated as they are sent, never held whole) to `url`, and
- * answers as soon as the answer is complete; the rest of the body is not sent once it is.
+ * POSTs a large body (generated as it is sent, never held whole) to each target at once, from a
+ * process of its own (an attacker's client costs the server's process nothing), and answers each
+ * answer as soon as it is complete; the rest of a body is not sent once it is.
  */
-export function postLargeBody(
-  url: string,
-  o: { bytes: number; headers?: Record<string, string>; fill?: string },
-): Promise<BodyAnswer> {
-  const t0 = performance.now();
-  const chunk = Buffer.from((o.fill ?? '{"a":[1,2,3],"b":"xxxxxxxx"},').repeat(2048));
-  return new Promise((resolve, reject) => {
-    let sent = 0;
-    let answered = false;
-    let sentWhenAnswered = -1;
-    const req = request(
-      url,
-      {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'content-length': String(o.bytes),
-          ...o.headers,
-        },
-      },
-      (res) => {
-        sentWhenAnswered = sent;
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          answered = true;
-          resolve({
-            status: res.statusCode ?? 0,
-            body: Buffer.concat(chunks).toString('utf8'),
-            ms: performance.now() - t0,
-            sentWhenAnswered,
-          });
-          req.destroy();
-        });
-        res.on('error', reject);
-      },
-    );
-    // the server may answer and close before it has read the whole body: that is the point
-    req.on('error', (err: NodeJS.ErrnoException) => {
-      if (answered || err.code === 'EPIPE' || err.code === 'ECONNRESET') return;
-      reject(err);
-    });
-    const pump = () => {
-      while (!answered && sent < o.bytes) {
-        const n = Math.min(chunk.length, o.bytes - sent);
-        sent += n;
-        if (!req.write(n === chunk.length ? chunk : chunk.subarray(0, n))) {
-          req.once('drain', pump);
-          return;
-        }
-      }
-      if (!answered) req.end();
-    };
-    pump();
+export async function postLargeBodies(
+  targets: { name: string; url: string; bytes: number; headers?: Record<string, string> }[],
+): Promise<BodyAnswer[]> {
+  const script = fileURLToPath(new URL('./large-body-client.mjs', import.meta.url));
+  const { stdout } = await run(process.execPath, [script, JSON.stringify(targets)], {
+    maxBuffer: 1024 * 1024,
   });
+  return JSON.parse(stdout) as BodyAnswer[];
 }
 
 /** GET `url`; its status and how long the answer took. */

@@ -34,6 +34,7 @@ export {
   type RetrieverHttp,
   type RetrieverHttpOptions,
   type RetrieverReply,
+  refuseUnknownRoute,
   retrieverHttp,
   sendRetrieverProblem,
 } from './retriever-http.ts';

@@ -303,7 +303,10 @@ export async function startEmbedded(cfg: AppConfig, opts: EmbeddedOptions = {}):
         await mail.start();
         const m = mail;
         closers.push(() => m.stop(cfg.orchestrator.shutdownGraceMs));
-        await mail.app.listen({ host: cfg.gateway.host, port: cfg.mailOrchestratorPort });
+        await mail.app.listen({
+          host: cfg.mailOrchestratorHost,
+          port: cfg.mailOrchestratorPort,
+        });
         closers.push(() => m.app.close());
       }
     }
