@@ -35,7 +35,7 @@ export async function postLargeBodies(
 }
 
 /** GET `url`; its status and how long the answer took. */
-export function timedGet(url: string): Promise<{ status: number; ms: number }> {
+function timedGet(url: string): Promise<{ status: number; ms: number }> {
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
     request(url, (res) => {

@@ -22,7 +22,7 @@ const INVALID_UTF8: readonly number[][] = [
 ];
 
 /** One hostile piece, as bytes. */
-export const hostilePiece: fc.Arbitrary<Buffer> = fc.oneof(
+const hostilePiece: fc.Arbitrary<Buffer> = fc.oneof(
   // the characters that break decoders come often: a few pieces hold one almost surely
   {
     weight: 4,
@@ -63,7 +63,7 @@ export const hostilePiece: fc.Arbitrary<Buffer> = fc.oneof(
 );
 
 /** A run of one character far past any line limit (998, 1000, 64 KiB of headers...). */
-export const overlong: fc.Arbitrary<Buffer> = fc
+const overlong: fc.Arbitrary<Buffer> = fc
   .tuple(fc.constantFrom('a', ' ', '=', '\0', '-', '\xff'), fc.integer({ min: 999, max: 40_000 }))
   .map(([c, n]) => Buffer.alloc(n, c, 'latin1'));
 

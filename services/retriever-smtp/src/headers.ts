@@ -44,10 +44,10 @@ export function editHeaders(raw: Buffer, edit: HeaderEdit): Buffer {
       let v = first.indexOf(0x3a) + 1;
       while (v < first.length && (first[v] === SP || first[v] === HT)) v++;
       const value = first.subarray(v);
-      const prefixed = value.toString('latin1').startsWith(prefix);
-      lines.push(
-        prefixed ? first : Buffer.concat([Buffer.from(`Subject: ${prefix} `, 'latin1'), value]),
-      );
+      // compared and written as UTF-8 bytes (latin1 would cut a character to its low byte: a CR)
+      const mark = Buffer.from(prefix);
+      const prefixed = value.subarray(0, mark.length).equals(mark);
+      lines.push(prefixed ? first : Buffer.concat([Buffer.from(`Subject: ${prefix} `), value]));
       lines.push(...rest);
       continue;
     }

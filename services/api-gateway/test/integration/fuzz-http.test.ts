@@ -1,3 +1,4 @@
+import { JobSearchQuery } from '@trawl/contracts';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -27,25 +28,7 @@ import { realPlatform } from '../helpers/real-platform.ts';
 /** Every byte percent-encoded: NUL, invalid UTF-8 and separators reach the decoder as sent. */
 const pct = (b: Buffer) => [...b].map((x) => `%${x.toString(16).padStart(2, '0')}`).join('');
 
-const SEARCH_KEYS = [
-  'status',
-  'sender',
-  'recipient',
-  'subject',
-  'url_domain',
-  'sha256',
-  'indicator',
-  'workflow',
-  'submitter',
-  'reporter',
-  'email_id',
-  'feedback',
-  'campaign',
-  'since',
-  'until',
-  'limit',
-  'cursor',
-];
+const SEARCH_KEYS = Object.keys(JobSearchQuery.shape);
 
 function query(keys: readonly string[]): fc.Arbitrary<string> {
   return fc
