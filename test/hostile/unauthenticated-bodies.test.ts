@@ -5,6 +5,7 @@ import { deriveCredential } from '@trawl/contracts';
 import { buildMailOrchestrator } from '@trawl/mail-orchestrator';
 import { createInProcessInvoker } from '@trawl/plugin-client';
 import { createPluginApp } from '@trawl/plugin-sdk';
+import { GraphSettings, startRetrieverGraph } from '@trawl/retriever-graph';
 import { createImapRetriever, ImapSettings } from '@trawl/retriever-imap';
 import { createSmtpFilter, SmtpSettings } from '@trawl/retriever-smtp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -101,6 +102,27 @@ describe('a 36 MB unauthenticated body to every service', () => {
     );
     closers.push(() => smtp.stop());
     url.smtp = await listen(smtp.app);
+
+    // the API retrievers (Microsoft Graph, Gmail) share one HTTP app (@trawl/mailbox-sync)
+    const nowhere = 'http://127.0.0.1:9';
+    const graph = await startRetrieverGraph(
+      { logger },
+      {
+        graph: GraphSettings.parse({
+          tenant_id: 'tenant',
+          client_id: 'app',
+          client_secret: 'secret',
+          authority: nowhere,
+          graph_url: nowhere,
+          mailboxes: 'reports@contoso.example',
+        }),
+        host: '127.0.0.1',
+        port: 0,
+        internalApiKey: deriveCredential(INTERNAL_KEY, { kind: 'retriever', id: 'graph' }),
+      },
+    );
+    closers.push(() => graph.close());
+    url.graph = `http://127.0.0.1:${(graph.app.server.address() as AddressInfo).port}`;
   }, 60_000);
 
   afterAll(async () => {
@@ -136,6 +158,8 @@ describe('a 36 MB unauthenticated body to every service', () => {
       { name: 'retriever-imap, no route', url: `${url.imap}/nothing` },
       { name: 'retriever-smtp POST /internal/verdict', url: `${url.smtp}/internal/verdict` },
       { name: 'retriever-smtp, no route', url: `${url.smtp}/nothing` },
+      { name: 'retriever-graph POST /internal/fetch', url: `${url.graph}/internal/fetch` },
+      { name: 'retriever-graph, no route', url: `${url.graph}/nothing` },
     ];
     // the baseline of the same run: /health with nothing else to do, for a second
     const idle = await healthWhile(
