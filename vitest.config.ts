@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 const HOSTILE_TIMED = [
   'services/api-gateway/test/integration/hostile-mime.test.ts',
   'services/api-gateway/test/integration/hostile-auth.test.ts',
+  'services/api-gateway/test/integration/hostile-webhook.test.ts',
+  'test/hostile/unauthenticated-bodies.test.ts',
 ];
 
 // Projects, in this order: `unit` (no I/O, runs fully parallel), `integration` (real PostgreSQL,

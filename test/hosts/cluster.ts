@@ -242,6 +242,9 @@ export async function startHostCluster(): Promise<HostCluster> {
     RABBITMQ_URL: rabbitUrl(h),
     TRAWL_BROKER_PREFIX: BROKER_PREFIX,
     TRAWL_HOST: h.address,
+    // each service's own listen address (127.0.0.1 unless set): the orchestrator's /health is read
+    // from the test's namespace
+    TRAWL_ORCHESTRATOR_HOST: h.address,
     API_GATEWAY_PORT: String(GATEWAY_PORT),
     TRAWL_ORCHESTRATOR_PORT: String(ORCHESTRATOR_PORT),
     TRUSTED_HOSTS: hosts.map((x) => x.address).join(','),

@@ -1,3 +1,4 @@
+import { PeerAnswerError, readBounded } from '@trawl/contracts';
 import {
   type CredentialsFile,
   normaliseUrl,
@@ -26,7 +27,12 @@ export interface ApiClientOptions {
   fetch?: typeof fetch;
   /** Wall clock (ms), for token expiry. */
   now?: () => number;
+  /** Largest answer read (default 256 MiB); a larger one is an error, the rest unread. */
+  maxAnswerBytes?: number;
 }
+
+/** Largest answer the CLI reads from the server (a page of jobs or search results is far less). */
+const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
 
 function problemText(status: number, body: unknown): string {
   if (body && typeof body === 'object') {
@@ -55,11 +61,13 @@ export class ApiClient {
   private readonly path: string;
   private readonly fetchFn: typeof fetch;
   private readonly now: () => number;
+  private readonly maxAnswerBytes: number;
 
   constructor(o: ApiClientOptions) {
     this.url = normaliseUrl(o.url);
     this.path = o.credentialsPath;
     this.fetchFn = o.fetch ?? fetch;
+    this.maxAnswerBytes = o.maxAnswerBytes ?? MAX_ANSWER_BYTES;
     this.now = o.now ?? Date.now;
   }
 
@@ -110,8 +118,16 @@ export class ApiClient {
     } catch (err) {
       throw this.unreachable(err);
     }
-    if (!res.ok) return undefined;
-    const next = this.toSession(s.username, (await res.json()) as TokenAnswer);
+    if (!res.ok) {
+      await res.body?.cancel().catch(() => undefined);
+      return undefined;
+    }
+    const answer = await readBounded(res.body, { maxBytes: 64 * 1024 }).catch(() => undefined);
+    if (!answer) return undefined;
+    const next = this.toSession(
+      s.username,
+      JSON.parse(answer.bytes.toString('utf8')) as TokenAnswer,
+    );
     this.saveSession(next);
     return next;
   }
@@ -145,7 +161,20 @@ export class ApiClient {
       const next = await this.refresh(session);
       if (next) res = await this.send(method, path, o, next);
     }
-    const text = await res.text();
+    let text: string;
+    try {
+      text = (await readBounded(res.body, { maxBytes: this.maxAnswerBytes })).bytes.toString(
+        'utf8',
+      );
+    } catch (err) {
+      if (err instanceof PeerAnswerError) {
+        throw new CliError(
+          CLI_ERRORS.server,
+          `the server answered more than ${this.maxAnswerBytes} bytes`,
+        );
+      }
+      throw this.unreachable(err);
+    }
     let body: unknown = text;
     if (text !== '' && /json/.test(res.headers.get('content-type') ?? '')) {
       try {

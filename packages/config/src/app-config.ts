@@ -119,7 +119,7 @@ export interface AppConfig {
   redis: RedisConfig;
   rabbitmq: RabbitmqConfig;
   gateway: {
-    /** TRAWL_HOST: where the services listen on their own (default 0.0.0.0, containers). */
+    /** TRAWL_HOST: where the gateway listens (default 127.0.0.1; the image sets 0.0.0.0). */
     host: string;
     /** TRAWL_HOST as `pnpm start` uses it: default 127.0.0.1, this machine only. */
     embeddedHost: string;
@@ -135,6 +135,10 @@ export interface AppConfig {
   analyzersPort: number;
   /** Host the orchestrator calls the built-in analyzers service on (scale-out mode). */
   analyzersHost: string;
+  /** Where the analyzers service listens (TRAWL_ANALYZERS_LISTEN_HOST, default 127.0.0.1). */
+  analyzersListenHost: string;
+  /** Where the orchestrator's /health and /metrics listen (TRAWL_ORCHESTRATOR_HOST, 127.0.0.1). */
+  orchestratorHost: string;
   /** Port of the orchestrator's /health and /metrics. */
   orchestratorPort: number;
   /**
@@ -152,6 +156,8 @@ export interface AppConfig {
    * other cores; docs/benchmarks.md, 2026-11-27); 0 in the analyzers service.
    */
   analysisWorkers: number | undefined;
+  /** Where the mail orchestrator listens (TRAWL_MAIL_ORCHESTRATOR_HOST, default 127.0.0.1). */
+  mailOrchestratorHost: string;
   mailOrchestratorPort: number;
   /** Where the IMAP retriever serves the retriever protocol (TRAWL_RETRIEVER_IMAP_HOST / _PORT). */
   retrieverImap: { host: string; port: number };

@@ -213,9 +213,12 @@ function readAll(
     },
     analyzersPort: r.port('TRAWL_ANALYZERS_PORT', D.TRAWL_ANALYZERS_PORT),
     analyzersHost: r.str('TRAWL_ANALYZERS_HOST', D.TRAWL_ANALYZERS_HOST),
+    analyzersListenHost: r.str('TRAWL_ANALYZERS_LISTEN_HOST', D.TRAWL_ANALYZERS_LISTEN_HOST),
+    orchestratorHost: r.str('TRAWL_ORCHESTRATOR_HOST', D.TRAWL_ORCHESTRATOR_HOST),
     orchestratorPort: r.port('TRAWL_ORCHESTRATOR_PORT', D.TRAWL_ORCHESTRATOR_PORT),
     builtinsInProcess: r.bool('TRAWL_BUILTINS_IN_PROCESS', D.TRAWL_BUILTINS_IN_PROCESS),
     analysisWorkers: readAnalysisWorkers(r),
+    mailOrchestratorHost: r.str('TRAWL_MAIL_ORCHESTRATOR_HOST', D.TRAWL_MAIL_ORCHESTRATOR_HOST),
     mailOrchestratorPort: r.port('TRAWL_MAIL_ORCHESTRATOR_PORT', D.TRAWL_MAIL_ORCHESTRATOR_PORT),
     retrieverImap: {
       host: r.str('TRAWL_RETRIEVER_IMAP_HOST', D.TRAWL_RETRIEVER_IMAP_HOST),

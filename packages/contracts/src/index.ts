@@ -15,6 +15,7 @@ export * from './job.ts';
 export * from './job-search.ts';
 export * from './json-text.ts';
 export * from './lists.ts';
+export * from './peer-answer.ts';
 export * from './problems.ts';
 export * from './quarantine.ts';
 export * from './report.ts';

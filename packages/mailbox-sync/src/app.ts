@@ -8,6 +8,7 @@ import {
 import {
   type BodySchema,
   type RetrieverAppBase,
+  refuseUnknownRoute,
   retrieverHttp,
   sendRetrieverProblem,
 } from '@trawl/platform';
@@ -27,6 +28,8 @@ export interface ApiRetrieverAppDeps extends RetrieverAppBase {
 /** The retriever protocol over HTTP of an API retriever (not listening). */
 export function buildApiRetrieverApp(d: ApiRetrieverAppDeps): FastifyInstance {
   const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
+  // a request for no route: 404 before its body is read (issue 28)
+  app.addHook('onRequest', refuseUnknownRoute);
   const http = retrieverHttp({ ...d, errors: d.errors });
 
   app.get('/health', async (_req, reply) => {

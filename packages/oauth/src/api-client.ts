@@ -1,5 +1,5 @@
 import { backoffDelay } from '@trawl/contracts';
-import { readBounded, retryAfterMs } from './bounded.ts';
+import { readApiAnswer, retryAfterMs } from './bounded.ts';
 import { ApiThrottledError, ApiUnavailableError, OAuthError } from './errors.ts';
 import type { TokenSource } from './token-source.ts';
 
@@ -109,7 +109,7 @@ export function createApiClient(o: ApiClientOptions) {
       signal: AbortSignal.timeout(timeoutMs),
       redirect: 'error',
     });
-    const body = await readBounded(res, req.maxBytes ?? o.maxBytes ?? 1024 * 1024, req.what);
+    const body = await readApiAnswer(res, req.maxBytes ?? o.maxBytes ?? 1024 * 1024, req.what);
     return { status: res.status, headers: res.headers, body, json: () => parseJson(body) };
   }
 

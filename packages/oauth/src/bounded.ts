@@ -1,30 +1,27 @@
+import { PeerAnswerError, readBounded } from '@trawl/contracts';
 import { ApiAnswerTooLargeError } from './errors.ts';
 
 /**
- * The body of `res`, read up to `maxBytes`: a Content-Length above it, or a body that grows past it,
- * stops the read (the connection is released) and throws. The time bound is the request's signal.
+ * The body of `res`, read up to `maxBytes` with the shared bounded read (`@trawl/contracts`,
+ * issue 28): a Content-Length above it, or a body that grows past it, stops the read (the
+ * connection is closed) and throws. The time bound is the request's signal.
  */
-export async function readBounded(res: Response, maxBytes: number, what: string): Promise<Buffer> {
+export async function readApiAnswer(
+  res: Response,
+  maxBytes: number,
+  what: string,
+): Promise<Buffer> {
   const declared = Number(res.headers.get('content-length') ?? Number.NaN);
   if (Number.isFinite(declared) && declared > maxBytes) {
     await res.body?.cancel().catch(() => undefined);
     throw new ApiAnswerTooLargeError(what, maxBytes);
   }
-  if (!res.body) return Buffer.alloc(0);
-  const reader = res.body.getReader();
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw new ApiAnswerTooLargeError(what, maxBytes);
-    }
-    chunks.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+  try {
+    return (await readBounded(res.body, { maxBytes })).bytes;
+  } catch (err) {
+    if (err instanceof PeerAnswerError) throw new ApiAnswerTooLargeError(what, maxBytes);
+    throw err;
   }
-  return Buffer.concat(chunks, total);
 }
 
 /** Seconds of a Retry-After header (delta-seconds or an HTTP date); undefined when absent or bad. */

@@ -1,5 +1,5 @@
 export { type ApiAnswer, type ApiClient, type ApiRequest, createApiClient } from './api-client.ts';
-export { readBounded, retryAfterMs } from './bounded.ts';
+export { readApiAnswer, retryAfterMs } from './bounded.ts';
 export {
   ApiAnswerTooLargeError,
   ApiThrottledError,

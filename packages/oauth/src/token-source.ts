@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { readBounded } from './bounded.ts';
+import { readApiAnswer } from './bounded.ts';
 import { OAUTH_ERRORS, OAuthError } from './errors.ts';
 import { OAuthGrant, type OAuthGrantInput, TokenAnswer, TokenErrorAnswer } from './grants.ts';
 import { certificateThumbprints, signJwt } from './jwt.ts';
@@ -210,7 +210,7 @@ export function createTokenSource(input: OAuthGrantInput, o: TokenSourceOptions 
     }
     let body: unknown;
     try {
-      const bytes = await readBounded(res, maxBytes, 'token endpoint');
+      const bytes = await readApiAnswer(res, maxBytes, 'token endpoint');
       body = JSON.parse(bytes.toString('utf8'));
     } catch (err) {
       if (res.status >= 500 || res.status === 429)

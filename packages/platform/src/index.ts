@@ -34,6 +34,7 @@ export {
   type RetrieverHttp,
   type RetrieverHttpOptions,
   type RetrieverReply,
+  refuseUnknownRoute,
   retrieverHttp,
   sendRetrieverProblem,
 } from './retriever-http.ts';
@@ -58,6 +59,12 @@ export {
   serviceChild,
   serviceLoggerOptions,
 } from './service-logger.ts';
+export {
+  type BoundedSmtp,
+  boundedSmtp,
+  SMTP_MAX_REPLY_BYTES,
+  SMTP_REPLY_TIMEOUT_MS,
+} from './smtp-replies.ts';
 export type * from './store/campaign-repository.ts';
 export {
   MIN_TEXT_SIMILARITY,

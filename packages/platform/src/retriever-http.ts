@@ -75,6 +75,24 @@ export function sendRetrieverProblem(
     });
 }
 
+/**
+ * An `onRequest` hook every Trawl service's HTTP app adds first (issue 28): a request for no route
+ * is answered 404 before its body is read. Fastify otherwise reads and parses the body (up to the
+ * app's limit) for its not-found handler, whoever sends it.
+ */
+export async function refuseUnknownRoute(
+  request: { is404: boolean; method: string; url: string },
+  reply: RetrieverReply,
+): Promise<RetrieverReply | undefined> {
+  if (!request.is404) return undefined;
+  return sendRetrieverProblem(
+    reply,
+    404,
+    'TRAWL_ERR_NOT_FOUND',
+    `no route ${request.method} ${request.url.split('?')[0]}`,
+  );
+}
+
 /** The routes' helpers of one retriever's HTTP app. */
 export function retrieverHttp(o: RetrieverHttpOptions) {
   return {

@@ -1,10 +1,13 @@
 import {
   type AnalyzerAnswer,
   credentialDeriver,
+  describeAnswer,
   type Email,
   EnrichmentResult,
   type EnrichRequest,
   isNotConfigured,
+  PeerAnswerError,
+  readBounded,
   safeParseAnalyzerAnswer,
 } from '@trawl/contracts';
 import { Pool } from 'undici';
@@ -91,6 +94,9 @@ function resolveTarget(
   };
 }
 
+/** Bytes of an answer outside 2xx read for its error message (problem details fit). */
+const ERROR_BODY_BYTES = 4096;
+
 function oneLine(s: string, max = 200): string {
   const t = s.replace(/\s+/g, ' ').trim();
   return t.length > max ? `${t.slice(0, max)}…` : t;
@@ -165,22 +171,6 @@ export function createPluginClient(opts: PluginClientOptions = {}): PluginClient
     return r;
   }
 
-  async function readBody(
-    body: AsyncIterable<Buffer> & { destroy?: (e?: Error) => void },
-  ): Promise<string | null> {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of body) {
-      size += chunk.length;
-      if (size > maxAnswerBytes) {
-        body.destroy?.();
-        return null;
-      }
-      chunks.push(chunk);
-    }
-    return Buffer.concat(chunks, size).toString('utf8');
-  }
-
   /** One HTTP exchange; answers the parsed JSON body of a 2xx answer or throws PluginCallError. */
   async function call(
     kind: PluginKind,
@@ -242,37 +232,51 @@ export function createPluginClient(opts: PluginClientOptions = {}): PluginClient
       } catch (e) {
         throw fail(e);
       }
-      let text: string | null;
+      const ok = res.statusCode >= 200 && res.statusCode < 300;
+      let body: Buffer;
+      let truncated: boolean;
       try {
-        text = await readBody(res.body);
+        // a 2xx answer up to maxAnswerBytes; any other, 4 KiB for its message (the
+        // rest is never read: destroying the body closes the connection)
+        ({ bytes: body, truncated } = await readBounded(res.body, {
+          maxBytes: ok ? maxAnswerBytes : ERROR_BODY_BYTES,
+          over: ok ? 'fail' : 'truncate',
+        }));
       } catch (e) {
+        if (e instanceof PeerAnswerError) {
+          throw new PluginCallError(
+            'invalidAnswer',
+            kind,
+            id,
+            `${label} answered more than ${maxAnswerBytes} bytes`,
+          );
+        }
         throw fail(e);
       }
-      if (res.statusCode < 200 || res.statusCode >= 300) {
-        const snippet = text ? oneLine(text) : '';
-        if (problemSaysNotConfigured(text)) {
-          throw new PluginCallError('notConfigured', kind, id, `${label}: ${snippet}`, {
+      if (!ok) {
+        const text = body.toString('utf8');
+        // a plugin saying it is not configured (problem details, issue 27): read whole or not at all
+        if (!truncated && problemSaysNotConfigured(text)) {
+          throw new PluginCallError('notConfigured', kind, id, `${label}: ${oneLine(text)}`, {
             statusCode: res.statusCode,
           });
         }
+        const headers = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) {
+          if (typeof v === 'string') headers.set(k, v);
+        }
+        const what = describeAnswer({ status: res.statusCode, headers, body, truncated }, 200);
         // 504: the plugin stopped the call at its own deadline (the analyzers service's worker
         // pool does): a timeout, as when this client's timer fires first
         throw new PluginCallError(
           res.statusCode === 504 ? 'timeout' : 'status',
           kind,
           id,
-          `${label} answered ${res.statusCode}${snippet ? `: ${snippet}` : ''}`,
+          `${label} answered ${what.slice('HTTP '.length)}`,
           { statusCode: res.statusCode },
         );
       }
-      if (text === null) {
-        throw new PluginCallError(
-          'invalidAnswer',
-          kind,
-          id,
-          `${label} answered more than ${maxAnswerBytes} bytes`,
-        );
-      }
+      const text = body.toString('utf8');
       try {
         return JSON.parse(text);
       } catch (e) {

@@ -210,13 +210,18 @@ export function createPluginApp(opts: PluginAppOptions): FastifyInstance {
     typeof source === 'function' ? source(id) : (source as Record<string, unknown>)[id];
   const key = opts.internalApiKey;
 
-  app.setNotFoundHandler((request, reply) =>
+  const noRoute = (request: FastifyRequest, reply: FastifyReply) =>
     sendProblem(request, reply, {
       status: 404,
       code: ERROR_CODES.notFound,
       detail: `no route ${request.method} ${request.url.split('?')[0]}`,
-    }),
-  );
+    });
+  // a request for no route is answered before its body is read (Fastify would read and parse it
+  // for the not-found handler, up to bodyLimitBytes, whoever sent it)
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.is404) return noRoute(request, reply);
+  });
+  app.setNotFoundHandler(noRoute);
   app.setErrorHandler((err: unknown, request, reply) => {
     const e = err as { statusCode?: number; code?: string; message?: string };
     const status = typeof e.statusCode === 'number' && e.statusCode >= 400 ? e.statusCode : 500;

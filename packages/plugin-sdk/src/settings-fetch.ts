@@ -1,4 +1,11 @@
-import { AnalyzerConfigView, backoffDelay, TrawlError } from '@trawl/contracts';
+import {
+  AnalyzerConfigView,
+  backoffDelay,
+  fetchBounded,
+  type PeerAnswer,
+  PeerAnswerError,
+  TrawlError,
+} from '@trawl/contracts';
 import type { PluginDefinition } from './define.ts';
 import { PLUGIN_ERROR_CODES } from './errors.ts';
 import { resolveSettings } from './settings-resolve.ts';
@@ -37,6 +44,9 @@ export interface FetchedSettings {
   url?: string;
   version?: string;
 }
+
+/** Largest settings document read from the gateway; a larger one is refused unread. */
+const MAX_SETTINGS_BYTES = 16 * 1024 * 1024;
 
 function configUrl(gatewayUrl: string, id: string): string {
   const base = gatewayUrl.replace(/\/+$/, '').replace(/\/api\/v1$/, '');
@@ -85,12 +95,27 @@ export async function fetchSettings(opts: FetchSettingsOptions): Promise<Fetched
       );
     }
     if (opts.signal?.aborted) break;
-    let res: Response;
+    let res: PeerAnswer;
     try {
-      const signals = [AbortSignal.timeout(opts.attemptTimeoutMs ?? 5000)];
-      if (opts.signal) signals.push(opts.signal);
-      res = await doFetch(url, { headers, signal: AbortSignal.any(signals) });
+      res = await fetchBounded(
+        url,
+        { headers },
+        {
+          maxBytes: MAX_SETTINGS_BYTES,
+          timeoutMs: opts.attemptTimeoutMs ?? 5000,
+          errorBytes: 0,
+          signal: opts.signal,
+          fetch: doFetch,
+        },
+      );
     } catch (e) {
+      if (e instanceof PeerAnswerError && e.kind === 'too-large') {
+        throw new TrawlError(
+          PLUGIN_ERROR_CODES.settingsRejected,
+          `the gateway answered a settings document for '${opts.id}' over ${MAX_SETTINGS_BYTES} bytes`,
+          { status: 500 },
+        );
+      }
       lastProblem = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
       opts.log?.warn(
         { plugin: opts.id, attempt: attempt + 1, err: lastProblem },
@@ -99,7 +124,6 @@ export async function fetchSettings(opts: FetchSettingsOptions): Promise<Fetched
       continue;
     }
     if (res.status === 404) {
-      await res.body?.cancel();
       opts.log?.warn(
         { plugin: opts.id },
         'gateway does not know this plugin; using default settings',
@@ -107,7 +131,6 @@ export async function fetchSettings(opts: FetchSettingsOptions): Promise<Fetched
       return finish(opts, { id: opts.id, source: 'defaults', enabled: true, settings: {} });
     }
     if (res.status === 401 || res.status === 403) {
-      await res.body?.cancel();
       throw new TrawlError(
         PLUGIN_ERROR_CODES.settingsRejected,
         `the gateway refused the settings request for '${opts.id}' (HTTP ${res.status}): check the plugin's credential (trawl credentials plugin ${opts.id})`,
@@ -115,7 +138,6 @@ export async function fetchSettings(opts: FetchSettingsOptions): Promise<Fetched
       );
     }
     if (res.status >= 500) {
-      await res.body?.cancel();
       lastProblem = `HTTP ${res.status}`;
       opts.log?.warn(
         { plugin: opts.id, attempt: attempt + 1, status: res.status },
@@ -125,12 +147,12 @@ export async function fetchSettings(opts: FetchSettingsOptions): Promise<Fetched
     }
     let body: unknown;
     try {
-      body = await res.json();
+      body = JSON.parse(res.body.toString('utf8'));
     } catch {
       body = undefined;
     }
     const view = AnalyzerConfigView.safeParse(body);
-    if (!res.ok || !view.success) {
+    if (res.status < 200 || res.status > 299 || !view.success) {
       throw new TrawlError(
         PLUGIN_ERROR_CODES.settingsRejected,
         `the gateway answered an unusable settings document for '${opts.id}' (HTTP ${res.status})`,

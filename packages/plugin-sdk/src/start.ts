@@ -7,6 +7,7 @@ import { type FetchedSettings, fetchSettings } from './settings-fetch.ts';
 import { resolveSettings } from './settings-resolve.ts';
 
 export interface StartPluginOptions {
+  /** Listen address (default 127.0.0.1: this machine only; 0.0.0.0 in a container). */
   host?: string;
   port: number;
   /** When set, each plugin fetches its settings from the gateway on start. */
@@ -140,7 +141,7 @@ export async function startPlugin(
     );
     refresh.unref();
   }
-  const address = await app.listen({ host: opts.host ?? '0.0.0.0', port: opts.port });
+  const address = await app.listen({ host: opts.host ?? '127.0.0.1', port: opts.port });
   logger.info({ address, plugins: plugins.map((p) => p.id) }, 'plugin server listening');
   let closing: Promise<void> | undefined;
   const close = () => {

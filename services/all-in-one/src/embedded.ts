@@ -297,13 +297,16 @@ export async function startEmbedded(cfg: AppConfig, opts: EmbeddedOptions = {}):
           topology: topo,
           cache,
           logger,
-          options: { serviceVersion: version },
+          options: { serviceVersion: version, maxMessageBytes: cfg.limits.rawMessageBytes },
         });
         metricsRegistries.push(mail.registry);
         await mail.start();
         const m = mail;
         closers.push(() => m.stop(cfg.orchestrator.shutdownGraceMs));
-        await mail.app.listen({ host: cfg.gateway.host, port: cfg.mailOrchestratorPort });
+        await mail.app.listen({
+          host: cfg.mailOrchestratorHost,
+          port: cfg.mailOrchestratorPort,
+        });
         closers.push(() => m.app.close());
       }
     }

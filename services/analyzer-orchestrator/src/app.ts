@@ -7,6 +7,7 @@ import {
   type Delivery,
   expandDeadBatches,
   expandJobBatches,
+  refuseUnknownRoute,
   type Store,
   serviceChild,
   watchListChanges,
@@ -195,7 +196,9 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
 
   // ---------------------------------------------------------------- http
 
-  const app = Fastify({ logger: false });
+  // only /health and /metrics: no body is ever read (a request for no route: 404 before it)
+  const app = Fastify({ logger: false, bodyLimit: 1024 });
+  app.addHook('onRequest', refuseUnknownRoute);
   app.get('/health', async (_req, reply) => {
     const up = broker.isConnected();
     const body = {

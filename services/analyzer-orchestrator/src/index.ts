@@ -47,6 +47,7 @@ export {
   NOTIFY_ERROR_CODES,
   type NotifyOutcome,
   NotifyTemplateError,
+  notifyTransport,
   parseTemplate,
   type ReportNotifier,
   type ReportNotifierDeps,

@@ -171,7 +171,7 @@ async function main(): Promise<RunningService> {
   // Reporter notifications (issue 17): on when TRAWL_SMTP_URL is set.
   const notifier = reportNotifierFromConfig(cfg.notify, { broker, topology: t, sql, logger });
   await notifier?.start();
-  await orch.app.listen({ host: '0.0.0.0', port });
+  await orch.app.listen({ host: cfg.orchestratorHost, port });
   logger.info(
     {
       port,

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { AnalysisEvent, AnalysisResult, JobReport, type Topology } from '@trawl/contracts';
 import {
   type Broker,
+  boundedSmtp,
   type Consumer,
   type Delivery,
   EVIDENCE_OF,
@@ -421,6 +422,44 @@ export function createReportNotifier(d: ReportNotifierDeps): ReportNotifier {
   };
 }
 
+/** Longest a notification's send may take, connection to the last reply (then it is cut off). */
+const SEND_DEADLINE_MS = 60_000;
+
+/**
+ * The relay at `smtpUrl` (smtp:// or smtps://, credentials in it), bounded (issue 28): each reply
+ * at most 64 KiB and complete within 30 s of its command on a plain connection, and each send,
+ * TLS or not, cut off at its deadline (its connection destroyed). One connection per send.
+ */
+export function notifyTransport(
+  smtpUrl: string,
+  o: { deadlineMs?: number; replyTimeoutMs?: number } = {},
+): MailTransport {
+  const deadlineMs = o.deadlineMs ?? SEND_DEADLINE_MS;
+  return {
+    async sendMail(message) {
+      const bounded = boundedSmtp({ replyTimeoutMs: o.replyTimeoutMs ?? 30_000 });
+      const transport = nodemailer.createTransport({
+        url: smtpUrl,
+        connectionTimeout: 15_000,
+        greetingTimeout: 15_000,
+        socketTimeout: 30_000,
+        ...bounded.options,
+      });
+      const timer = setTimeout(
+        () => bounded.destroyAll(new Error(`the send took longer than ${deadlineMs} ms`)),
+        deadlineMs,
+      );
+      try {
+        return await transport.sendMail(message);
+      } finally {
+        clearTimeout(timer);
+        transport.close();
+        bounded.close();
+      }
+    },
+  };
+}
+
 /**
  * The notifier main.ts and embedded mode run, from the configuration (`cfg.notify`): undefined when
  * no SMTP relay is configured. The transport's timeouts bound a send well below the stale time of
@@ -431,12 +470,7 @@ export function reportNotifierFromConfig(
   deps: Pick<ReportNotifierDeps, 'broker' | 'topology' | 'sql' | 'logger'>,
 ): ReportNotifier | undefined {
   if (!notify.smtpUrl || !notify.from) return undefined;
-  const transport = nodemailer.createTransport({
-    url: notify.smtpUrl,
-    connectionTimeout: 15_000,
-    greetingTimeout: 15_000,
-    socketTimeout: 30_000,
-  });
+  const transport = notifyTransport(notify.smtpUrl);
   return createReportNotifier({
     ...deps,
     transport,

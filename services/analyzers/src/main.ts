@@ -89,7 +89,7 @@ async function main(): Promise<RunningService> {
   const plugins = pool ? pooledPlugins(builtins, pool, { timeoutMs: serviceTimeoutMs }) : builtins;
   const platformKey = config.internalApiKey;
   const derive = platformKey ? credentialDeriver(platformKey) : () => '';
-  const host = '0.0.0.0';
+  const host = config.analyzersListenHost;
 
   const running = await startPlugin(plugins, {
     host,

@@ -1,4 +1,11 @@
-import { deriveCredential, type MailRetrievers, type ReleaseRequest } from '@trawl/contracts';
+import {
+  deriveCredential,
+  describeAnswer,
+  fetchBounded,
+  type MailRetrievers,
+  type PeerAnswer,
+  type ReleaseRequest,
+} from '@trawl/contracts';
 
 /** Has retriever `retriever` (the SMTP filter that quarantined it) deliver a released message. */
 export type ReleaseDelivery = (retriever: string, req: ReleaseRequest) => Promise<void>;
@@ -10,8 +17,8 @@ class ReleaseDeliveryError extends Error {
 
 /**
  * POST <retriever url>/internal/release with the retriever's own credential (derived from the
- * platform key, as the mail orchestrator calls retrievers), bounded by `timeoutMs`; the answer's
- * body is read at most 64 KiB.
+ * platform key, as the mail orchestrator calls retrievers), bounded by `timeoutMs`; nothing of a
+ * 2xx answer is read, and 4 KiB of any other (issue 28).
  */
 export function createReleaseDelivery(
   retrievers: MailRetrievers,
@@ -23,26 +30,33 @@ export function createReleaseDelivery(
     if (!entry)
       throw new ReleaseDeliveryError(`retriever ${retriever} is not in TRAWL_MAIL_RETRIEVERS`);
     if (!platformKey) throw new ReleaseDeliveryError('INTERNAL_API_KEY is not set');
-    let res: Response;
+    let res: PeerAnswer;
     try {
-      res = await fetch(`${entry.url.replace(/\/$/, '')}/internal/release`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'x-internal-api-key': deriveCredential(platformKey, { kind: 'retriever', id: retriever }),
+      // the retriever's answer: a status and a short problem, read within bounds (issue 28)
+      res = await fetchBounded(
+        `${entry.url.replace(/\/$/, '')}/internal/release`,
+        {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'x-internal-api-key': deriveCredential(platformKey, {
+              kind: 'retriever',
+              id: retriever,
+            }),
+          },
+          body: JSON.stringify(req),
+          redirect: 'error',
         },
-        body: JSON.stringify(req),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
+        { maxBytes: 0, okOver: 'truncate', errorBytes: 4096, timeoutMs },
+      );
     } catch (err) {
       throw new ReleaseDeliveryError(
         `retriever ${retriever} unreachable: ${(err as Error).message}`,
       );
     }
-    const text = (await res.text().catch(() => '')).slice(0, 64 * 1024);
-    if (res.ok) return;
+    if (res.status >= 200 && res.status < 300) return;
     throw new ReleaseDeliveryError(
-      `retriever ${retriever} answered ${res.status}: ${text.slice(0, 300)}`,
+      `retriever ${retriever} answered ${describeAnswer(res, 300).slice('HTTP '.length)}`,
     );
   };
 }

@@ -8,8 +8,8 @@ import {
   toProblems,
   verifyCredential,
 } from '@trawl/contracts';
-import { type Broker, type Cache, serviceChild } from '@trawl/platform';
-import Fastify, { type FastifyInstance } from 'fastify';
+import { type Broker, type Cache, refuseUnknownRoute, serviceChild } from '@trawl/platform';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { DedupStore } from './dedup-store.ts';
@@ -28,6 +28,11 @@ export interface MailOrchestratorOptions {
   pollIntervalMs?: number;
   /** max_messages per fetch (default 25). */
   batchSize?: number;
+  /**
+   * Largest raw message a retriever may hand over (default 25 MiB, the gateway's default
+   * TRAWL_MAX_RAW_MESSAGE_BYTES): a fetch answer is read up to batchSize such messages in base64.
+   */
+  maxMessageBytes?: number;
   /** Messages of a batch submitted at once (default 4). */
   concurrency?: number;
   /** Backoff of a failing retriever (default 1 s doubling up to 5 min, 20 % jitter). */
@@ -118,12 +123,16 @@ export function buildMailOrchestrator(deps: MailOrchestratorDeps): MailOrchestra
   const clients = new Map<string, RetrieverClient>();
   const polled: PolledRetriever[] = [];
   const retrieverBackoff = o.retrieverBackoff ?? { initialMs: 1000, maxMs: 300_000, jitter: 0.2 };
+  const maxMessageBytes = o.maxMessageBytes ?? 25 * 1024 * 1024;
+  const maxFetchBytes =
+    (o.batchSize ?? 25) * (Math.ceil((maxMessageBytes * 4) / 3) + 4096) + 64 * 1024;
   for (const [name, entry] of Object.entries(deps.retrievers)) {
     const client = new RetrieverClient({
       name,
       url: entry.url,
       internalApiKey: deps.internalApiKey,
       timeoutMs: o.retrieverTimeoutMs ?? 15_000,
+      maxFetchBytes,
     });
     clients.set(name, client);
     if (entry.enabled) {
@@ -226,7 +235,11 @@ export function buildMailOrchestrator(deps: MailOrchestratorDeps): MailOrchestra
     );
   }
 
+  // Authenticated pushes carry messages (up to 64 MiB); an unauthenticated request is refused in
+  // onRequest, before a byte of its body is read (issue 28: a 36 MB body was parsed, then refused).
   const app = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024 });
+  app.addHook('onRequest', refuseUnknownRoute);
+  const pushers = new WeakMap<object, string>();
 
   app.get('/health', async () => ({
     status: 'healthy',
@@ -246,23 +259,30 @@ export function buildMailOrchestrator(deps: MailOrchestratorDeps): MailOrchestra
     return registry.metrics();
   });
 
-  app.post('/internal/ingest', async (request, reply) => {
-    // A retriever pushes as itself: its own credential names it (constant-time MAC check).
+  /** A retriever pushes as itself: its own credential names it (constant-time MAC check). */
+  const retrieverOnly = async (request: FastifyRequest, reply: FastifyReply) => {
     const key = request.headers['x-internal-api-key'];
     const party = typeof key === 'string' ? verifyCredential(deps.internalApiKey, key) : null;
-    if (party?.kind !== 'retriever') {
-      return reply
-        .code(401)
-        .type('application/problem+json')
-        .send(
-          problem(
-            401,
-            MAIL_ERRORS.unauthorized,
-            'Unauthorized',
-            "a retriever's own credential is required in X-Internal-API-Key",
-          ),
-        );
+    if (party?.kind === 'retriever') {
+      pushers.set(request, party.id);
+      return;
     }
+    return reply
+      .code(401)
+      .type('application/problem+json')
+      .send(
+        problem(
+          401,
+          MAIL_ERRORS.unauthorized,
+          'Unauthorized',
+          "a retriever's own credential is required in X-Internal-API-Key",
+        ),
+      );
+  };
+
+  app.post('/internal/ingest', { onRequest: retrieverOnly }, async (request, reply) => {
+    const pusher = pushers.get(request);
+    if (pusher === undefined) return reply.code(401).send();
     const parsed = IngestRequest.safeParse(request.body);
     if (!parsed.success) {
       return reply
@@ -294,7 +314,7 @@ export function buildMailOrchestrator(deps: MailOrchestratorDeps): MailOrchestra
           ),
         );
     }
-    if (parsed.data.retriever !== undefined && parsed.data.retriever !== party.id) {
+    if (parsed.data.retriever !== undefined && parsed.data.retriever !== pusher) {
       return reply
         .code(403)
         .type('application/problem+json')
@@ -303,11 +323,11 @@ export function buildMailOrchestrator(deps: MailOrchestratorDeps): MailOrchestra
             403,
             MAIL_ERRORS.forbidden,
             'Forbidden',
-            `the credential of retriever:${party.id} pushes mail only as itself`,
+            `the credential of retriever:${pusher} pushes mail only as itself`,
           ),
         );
     }
-    const retriever = party.id;
+    const retriever = pusher;
     const results: { id: string; status: Outcome['kind']; job_id?: string; detail?: string }[] = [];
     for (const m of parsed.data.messages) {
       const out = await processor.process(retriever, m);

@@ -107,6 +107,9 @@ export interface GatewayClient {
   getJob(jobId: string, signal?: AbortSignal): Promise<Job | null>;
 }
 
+/** Largest gateway answer read (a page of 200 jobs with their results is a few MiB). */
+const MAX_GATEWAY_ANSWER_BYTES = 32 * 1024 * 1024;
+
 export function createGatewayClient(o: GatewayClientOptions): GatewayClient {
   const base = o.baseUrl.replace(/\/+$/, '');
   const derive = credentialDeriver(o.internalApiKey);
@@ -128,6 +131,7 @@ export function createGatewayClient(o: GatewayClientOptions): GatewayClient {
         headers: { ...(extra.auth ?? own), ...extra.headers },
         ...(extra.body ? { body: extra.body } : {}),
         timeoutMs: o.timeoutMs,
+        maxBytes: MAX_GATEWAY_ANSWER_BYTES,
         signal: extra.signal,
       });
     } catch (err) {

@@ -31,10 +31,13 @@ async function main(cfg: AppConfig, version: string): Promise<RunningService> {
     topology,
     cache,
     logger,
-    options: { serviceVersion: version },
+    options: { serviceVersion: version, maxMessageBytes: cfg.limits.rawMessageBytes },
   });
   await orchestrator.start();
-  await orchestrator.app.listen({ host: '0.0.0.0', port: cfg.mailOrchestratorPort });
+  await orchestrator.app.listen({
+    host: cfg.mailOrchestratorHost,
+    port: cfg.mailOrchestratorPort,
+  });
   logger.info({ port: cfg.mailOrchestratorPort }, 'listening');
 
   return {

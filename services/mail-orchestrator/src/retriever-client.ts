@@ -17,7 +17,15 @@ export interface RetrieverClientOptions {
    */
   internalApiKey?: string | undefined;
   timeoutMs: number;
+  /**
+   * Largest answer to a fetch (a batch of messages, base64); other answers are read up to 64 KiB.
+   * Past it the answer is not read and the fetch fails like an unreachable retriever.
+   */
+  maxFetchBytes: number;
 }
+
+/** Largest answer to ack and verdict calls (a small JSON object). */
+const MAX_SMALL_ANSWER_BYTES = 64 * 1024;
 
 /** Speaks the retriever protocol (decisions.md "Mail retrievers") to one retriever. */
 export class RetrieverClient {
@@ -49,6 +57,7 @@ export class RetrieverClient {
         headers,
         body: JSON.stringify(body),
         timeoutMs: this.o.timeoutMs,
+        maxBytes: stage === 'fetch' ? this.o.maxFetchBytes : MAX_SMALL_ANSWER_BYTES,
         signal,
       });
     } catch (err) {

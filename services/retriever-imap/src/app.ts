@@ -2,6 +2,7 @@ import { AckRequest, FetchRequest, TrawlError, VerdictRequest } from '@trawl/con
 import {
   type BodySchema,
   type RetrieverAppBase,
+  refuseUnknownRoute,
   retrieverHttp,
   sendRetrieverProblem,
 } from '@trawl/platform';
@@ -22,6 +23,8 @@ export interface RetrieverAppDeps extends RetrieverAppBase {
 /** The retriever protocol over HTTP (not listening; main.ts listens). */
 export function buildRetrieverApp(d: RetrieverAppDeps): FastifyInstance {
   const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
+  // a request for no route: 404 before its body is read (issue 28)
+  app.addHook('onRequest', refuseUnknownRoute);
   const http = retrieverHttp({ ...d, service: SERVICE_NAME, errors: IMAP_ERRORS });
 
   app.get('/health', async (_req, reply) => {

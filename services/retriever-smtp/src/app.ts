@@ -1,5 +1,5 @@
 import { AckRequest, FetchRequest, ReleaseRequest, VerdictRequest } from '@trawl/contracts';
-import { type RetrieverAppBase, retrieverHttp } from '@trawl/platform';
+import { type RetrieverAppBase, refuseUnknownRoute, retrieverHttp } from '@trawl/platform';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { SMTP_ERRORS } from './errors.ts';
 import { editHeaders } from './headers.ts';
@@ -26,6 +26,8 @@ export interface SmtpRetrieverAppDeps extends RetrieverAppBase {
 export function buildSmtpRetrieverApp(d: SmtpRetrieverAppDeps): FastifyInstance {
   // a release carries the original (base64 of up to TRAWL_SMTP_MAX_MESSAGE_BYTES)
   const app = Fastify({ logger: false, bodyLimit: 140 * 1024 * 1024 });
+  // a request for no route: 404 before its body is read (issue 28)
+  app.addHook('onRequest', refuseUnknownRoute);
 
   const http = retrieverHttp({ ...d, service: SERVICE_NAME, errors: SMTP_ERRORS });
 

@@ -2,6 +2,16 @@ export { buildSmtpRetrieverApp, SERVICE_NAME, type SmtpRetrieverAppDeps } from '
 export { createSmtpFilter, type SmtpFilterService } from './create-filter-service.ts';
 export { SMTP_ERRORS } from './errors.ts';
 export { type Answer, createFilter, type Filter, messageRef } from './filter.ts';
+export {
+  fieldName,
+  type HeaderBlock,
+  type HeaderField,
+  joinLines,
+  nextLineEnd,
+  oneLineValue,
+  splitHeader,
+  valueLines,
+} from './header-lines.ts';
 export { editHeaders, type HeaderEdit } from './headers.ts';
 export { createIngestClient, type IngestClient, type Submission } from './ingest-client.ts';
 export { createSmtpMetrics, type SmtpMetrics } from './metrics.ts';

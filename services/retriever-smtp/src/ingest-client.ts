@@ -1,3 +1,4 @@
+import { fetchBounded } from '@trawl/contracts';
 import { z } from 'zod';
 
 /** The answer of POST /internal/ingest for one message (docs/mail-ingestion.md, "Pushed mail"). */
@@ -19,6 +20,9 @@ export type Submission =
   /** Trawl refused the filter itself (credential, request): a configuration error. */
   | { kind: 'refused'; status: number; reason: string };
 
+/** Largest ingest answer read (one result per message: a few hundred bytes). */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
 export interface IngestClient {
   submit(msg: { id: string; raw: Buffer; to: string[] }, signal: AbortSignal): Promise<Submission>;
 }
@@ -39,28 +43,39 @@ export function createIngestClient(opts: {
           },
         ],
       });
-      let res: Response;
-      let text: string;
+      let res: Awaited<ReturnType<typeof fetchBounded>>;
       try {
-        res = await fetch(endpoint, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            ...(opts.credential ? { 'x-internal-api-key': opts.credential } : {}),
+        // the caller's signal is the message's deadline; the answer is small, and read as such
+        // (an answer outside 2xx too: a 503 carries the results of a busy orchestrator)
+        res = await fetchBounded(
+          endpoint,
+          {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              ...(opts.credential ? { 'x-internal-api-key': opts.credential } : {}),
+            },
+            body,
+            redirect: 'error',
           },
-          body,
-          signal,
-          redirect: 'error',
-        });
-        text = await res.text();
+          {
+            maxBytes: MAX_ANSWER_BYTES,
+            errorBytes: MAX_ANSWER_BYTES,
+            timeoutMs: 600_000,
+            signal,
+          },
+        );
       } catch (err) {
-        const e = err as Error & { cause?: { code?: string } };
+        const e = err as Error & { cause?: { code?: string }; kind?: string };
         const reason =
-          e.name === 'AbortError' || e.name === 'TimeoutError'
+          e.name === 'AbortError' || e.name === 'TimeoutError' || e.kind === 'timeout'
             ? 'Trawl did not answer in time'
-            : `Trawl unreachable${e.cause?.code ? ` (${e.cause.code})` : ''}`;
+            : e.kind === 'too-large'
+              ? 'Trawl answered more than expected'
+              : `Trawl unreachable${e.cause?.code ? ` (${e.cause.code})` : ''}`;
         return { kind: 'unavailable', reason };
       }
+      const text = res.body.toString('utf8');
       let json: unknown;
       try {
         json = JSON.parse(text);

@@ -1,3 +1,5 @@
+import { describeAnswer, fetchBounded } from '@trawl/contracts';
+
 /**
  * Records the original of a message the filter quarantines (issue 32) at the gateway
  * (POST /api/v1/quarantine, with the filter's own credential), so that an analyst can release it:
@@ -33,26 +35,29 @@ export function createQuarantineRecorder(o: {
   const endpoint = new URL('/api/v1/quarantine', o.gatewayUrl).toString();
   return {
     async record(m) {
-      const res = await fetch(endpoint, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          ...(o.credential ? { 'x-internal-api-key': o.credential } : {}),
+      // the gateway's answer: a status, and a short problem when it refuses (issue 28)
+      const res = await fetchBounded(
+        endpoint,
+        {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            ...(o.credential ? { 'x-internal-api-key': o.credential } : {}),
+          },
+          body: JSON.stringify({
+            message_ref: m.messageRef,
+            ...(m.jobId && UUID.test(m.jobId) ? { job_id: m.jobId } : {}),
+            envelope_from: m.from,
+            recipients: m.to.slice(0, 1000),
+            subject: subjectOf(m.raw),
+            raw: m.raw.toString('base64'),
+          }),
+          redirect: 'error',
         },
-        body: JSON.stringify({
-          message_ref: m.messageRef,
-          ...(m.jobId && UUID.test(m.jobId) ? { job_id: m.jobId } : {}),
-          envelope_from: m.from,
-          recipients: m.to.slice(0, 1000),
-          subject: subjectOf(m.raw),
-          raw: m.raw.toString('base64'),
-        }),
-        signal: AbortSignal.timeout(o.timeoutMs),
-        redirect: 'error',
-      });
-      const text = (await res.text().catch(() => '')).slice(0, 2000);
+        { maxBytes: 0, okOver: 'truncate', errorBytes: 4096, timeoutMs: o.timeoutMs },
+      );
       if (res.status !== 201)
-        throw new Error(`the gateway answered ${res.status}: ${text.slice(0, 300)}`);
+        throw new Error(`the gateway answered ${describeAnswer(res, 300).slice('HTTP '.length)}`);
     },
   };
 }

@@ -1,3 +1,4 @@
+import { boundedSmtp } from '@trawl/platform';
 import nodemailer from 'nodemailer';
 
 /** Hands a message back to Postfix (its return port, or the after-filter smtpd before the queue). */
@@ -23,8 +24,16 @@ export function createReinjector(opts: {
   connections: number;
   /** Name given in EHLO. */
   name?: string;
+  /** Time Postfix has to complete each reply (default 60 s); past it the connection is cut. */
+  replyTimeoutMs?: number;
 }): Reinjector {
+  // each reply at most 64 KiB, and complete within replyTimeoutMs of its command (a plain
+  // connection to the return port: the replies are read as they pass)
+  const bounded = boundedSmtp(
+    opts.replyTimeoutMs === undefined ? {} : { replyTimeoutMs: opts.replyTimeoutMs },
+  );
   const transport = nodemailer.createTransport({
+    ...bounded.options,
     pool: true,
     host: opts.host,
     port: opts.port,
@@ -54,6 +63,7 @@ export function createReinjector(opts: {
     },
     close() {
       transport.close();
+      bounded.close();
     },
   };
 }

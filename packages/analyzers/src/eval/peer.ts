@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { describeAnswer, fetchBounded, PeerAnswerError } from '@trawl/contracts';
 import { EVAL_ENVELOPE } from './eval-message.ts';
 
 /**
@@ -84,15 +85,19 @@ async function checkRspamd(
   o: { timeoutMs: number },
 ): Promise<PeerVerdict> {
   try {
-    const res = await fetch(endpoint, {
-      method: 'POST',
-      body: raw,
-      // the envelope recipient Trawl's eval parses every message with
-      headers: { 'content-type': 'message/rfc822', rcpt: EVAL_ENVELOPE.to[0] },
-      signal: AbortSignal.timeout(o.timeoutMs),
-    });
-    const text = await res.text();
-    if (!res.ok) return { positive: false, error: `HTTP ${res.status}: ${text.slice(0, 120)}` };
+    const res = await fetchBounded(
+      endpoint,
+      {
+        method: 'POST',
+        body: raw,
+        // the envelope recipient Trawl's eval parses every message with
+        headers: { 'content-type': 'message/rfc822', rcpt: EVAL_ENVELOPE.to[0] },
+      },
+      { maxBytes: 1024 * 1024, timeoutMs: o.timeoutMs, errorBytes: 512 },
+    );
+    if (res.status < 200 || res.status > 299)
+      return { positive: false, error: describeAnswer(res, 120) };
+    const text = res.body.toString('utf8');
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -104,7 +109,10 @@ async function checkRspamd(
     const e = err as Error;
     return {
       positive: false,
-      error: e.name === 'TimeoutError' ? `timeout after ${o.timeoutMs} ms` : e.message,
+      error:
+        e instanceof PeerAnswerError && e.kind === 'timeout'
+          ? `timeout after ${o.timeoutMs} ms`
+          : e.message,
     };
   }
 }

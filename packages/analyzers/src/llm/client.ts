@@ -1,3 +1,4 @@
+import { describeAnswer, fetchBounded, PeerAnswerError } from '@trawl/contracts';
 import { z } from 'zod';
 import {
   LlmBadAnswerError,
@@ -8,7 +9,8 @@ import {
 import type { ChatMessage } from './prompt.ts';
 import { chatUrl, type LlmApi, type LlmSettings } from './settings.ts';
 
-const MAX_RESPONSE_CHARS = 1_000_000;
+/** Largest answer read (a chat completion of max_tokens is a few KiB); the rest is never read. */
+const MAX_RESPONSE_BYTES = 1_000_000;
 
 const OllamaResponse = z.object({
   message: z.object({ content: z.string() }),
@@ -60,37 +62,40 @@ export async function chat(
   signal: AbortSignal,
   doFetch: typeof fetch = fetch,
 ): Promise<ChatOutcome> {
-  const timeout = AbortSignal.timeout(Math.round(s.llm_timeout * 1000));
-  const combined = AbortSignal.any([signal, timeout]);
+  const timeoutMs = Math.round(s.llm_timeout * 1000);
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: 'application/json',
   };
   if (s.llm_api_key) headers.authorization = `Bearer ${s.llm_api_key}`;
-  let text: string;
-  let status: number;
+  let res: Awaited<ReturnType<typeof fetchBounded>>;
   try {
-    const res = await doFetch(chatUrl(s.llm_host, api), {
-      method: 'POST',
-      headers,
-      body: JSON.stringify(requestBody(api, s, messages)),
-      signal: combined,
-      redirect: 'error',
-    });
-    status = res.status;
-    text = await res.text();
+    res = await fetchBounded(
+      chatUrl(s.llm_host, api),
+      {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(requestBody(api, s, messages)),
+        redirect: 'error',
+      },
+      { maxBytes: MAX_RESPONSE_BYTES, timeoutMs, signal, fetch: doFetch },
+    );
   } catch (e) {
     if (signal.aborted) throw signal.reason;
-    if (timeout.aborted) throw new LlmTimeoutError(s.llm_timeout);
+    if (e instanceof PeerAnswerError && e.kind === 'timeout')
+      throw new LlmTimeoutError(s.llm_timeout);
+    if (e instanceof PeerAnswerError) throw new LlmBadAnswerError('the answer is too large');
     throw new LlmUnavailableError(e instanceof Error ? e.message : String(e), e);
   }
+  const status = res.status;
   if (status >= 500 || status === 429) {
     throw new LlmUnavailableError(`HTTP ${status}`);
   }
   if (status >= 400) {
-    throw new LlmRejectedError(status, text.slice(0, 200).replace(/\s+/g, ' '));
+    // status, type and length; a short text only of a plain-text or JSON answer
+    throw new LlmRejectedError(status, describeAnswer(res).slice(`HTTP ${status} `.length));
   }
-  if (text.length > MAX_RESPONSE_CHARS) throw new LlmBadAnswerError('the answer is too large');
+  const text = res.body.toString('utf8');
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -40,7 +40,7 @@ export class LlmRejectedError extends TrawlError {
   constructor(status: number, detail: string) {
     super(
       LLM_ERROR_CODES.rejected,
-      `the LLM server refused the request (HTTP ${status}): ${detail}`,
+      `the LLM server refused the request (HTTP ${status} ${detail})`,
       {
         status: 502,
         retryable: false,

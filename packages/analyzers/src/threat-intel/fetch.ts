@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
+import { fetchBounded, PeerAnswerError } from '@trawl/contracts';
 import { THREAT_INTEL_ERROR_CODES as CODES, FeedError } from './errors.ts';
 
 const gunzipAsync = promisify(gunzip);
@@ -85,60 +86,46 @@ async function readLocal(source: string, o: FetchOptions): Promise<Buffer> {
 }
 
 async function fetchHttp(url: string, o: FetchOptions): Promise<Buffer> {
-  const timeout = AbortSignal.timeout(o.timeoutMs);
-  const signal = o.signal ? AbortSignal.any([timeout, o.signal]) : timeout;
   const doFetch: FetchLike = o.fetch ?? ((i, init) => fetch(i, init));
-  const failed = (e: unknown): FeedError => {
-    if (e instanceof FeedError) return e;
-    if (timeout.aborted)
-      return new FeedError(CODES.timeout, o.feed, `no complete answer within ${o.timeoutMs} ms`);
-    if (o.signal?.aborted) return new FeedError(CODES.unavailable, o.feed, 'load cancelled');
+  let res: Awaited<ReturnType<typeof fetchBounded>>;
+  try {
+    // the whole download within timeoutMs and maxBytes (a declared Content-Length over it is
+    // refused first); an answer outside 2xx is not read at all
+    res = await fetchBounded(
+      url,
+      {
+        method: o.method ?? 'GET',
+        headers: { 'user-agent': 'trawl-threat-intel', ...(o.headers ?? {}) },
+        ...(o.body === undefined ? {} : { body: o.body }),
+        // a key is never carried to wherever a redirect points
+        redirect: o.authenticated ? 'error' : 'follow',
+      },
+      {
+        maxBytes: o.maxBytes,
+        timeoutMs: o.timeoutMs,
+        errorBytes: 0,
+        signal: o.signal,
+        fetch: doFetch as typeof fetch,
+      },
+    );
+  } catch (e) {
+    if (e instanceof PeerAnswerError && e.kind === 'too-large')
+      throw new FeedError(CODES.tooLarge, o.feed, `is over ${o.maxBytes} bytes`);
+    if (e instanceof PeerAnswerError)
+      throw new FeedError(CODES.timeout, o.feed, `no complete answer within ${o.timeoutMs} ms`);
+    if (o.signal?.aborted) throw new FeedError(CODES.unavailable, o.feed, 'load cancelled');
     const cause = (e as { cause?: { code?: string } }).cause?.code;
-    return new FeedError(
+    throw new FeedError(
       CODES.unavailable,
       o.feed,
       `cannot be fetched (${cause ?? (e as Error).name ?? 'error'})`,
     );
-  };
-  let res: Response;
-  try {
-    res = await doFetch(url, {
-      method: o.method ?? 'GET',
-      headers: { 'user-agent': 'trawl-threat-intel', ...(o.headers ?? {}) },
-      ...(o.body === undefined ? {} : { body: o.body }),
-      signal,
-      // a key is never carried to wherever a redirect points
-      redirect: o.authenticated ? 'error' : 'follow',
+  }
+  if (o.authenticated && (res.status === 401 || res.status === 403))
+    throw new FeedError(CODES.mispRejected, o.feed, `key refused (HTTP ${res.status})`, {
+      retryable: false,
     });
-  } catch (e) {
-    throw failed(e);
-  }
-  try {
-    if (o.authenticated && (res.status === 401 || res.status === 403))
-      throw new FeedError(CODES.mispRejected, o.feed, `key refused (HTTP ${res.status})`, {
-        retryable: false,
-      });
-    if (!res.ok) throw new FeedError(CODES.unavailable, o.feed, `answered HTTP ${res.status}`);
-    const declared = Number(res.headers.get('content-length') ?? Number.NaN);
-    if (Number.isFinite(declared) && declared > o.maxBytes)
-      throw new FeedError(CODES.tooLarge, o.feed, `is ${declared} bytes, over ${o.maxBytes}`);
-    if (!res.body) return Buffer.alloc(0);
-    const chunks: Buffer[] = [];
-    let total = 0;
-    const reader = res.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > o.maxBytes) {
-        await reader.cancel().catch(() => {});
-        throw new FeedError(CODES.tooLarge, o.feed, `is over ${o.maxBytes} bytes`);
-      }
-      chunks.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
-    }
-    return Buffer.concat(chunks, total);
-  } catch (e) {
-    await res.body?.cancel().catch(() => {});
-    throw failed(e);
-  }
+  if (res.status < 200 || res.status > 299)
+    throw new FeedError(CODES.unavailable, o.feed, `answered HTTP ${res.status}`);
+  return res.body;
 }

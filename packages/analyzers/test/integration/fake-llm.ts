@@ -5,11 +5,14 @@ import type { AddressInfo } from 'node:net';
  * A small LLM server for tests, speaking Ollama `POST /api/chat` and OpenAI
  * `POST /v1/chat/completions`. The model name picks the behaviour:
  * `good` (a phishing verdict), `ham`, `fenced` (JSON inside a code fence), `badjson`, `wrongshape`,
- * `slow` (answers after 10 s), `error500`, `unknown-model` (404).
+ * `slow` (answers after 10 s), `error500`, `unknown-model` (404), `huge` (a 300 MB answer, streamed
+ * as fast as it is read; `streamed` counts what was written), `error-page` (403 with an HTML page).
  */
 export interface FakeLlm {
   url: string;
   requests: { path: string; body: Record<string, unknown>; authorization?: string }[];
+  /** Bytes of `huge` answers written. */
+  streamed: number;
   close(): Promise<void>;
 }
 
@@ -51,6 +54,17 @@ async function readBody(req: IncomingMessage): Promise<string> {
 export async function startFakeLlm(): Promise<FakeLlm> {
   const requests: FakeLlm['requests'] = [];
   const timers = new Set<NodeJS.Timeout>();
+  const fake: FakeLlm = {
+    url: '',
+    requests,
+    streamed: 0,
+    close: () =>
+      new Promise<void>((r) => {
+        for (const t of timers) clearTimeout(t);
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
   const server: Server = createServer(async (req, res) => {
     const body = JSON.parse((await readBody(req)) || '{}') as Record<string, unknown>;
     requests.push({
@@ -67,6 +81,28 @@ export async function startFakeLlm(): Promise<FakeLlm> {
     }
     if (model === 'error500') {
       res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"boom"}');
+      return;
+    }
+    if (model === 'error-page') {
+      res
+        .writeHead(403, { 'content-type': 'text/html' })
+        .end('<html><body>Forbidden</body></html>');
+      return;
+    }
+    if (model === 'huge') {
+      const total = 300 * 1024 * 1024;
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      let sent = 0;
+      const pump = () => {
+        while (sent < total && !res.destroyed) {
+          sent += chunk.length;
+          fake.streamed += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        if (!res.destroyed) res.end();
+      };
+      pump();
       return;
     }
     if (model === 'unknown-model') {
@@ -95,15 +131,6 @@ export async function startFakeLlm(): Promise<FakeLlm> {
     send(contentFor(model) ?? JSON.stringify(GOOD));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    url,
-    requests,
-    close: () =>
-      new Promise<void>((r) => {
-        for (const t of timers) clearTimeout(t);
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return fake;
 }

@@ -118,6 +118,20 @@ describe('llm analyzer against a local LLM server', () => {
     });
   });
 
+  it('stops reading an answer past 1 MB and never quotes an HTML error page (issue 28)', async () => {
+    await expect(run({ llm_host: llm.url, llm_model: 'huge' })).rejects.toMatchObject({
+      code: 'TRAWL_ERR_LLM_BAD_ANSWER',
+      message: expect.stringContaining('too large'),
+    });
+    // the socket was closed: the server could write only what the buffers held
+    expect(llm.streamed).toBeLessThan(32 * 1024 * 1024);
+    const e = await run({ llm_host: llm.url, llm_model: 'error-page' }).catch((x: Error) => x);
+    expect(e).toMatchObject({ code: 'TRAWL_ERR_LLM_REJECTED' });
+    expect((e as Error).message).toBe(
+      'the LLM server refused the request (HTTP 403 (text/html, 35 bytes))',
+    );
+  });
+
   it('fails clearly when llm_host is not set', async () => {
     await expect(run({})).rejects.toMatchObject({
       code: 'TRAWL_ERR_LLM_NOT_CONFIGURED',

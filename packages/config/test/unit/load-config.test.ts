@@ -57,14 +57,18 @@ describe('loadConfig defaults', () => {
       adminPassword: undefined,
     });
     expect(c.gateway).toEqual({
-      host: '0.0.0.0',
+      host: '127.0.0.1',
       embeddedHost: '127.0.0.1',
       port: 8001,
       url: 'http://127.0.0.1:8001',
       cpuWorkers: { size: 2, inlineMaxBytes: 256 * 1024, deadlineMs: 10_000 },
     });
     expect(c.trustProxy).toBe(false);
-    expect(c.retrieverImap).toEqual({ host: '0.0.0.0', port: 8200 });
+    expect(c.retrieverImap).toEqual({ host: '127.0.0.1', port: 8200 });
+    expect(c.retrieverSmtp).toEqual({ host: '127.0.0.1', port: 8201 });
+    expect(c.mailOrchestratorHost).toBe('127.0.0.1');
+    expect(c.orchestratorHost).toBe('127.0.0.1');
+    expect(c.analyzersListenHost).toBe('127.0.0.1');
     expect(c.analyzersPort).toBe(8100);
     expect(c.mailOrchestratorPort).toBe(8002);
     expect(c.dataDir).toBe(join(root, 'data'));
@@ -295,13 +299,34 @@ describe('validation rules', () => {
     ]);
   });
 
-  it('listens on 127.0.0.1 in embedded mode unless TRAWL_HOST says otherwise', () => {
-    expect(load(DEV).gateway).toMatchObject({ host: '0.0.0.0', embeddedHost: '127.0.0.1' });
+  it('every listener on 127.0.0.1 unless its own host setting says otherwise (issue 28)', () => {
+    const c = load(DEV);
+    expect(c.gateway).toMatchObject({ host: '127.0.0.1', embeddedHost: '127.0.0.1' });
     expect(load({ ...DEV, TRAWL_HOST: '0.0.0.0' }).gateway).toMatchObject({
       host: '0.0.0.0',
       embeddedHost: '0.0.0.0',
     });
     expect(load({ ...DEV, TRAWL_HOST: '192.0.2.10' }).gateway.embeddedHost).toBe('192.0.2.10');
+    // the gateway's address is its own: the mail orchestrator (embedded too) does not take it
+    const open = load({ ...DEV, TRAWL_HOST: '0.0.0.0' });
+    expect(open.mailOrchestratorHost).toBe('127.0.0.1');
+    expect(open.orchestratorHost).toBe('127.0.0.1');
+    expect(open.analyzersListenHost).toBe('127.0.0.1');
+    const own = load({
+      ...DEV,
+      TRAWL_MAIL_ORCHESTRATOR_HOST: '192.0.2.11',
+      TRAWL_ORCHESTRATOR_HOST: '192.0.2.12',
+      TRAWL_ANALYZERS_LISTEN_HOST: '192.0.2.13',
+      TRAWL_RETRIEVER_IMAP_HOST: '192.0.2.14',
+      TRAWL_RETRIEVER_SMTP_HOST: '192.0.2.15',
+    });
+    expect([
+      own.mailOrchestratorHost,
+      own.orchestratorHost,
+      own.analyzersListenHost,
+      own.retrieverImap.host,
+      own.retrieverSmtp.host,
+    ]).toEqual(['192.0.2.11', '192.0.2.12', '192.0.2.13', '192.0.2.14', '192.0.2.15']);
   });
 
   it('splits TRUSTED_HOSTS on commas', () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { WebhookSettings } from '@trawl/config';
-import { backoffDelay } from '@trawl/contracts';
+import { backoffDelay, describeAnswer, fetchBounded } from '@trawl/contracts';
 import { errorInfo, type PlatformLogger, silentLogger } from '../logger.ts';
 import type { AuditRepository, Store } from '../store/repositories.ts';
 import type { SqlClient } from '../store/types.ts';
@@ -88,7 +88,12 @@ export interface WebhookDispatcherDeps {
   userAgent?: string;
 }
 
-const MAX_ERROR_BODY = 200;
+/**
+ * Bytes of a failed attempt's answer read (the rest is never read: its socket is closed), and
+ * characters of it the delivery log may quote (plain text or JSON only; see describeAnswer).
+ */
+const ERROR_BODY_BYTES = 512;
+const ERROR_TEXT_CHARS = 200;
 
 export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDispatcher {
   const s: WebhookSettings = { ...DEFAULT_WEBHOOK_SETTINGS, ...deps.settings };
@@ -109,28 +114,38 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     let statusCode: number | null = null;
     let error = '';
     try {
-      const res = await doFetch(d.url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': deps.userAgent ?? 'Trawl-Webhooks/1',
-          'webhook-id': d.event_id,
-          'webhook-timestamp': String(ts),
-          'webhook-signature': signWebhook(d.secret, d.event_id, ts, d.body),
+      const res = await fetchBounded(
+        d.url,
+        {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': deps.userAgent ?? 'Trawl-Webhooks/1',
+            'webhook-id': d.event_id,
+            'webhook-timestamp': String(ts),
+            'webhook-signature': signWebhook(d.secret, d.event_id, ts, d.body),
+          },
+          body: d.body,
+          // a redirect is not followed (the admin set this URL, not the receiver): it is a failure
+          redirect: 'manual',
         },
-        body: d.body,
-        // a redirect is not followed (the admin set this URL, not the receiver): it is a failure
-        redirect: 'manual',
-        signal: AbortSignal.timeout(s.timeoutMs),
-      });
+        {
+          // a success needs no body: none is read; a failure is read for a short text only
+          maxBytes: 0,
+          okOver: 'truncate',
+          errorBytes: ERROR_BODY_BYTES,
+          timeoutMs: s.timeoutMs,
+          fetch: doFetch,
+        },
+      );
       statusCode = res.status;
       if (res.status >= 200 && res.status < 300) {
-        await res.body?.cancel().catch(() => undefined);
         await deps.webhooks.delivered(d, res.status, performance.now() - started);
         return;
       }
-      const text = await res.text().catch(() => '');
-      error = `HTTP ${res.status}${text ? `: ${text.slice(0, MAX_ERROR_BODY)}` : ''}`;
+      // status, content type and length; a quote only of a plain-text or JSON body: a receiver's
+      // HTML page (an internal service's, a proxy's) is never shown in the delivery log
+      error = describeAnswer(res, ERROR_TEXT_CHARS);
     } catch (err) {
       error = errorInfo(err).message;
     }

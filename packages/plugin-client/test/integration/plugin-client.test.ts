@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { deriveCredential, type Email, verifyCredential } from '@trawl/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHostilePeer } from '../../../../test/support/hostile-peer.ts';
 import { createPluginClient, PluginCallError } from '../../src/index.ts';
 
 const email: Email = {
@@ -241,5 +242,51 @@ describe('plugin client', () => {
     expect((await c.analyze('moved', email)).is_phishing).toBe(true);
     await expect(c.analyze('err', email)).rejects.toThrow(/not configured/);
     await c.close();
+  });
+
+  it('reads a few hundred bytes of a 300 MB error page and never quotes it (issue 28)', async () => {
+    const peer = await startHostilePeer({ status: 500, contentType: 'text/html' });
+    const c = createPluginClient({ analyzers: { big: { url: `${peer.url}/big` } } });
+    try {
+      const e = await failure(c.analyze('big', email));
+      expect(e.code).toBe('TRAWL_ERR_PLUGIN_STATUS');
+      expect(e.message).toBe(`analyzer big answered 500 (text/html, ${300 * 1024 * 1024} bytes)`);
+      await expect.poll(() => peer.cutOff, { timeout: 5000 }).toBe(1);
+      expect(peer.bytesWritten).toBeLessThan(32 * 1024 * 1024);
+    } finally {
+      await c.close();
+      await peer.close();
+    }
+  });
+
+  it('refuses a 2xx answer past maxAnswerBytes without reading the rest', async () => {
+    const peer = await startHostilePeer({ status: 200, contentType: 'application/json' });
+    const c = createPluginClient({
+      analyzers: { big: { url: `${peer.url}/big` } },
+      maxAnswerBytes: 1024 * 1024,
+    });
+    try {
+      const e = await failure(c.analyze('big', email));
+      expect(e.code).toBe('TRAWL_ERR_PLUGIN_INVALID_ANSWER');
+      expect(e.message).toBe('analyzer big answered more than 1048576 bytes');
+      await expect.poll(() => peer.cutOff, { timeout: 5000 }).toBe(1);
+      expect(peer.bytesWritten).toBeLessThan(32 * 1024 * 1024);
+    } finally {
+      await c.close();
+      await peer.close();
+    }
+  });
+
+  it('ends an answer trickled past the call timeout', async () => {
+    const peer = await startHostilePeer({ status: 200, bytes: 100_000, trickleMs: 20 });
+    const c = createPluginClient({ analyzers: { slow: { url: `${peer.url}/slow` } } });
+    try {
+      const e = await failure(c.analyze('slow', email, { timeoutMs: 300 }));
+      expect(e.code).toBe('TRAWL_ERR_PLUGIN_TIMEOUT');
+      await expect.poll(() => peer.cutOff, { timeout: 5000 }).toBe(1);
+    } finally {
+      await c.close();
+      await peer.close();
+    }
   });
 });

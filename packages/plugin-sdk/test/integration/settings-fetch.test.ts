@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { startHostilePeer } from '../../../../test/support/hostile-peer.ts';
 import { defineAnalyzer, fetchSettings, startPlugin } from '../../src/index.ts';
 
 const plugin = defineAnalyzer({
@@ -228,6 +229,18 @@ describe('plugin settings when the gateway is down', () => {
       expect(health.status).toBe(200);
     } finally {
       await running.close();
+    }
+  });
+
+  it('refuses a settings answer of 300 MB without reading it (issue 28)', async () => {
+    const peer = await startHostilePeer({ status: 200, contentType: 'application/json' });
+    try {
+      await expect(
+        fetchSettings({ gatewayUrl: peer.url, id: 'keyword', internalApiKey: KEY, retries: 0 }),
+      ).rejects.toMatchObject({ code: 'TRAWL_ERR_PLUGIN_SETTINGS_REJECTED' });
+      expect(peer.bytesWritten).toBeLessThan(32 * 1024 * 1024);
+    } finally {
+      await peer.close();
     }
   });
 });

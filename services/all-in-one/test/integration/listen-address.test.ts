@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findRepoRoot, loadConfig } from '@trawl/config';
@@ -46,6 +47,31 @@ describe('embedded mode (pnpm start): where it listens', () => {
     }
   });
 
+  // Regression (issue 28): with retrievers configured, the embedded mail orchestrator took
+  // TRAWL_HOST (the gateway's address) and listened on every interface.
+  it('the mail orchestrator listens on 127.0.0.1 whatever the gateway does', async () => {
+    const port = await freePort();
+    const e = await start(
+      {
+        TRAWL_HOST: '0.0.0.0',
+        INTERNAL_API_KEY: 'embedded-listen-test-key-0123456789abcdef',
+        TRAWL_MAIL_RETRIEVERS: JSON.stringify({ box: { url: 'http://127.0.0.1:9' } }),
+        TRAWL_MAIL_ORCHESTRATOR_PORT: String(port),
+      },
+      'mail-orchestrator',
+    );
+    try {
+      expect(e.mail).toBe(true);
+      expect(await reachable('127.0.0.1', port)).toBe(true);
+      // another address of this host (127.0.0.2 is one on Linux): refused, as any interface's is
+      expect(await reachable('127.0.0.2', port)).toBe(false);
+      // the gateway, told to, is on every interface
+      expect(await reachable('127.0.0.2', e.port)).toBe(true);
+    } finally {
+      await e.close();
+    }
+  });
+
   it('reaches a specific listen address by that address (IPv6 in brackets)', () => {
     expect(connectHost('127.0.0.1')).toBe('127.0.0.1');
     expect(connectHost('0.0.0.0')).toBe('127.0.0.1');
@@ -54,3 +80,23 @@ describe('embedded mode (pnpm start): where it listens', () => {
     expect(connectHost('192.0.2.10')).toBe('192.0.2.10');
   });
 });
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const a = s.address();
+  await new Promise<void>((r) => s.close(() => r()));
+  return typeof a === 'object' && a ? a.port : 0;
+}
+
+/** Whether a TCP connection to host:port is accepted. */
+function reachable(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect({ host, port });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
+}
