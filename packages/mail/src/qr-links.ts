@@ -13,6 +13,12 @@ import { PNG } from 'pngjs';
 export interface QrLimits {
   /** Largest image decoded (width × height). */
   maxPixels: number;
+  /**
+   * Largest JPEG decoded: a JPEG costs two to three times a PNG of its size to decode (an inverse DCT
+   * per block, in JavaScript; measured on the corpora's images), and a large one is a photograph:
+   * generated codes and lure images come as PNG or as small JPEGs.
+   */
+  maxJpegPixels: number;
   /** Pixels the QR search runs on (larger images are reduced by an integer factor). */
   scanPixels: number;
   /** Smallest side worth decoding (a code a phone reads from a screen is rarely under 64 px). */
@@ -32,6 +38,7 @@ export interface QrLimits {
  */
 export const QR_LIMITS: QrLimits = {
   maxPixels: 4_000_000,
+  maxJpegPixels: 1_000_000,
   scanPixels: 250_000,
   minSide: 64,
   maxAspect: 2.5,
@@ -128,7 +135,8 @@ function decodePixels(
   const { width, height } = size;
   if (width < limits.minSide || height < limits.minSide) return undefined;
   if (Math.max(width, height) > limits.maxAspect * Math.min(width, height)) return undefined;
-  if (width * height > limits.maxPixels) return undefined;
+  if (width * height > (format === 'jpeg' ? limits.maxJpegPixels : limits.maxPixels))
+    return undefined;
   try {
     if (format === 'png') {
       const png = PNG.sync.read(b);
