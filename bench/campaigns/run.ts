@@ -18,9 +18,9 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { buildEvidence, isSuspicious, type Lure, lureOf } from '@trawl/analyzer-orchestrator';
 import { cliOptions } from '@trawl/config';
 import type { AnalysisResult, Email } from '@trawl/contracts';
+import { buildEvidence, isSuspicious, type Lure, lureOf } from '@trawl/investigation';
 import { parseRawEmail } from '@trawl/mail';
 import { createPgClient, createStore, type SqlClient } from '@trawl/platform';
 import { testUrls } from '@trawl/platform/testing';

@@ -11,8 +11,8 @@ import {
   createConfigSource,
   type Orchestrator,
 } from '@trawl/analyzer-orchestrator';
-import { learnFeedback, learnPendingFeedback } from '@trawl/analyzers';
 import type { Email, Job } from '@trawl/contracts';
+import { learnFeedback, learnPendingFeedback } from '@trawl/investigation';
 import {
   createPgClient,
   createStore,

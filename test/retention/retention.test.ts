@@ -11,11 +11,10 @@ import { createHash } from 'node:crypto';
 import {
   buildOrchestrator,
   createConfigSource,
-  createRetention,
   type Orchestrator,
-  type Retention,
 } from '@trawl/analyzer-orchestrator';
 import type { AnalyzerAnswerInput, Email, Job } from '@trawl/contracts';
+import { createRetention, type Retention } from '@trawl/investigation';
 import { createRetentionRepository } from '@trawl/platform';
 import { waitFor } from '@trawl/platform/testing';
 import { createInProcessInvoker } from '@trawl/plugin-client';

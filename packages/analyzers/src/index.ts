@@ -1,10 +1,13 @@
 export { pluginTargets } from '@trawl/plugin-client';
 export { builtinPlugins } from './builtins.ts';
+/** The label an analyst's feedback teaches the classifier (feedback learning, @trawl/investigation). */
+export type { LearnLabel } from './classifier/model.ts';
 export {
-  type FeedbackLearning,
-  learnFeedback,
-  learnPendingFeedback,
-} from './classifier/feedback-learning.ts';
+  /** The classifier's tokenizer id, stored beside the token counts it learnt. */
+  TOKENIZER,
+  /** The classifier's tokens of an Email (what learning from feedback counts). */
+  tokensOf,
+} from './classifier/tokenize.ts';
 export { createListCache, type ListCache } from './lists/index.ts';
 export { createEmbeddedInvoker, type EmbeddedInvoker } from './local-invoker.ts';
 export { type AuthResults, readAuthResults } from './shared/auth-results.ts';

@@ -1,12 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import {
-  buildOrchestrator,
-  type Orchestrator,
-  reportNotifierFromConfig,
-  retentionOfStore,
-} from '@trawl/analyzer-orchestrator';
+import { buildOrchestrator, type Orchestrator } from '@trawl/analyzer-orchestrator';
 import {
   builtinPlugins,
   createAnalysisPool,
@@ -23,6 +18,7 @@ import {
 } from '@trawl/api-gateway';
 import { type AppConfig, diffFiles } from '@trawl/config';
 import { topology } from '@trawl/contracts';
+import { reportNotifierFromConfig, retentionOfStore } from '@trawl/investigation';
 import { buildMailOrchestrator, type MailOrchestrator } from '@trawl/mail-orchestrator';
 import {
   type Broker,

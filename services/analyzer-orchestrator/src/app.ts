@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Topology } from '@trawl/contracts';
+import type { Retention } from '@trawl/investigation';
 import {
   type Broker,
   type Cache,
@@ -25,7 +26,6 @@ import { createDeadLetterHandler } from './dead-letters.ts';
 import { errText } from './errors.ts';
 import { createMetrics, type OrchestratorMetrics } from './metrics.ts';
 import { createReaper } from './reaper.ts';
-import type { Retention } from './retention.ts';
 import { createSettlement } from './settlement.ts';
 import { delayUntilAborted } from './stop-delay.ts';
 

@@ -1,7 +1,7 @@
 import type { AnalysisResult, Email } from '@trawl/contracts';
+import { createCampaignGrouper } from '@trawl/investigation';
 import type { Store } from '@trawl/platform';
 import type { Logger } from 'pino';
-import { createCampaignGrouper } from './campaigns.ts';
 
 /** Jobs waiting to be grouped at most; past it a job is not grouped (logged). */
 const CAMPAIGN_QUEUE_MAX = 5000;

@@ -19,6 +19,7 @@ import {
 } from '@trawl/analyzers';
 import { ConfigError, exitWithProblems, loadConfigOrExit, loadServiceFiles } from '@trawl/config';
 import { topology } from '@trawl/contracts';
+import { reportNotifierFromConfig, retentionOfStore } from '@trawl/investigation';
 import {
   createPgClient,
   createRabbitBroker,
@@ -37,8 +38,6 @@ import { pino } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { buildOrchestrator } from './app.ts';
 import { type ConfigSnapshot, createConfigSource, snapshotFromFiles } from './config-snapshot.ts';
-import { reportNotifierFromConfig } from './report-notifier.ts';
-import { retentionOfStore } from './retention.ts';
 
 /** Analysis workers of a scale-out orchestrator when TRAWL_ANALYSIS_WORKERS is unset. */
 const LARGE_ONLY_WORKERS = 1;

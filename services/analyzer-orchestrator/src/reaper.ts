@@ -1,7 +1,7 @@
+import type { Retention } from '@trawl/investigation';
 import type { Store } from '@trawl/platform';
 import type { Logger } from 'pino';
 import { errText, ORCHESTRATOR_ERROR_CODES } from './errors.ts';
-import type { Retention } from './retention.ts';
 import type { Settlement } from './settlement.ts';
 
 export interface ReaperDeps {

@@ -1,10 +1,10 @@
 import type { Email } from '@trawl/contracts';
+import { attachEvidence } from '@trawl/investigation';
 import type { PluginInvoker } from '@trawl/plugin-client';
 import { type CompiledWorkflow, type RunOutcome, runWorkflow } from '@trawl/workflow-engine';
 import type { AnalyzerCache } from './analyzer-cache.ts';
 import type { ConfigSnapshot } from './config-snapshot.ts';
 import { createEngineDeps } from './engine-deps.ts';
-import { attachEvidence } from './evidence.ts';
 import type { OrchestratorMetrics } from './metrics.ts';
 
 /** What one job's run calls: the analyzers and providers, their result cache, the metrics. */

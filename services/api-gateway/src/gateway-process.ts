@@ -1,5 +1,5 @@
-import { learnFeedback, learnPendingFeedback } from '@trawl/analyzers';
 import type { AppConfig } from '@trawl/config';
+import { learnFeedback, learnPendingFeedback } from '@trawl/investigation';
 import { createWebhookDispatcher, type SqlClient, type Store } from '@trawl/platform';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';

@@ -13,7 +13,7 @@ import type { SqlClient } from './types.ts';
 
 /**
  * Campaigns (issue 16, migration 008). `assign` is called once per suspicious finished job with its
- * lure keys (computed by the orchestrator, services/analyzer-orchestrator/src/campaigns.ts):
+ * lure keys (computed by the orchestrator, packages/investigation/src/campaigns.ts):
  * `dom:<registrable domain>`, `url:<url>`, `sha:<sha256>`, `txt<band>:<hex>` (a band of a MinHash
  * signature of the text; the whole signature rides along to confirm a band match by similarity).
  */

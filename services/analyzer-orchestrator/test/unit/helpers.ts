@@ -10,20 +10,12 @@ import {
 } from '@trawl/contracts';
 import type { Broker, Store } from '@trawl/platform';
 import { pino } from 'pino';
+import { sampleEmail } from '../../../../test/support/sample-email.ts';
 import { type ConfigSnapshot, snapshotFromFiles } from '../../src/index.ts';
 
 export const silent = pino({ level: 'silent' });
 
-export const email: Email = {
-  headers: {
-    subject: 'Your invoice',
-    sender: 'billing@example.com',
-    recipients: ['alice@example.org'],
-    date: '2024-05-01T10:00:00Z',
-  },
-  body_text: 'Please find the invoice attached.',
-  analysis_context: {},
-};
+export const email: Email = sampleEmail;
 
 export function wf(input: WorkflowInput): Workflow {
   return WorkflowSchema.parse(input);

@@ -8,9 +8,9 @@ import {
 } from '@trawl/platform';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import { sampleEmail as email } from '../../../../test/support/sample-email.ts';
 import { createCampaignGrouper } from '../../src/campaigns.ts';
 import { buildEvidence, lureOf, textSignature } from '../../src/index.ts';
-import { email } from './helpers.ts';
 
 const LURE_TEXT = `Dear Alice,
 We detected unusual sign-in activity on your mailbox and have temporarily suspended incoming

@@ -1,7 +1,7 @@
 import { Evidence, JobSearchQuery, searchFiltersOf } from '@trawl/contracts';
 import { describe, expect, it } from 'vitest';
+import { sampleEmail as email } from '../../../../test/support/sample-email.ts';
 import { buildEvidence, scoreOf, withEvidence } from '../../src/index.ts';
-import { email } from './helpers.ts';
 
 describe('evidence', () => {
   it('is bounded: a message of 300 links and 80 attachments keeps the caps and says what it cut', () => {

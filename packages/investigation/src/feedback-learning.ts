@@ -1,3 +1,4 @@
+import { type LearnLabel, TOKENIZER, tokensOf } from '@trawl/analyzers';
 import { Email } from '@trawl/contracts';
 import {
   type ClassifierTotals,
@@ -5,8 +6,6 @@ import {
   createFeedbackRepository,
   type SqlClient,
 } from '@trawl/platform';
-import type { LearnLabel } from './model.ts';
-import { TOKENIZER, tokensOf } from './tokenize.ts';
 
 /** What learning a job's feedback did. */
 export type FeedbackLearning =
