@@ -91,8 +91,7 @@ async function loadChunk(sql: SqlClient, from: number, to: number): Promise<void
        LATERAL (SELECT
          -- a few very common sender domains, a long tail
          CASE WHEN n.i % 4 = 0 THEN 'd' || (n.i % 5) ELSE 'd' || (n.i * 7919 % 20000) END
-           || '.example' AS dom,
-         n.i % 10 < 3 AS phish) d,
+           || '.example' AS dom) d,
        LATERAL (VALUES
          ('from', 's' || (n.i % 50000) || '@' || d.dom),
          ('from_dom', d.dom),
@@ -106,12 +105,8 @@ async function loadChunk(sql: SqlClient, from: number, to: number): Promise<void
          ('sha', CASE WHEN n.i % 10 = 7 THEN md5('att' || (n.i % 50000)) || md5('x' || (n.i % 50000)) END),
          ('ind', CASE WHEN n.i % 4 > 0 THEN 'type' || (n.i % 37) END),
          ('ind', CASE WHEN n.i % 4 > 1 THEN 'type' || (n.i * 3 % 37) END),
-         ('ind', CASE WHEN n.i % 4 > 2 THEN 'type' || (n.i * 7 % 37) END),
-         ('phish', d.phish::text),
-         ('threat', CASE WHEN d.phish THEN (ARRAY['medium','high','critical'])[1 + n.i % 3] ELSE 'none' END),
-         ('action', CASE WHEN d.phish THEN 'quarantine' ELSE 'allow' END),
-         ('wf', j.workflow_id),
-         ('by', j.submitted_by)
+         ('ind', CASE WHEN n.i % 4 > 2 THEN 'type' || (n.i * 7 % 37) END)
+         -- verdict, threat, action, workflow and submitter are searched in the row (migration 015)
        ) AS t(k, v)
      WHERE v IS NOT NULL`,
     [from, to],
@@ -206,6 +201,14 @@ const CASES: Case[] = [
   {
     name: 'indicator + subject word + workflow=deep',
     filters: (r) => ({ terms: [`ind:type${r % 37}`, `subj:w${r % 300}`, 'wf:deep'] }),
+  },
+  {
+    name: 'critical + workflow=deep (row kinds only)',
+    filters: () => ({ terms: ['threat:critical', 'wf:deep'] }),
+  },
+  {
+    name: 'submitter + not phishing (row kinds only)',
+    filters: (r) => ({ terms: [`by:user${r % 20}`, 'phish:false'] }),
   },
   {
     name: 'rare combination: critical + url domain',

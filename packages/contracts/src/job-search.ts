@@ -20,10 +20,13 @@ export const TERM_KINDS = {
   urlDomain: 'url',
   sha256: 'sha',
   indicator: 'ind',
+  /**
+   * Kinds with few values, read from the job row (`result`, `workflow_id`, `submitted_by`;
+   * migration 015), never written as terms: see ROW_TERM_KINDS.
+   */
   verdict: 'phish',
   threat: 'threat',
   action: 'action',
-  /** Written by the store from the row (jobs.workflow_id, jobs.submitted_by). */
   workflow: 'wf',
   submitter: 'by',
   /** Written by the campaign store when a job joins a campaign (issue 16); value: the campaign id. */
@@ -37,6 +40,20 @@ export const TERM_KINDS = {
   feedback: 'fb',
 } as const;
 export type TermKind = (typeof TERM_KINDS)[keyof typeof TERM_KINDS];
+
+/**
+ * The kinds a search reads from the job row instead of `job_terms` (issue 29): a handful of values
+ * each, already in the row, so a term row per finished job for them was pure cost. The store
+ * answers `kind:value` filters of these kinds from its own indexes on `jobs` and writes no term of
+ * them.
+ */
+export const ROW_TERM_KINDS: ReadonlySet<string> = new Set([
+  TERM_KINDS.verdict,
+  TERM_KINDS.threat,
+  TERM_KINDS.action,
+  TERM_KINDS.workflow,
+  TERM_KINDS.submitter,
+]);
 
 /** Longest value indexed (longer ones are cut: a search for them matches the cut value). */
 export const TERM_MAX_CHARS = 200;
@@ -70,17 +87,12 @@ function domainOfAddress(a: string): string {
 
 /**
  * The search terms of a finished job: its message (sender, recipients, subject words, URL hosts
- * and registrable domains, attachment hashes) and, for a completed job, its verdict, threat
- * level, action and indicator types. The workflow and the submitter are indexed from the row.
+ * and registrable domains, attachment hashes) and, for a completed job, its indicator types. The
+ * verdict, threat level, action, workflow and submitter are searched in the row (ROW_TERM_KINDS).
  */
 export function searchTermsOf(
   evidence: Evidence,
-  result?: {
-    is_phishing: boolean;
-    threat_level: string;
-    recommended_action: string;
-    indicators: { type: string }[];
-  },
+  result?: { indicators: { type: string }[] },
 ): string[] {
   const t = new Set<string>();
   const m = evidence.message;
@@ -102,12 +114,7 @@ export function searchTermsOf(
     if (u.registrable_domain) t.add(term(TERM_KINDS.urlDomain, u.registrable_domain));
   }
   for (const a of evidence.attachments) if (a.sha256) t.add(term(TERM_KINDS.sha256, a.sha256));
-  if (result) {
-    t.add(term(TERM_KINDS.verdict, String(result.is_phishing)));
-    t.add(term(TERM_KINDS.threat, result.threat_level));
-    t.add(term(TERM_KINDS.action, result.recommended_action));
-    for (const i of result.indicators) t.add(term(TERM_KINDS.indicator, i.type));
-  }
+  if (result) for (const i of result.indicators) t.add(term(TERM_KINDS.indicator, i.type));
   return [...t];
 }
 

@@ -1,4 +1,4 @@
-import type { Job } from '@trawl/contracts';
+import { type Job, ROW_TERM_KINDS } from '@trawl/contracts';
 import type { FinishedJob, JobFinish } from './repositories.ts';
 import {
   HEADLINE_COLUMNS,
@@ -36,7 +36,9 @@ const COLUMNS = [
 
 /**
  * Indexes the search terms of the jobs the statement changed (job search, issue 16): the terms the
- * caller computed (`kind:value`) and the row's workflow, submitter and reporter (origin.report).
+ * caller computed (`kind:value`) and the row's reporter (origin.report). The workflow, submitter,
+ * verdict, threat level and action are searched in the row itself (migration 015), so no term of
+ * theirs is written (pushParams drops any the caller passes).
  * A job's terms are written once, by the statement that finishes it (the UPDATE above only changes
  * an unfinished job), and made distinct here: a plain insert, without ON CONFLICT, whose
  * speculative insertion made this the dearest part of the statement (about 40% more than a plain
@@ -49,8 +51,6 @@ const INDEX_TERMS = `, indexed AS (
         d.job_id
       FROM done d, LATERAL (
         SELECT jsonb_array_elements_text(COALESCE(d.terms, '[]'::jsonb)) AS t
-        UNION ALL SELECT 'wf:' || left(d.workflow_id, 200)
-        UNION ALL SELECT 'by:' || left(d.submitted_by, 200) WHERE d.submitted_by IS NOT NULL
         UNION ALL SELECT 'reporter:' || left(lower(d.origin->'report'->>'reporter'), 200)
           WHERE d.origin->'report'->>'reporter' IS NOT NULL
       ) x
@@ -128,6 +128,13 @@ export function buildFinishSql(n: number, senders: boolean, webhooks = true): st
 const withSendersSql = memoByRows((n) => buildFinishSql(n, true));
 const jobsOnlySql = memoByRows((n) => buildFinishSql(n, false));
 
+/** The terms to index as JSON, without the kinds searched in the row (ROW_TERM_KINDS); or null. */
+function termsParam(terms: readonly string[] | undefined): string | null {
+  if (!terms || terms.length === 0) return null;
+  const kept = terms.filter((t) => !ROW_TERM_KINDS.has(t.slice(0, t.indexOf(':'))));
+  return kept.length > 0 ? JSON.stringify(kept) : null;
+}
+
 export function pushParams(params: unknown[], f: JobFinish, withSender: boolean): void {
   const o = f.outcome;
   const sender = withSender && f.sender ? f.sender : undefined;
@@ -143,7 +150,7 @@ export function pushParams(params: unknown[], f: JobFinish, withSender: boolean)
     k?.domain ?? null,
     sender?.at ?? null,
     sender?.is_phishing === true ? 1 : 0,
-    f.terms && f.terms.length > 0 ? JSON.stringify(f.terms) : null,
+    termsParam(f.terms),
     stored ? stored.evidence : null,
   );
 }

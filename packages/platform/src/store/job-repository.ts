@@ -1,5 +1,5 @@
 import type { AnalysisResult, Job, JobError, JobStatus, Trace } from '@trawl/contracts';
-import { JOB_STATUSES } from '@trawl/contracts';
+import { JOB_STATUSES, ROW_TERM_KINDS } from '@trawl/contracts';
 import { badCursor } from '../errors.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { createJobClaimBatcher } from './job-claim-batch.ts';
@@ -44,6 +44,19 @@ const LIST_COLUMNS = `j.job_id, j.email_id, j.workflow_id, j.status, j.result - 
   j.error, j.trace,
   j.created_at, j.started_at, j.completed_at, j.origin->'report' AS report, ${HEADLINE_COLUMNS('j')},
   to_char(j.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_ts`;
+
+/**
+ * The row's side of a search kind read from `jobs` (ROW_TERM_KINDS, migration 015): the expression
+ * its partial index holds and the index's condition, which the query repeats so that the planner
+ * may use the index. Only finished jobs match, as only they had terms of these kinds.
+ */
+const ROW_TERMS: Record<string, { expr: string; finished: string }> = {
+  phish: { expr: `(j.result ->> 'is_phishing')`, finished: `j.status = 'completed'` },
+  threat: { expr: `(j.result ->> 'threat_level')`, finished: `j.status = 'completed'` },
+  action: { expr: `(j.result ->> 'recommended_action')`, finished: `j.status = 'completed'` },
+  wf: { expr: 'j.workflow_id', finished: `j.status IN ('completed', 'failed')` },
+  by: { expr: 'j.submitted_by', finished: `j.status IN ('completed', 'failed')` },
+};
 
 /** `kind:value` → [kind, value]. */
 function splitTerm(t: string): [string, string] {
@@ -109,18 +122,28 @@ export function createJobRepository(
       const limit = Math.max(1, Math.min(1000, Math.trunc(q.limit)));
       const f = q.filters ?? {};
       const status = q.status ?? f.status;
-      const terms = (f.terms ?? []).map(splitTerm);
+      const all = (f.terms ?? []).map(splitTerm);
+      const terms = all.filter(([kind]) => !ROW_TERM_KINDS.has(kind));
       const params: unknown[] = [];
       const p = (v: unknown) => {
         params.push(v);
         return `$${params.length}`;
       };
       // With terms, the first one drives: its index is read newest first (kind, value, created_at,
-      // job_id) and the others are point lookups on that key; without, the jobs' own indexes.
+      // job_id) and the others are point lookups on that key; without, the jobs' own indexes (those
+      // of the row's kinds among them, migration 015).
       const first = terms[0];
       const t = first ? 't0' : 'j';
       const where: string[] = [];
       if (first) where.push(`t0.kind = ${p(first[0])}`, `t0.value = ${p(first[1])}`);
+      const finished = new Set<string>();
+      for (const [kind, value] of all) {
+        const row = ROW_TERMS[kind];
+        if (!row) continue;
+        where.push(`${row.expr} = ${p(value)}`);
+        finished.add(row.finished);
+      }
+      where.push(...finished);
       terms.slice(1).forEach(([kind, value], i) => {
         where.push(`EXISTS (SELECT 1 FROM job_terms t${i + 1} WHERE t${i + 1}.kind = ${p(kind)}
           AND t${i + 1}.value = ${p(value)} AND t${i + 1}.created_at = ${t}.created_at
