@@ -46,16 +46,23 @@ const LIST_COLUMNS = `j.job_id, j.email_id, j.workflow_id, j.status, j.result - 
   to_char(j.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_ts`;
 
 /**
- * The row's side of a search kind read from `jobs` (ROW_TERM_KINDS, migration 015): the expression
- * its partial index holds and the index's condition, which the query repeats so that the planner
- * may use the index. Only finished jobs match, as only they had terms of these kinds.
+ * The row's side of a search kind read from `jobs` (ROW_TERM_KINDS, migration 015): its column,
+ * the condition of its partial index (repeated so that the planner may use the index), and the
+ * value as the column holds it. Only finished jobs match, as only they had terms of these kinds.
  */
-const ROW_TERMS: Record<string, { expr: string; finished: string }> = {
-  phish: { expr: `(j.result ->> 'is_phishing')`, finished: `j.status = 'completed'` },
-  threat: { expr: `(j.result ->> 'threat_level')`, finished: `j.status = 'completed'` },
-  action: { expr: `(j.result ->> 'recommended_action')`, finished: `j.status = 'completed'` },
-  wf: { expr: 'j.workflow_id', finished: `j.status IN ('completed', 'failed')` },
-  by: { expr: 'j.submitted_by', finished: `j.status IN ('completed', 'failed')` },
+const ROW_TERMS: Record<
+  string,
+  { column: string; finished: string; value?: (v: string) => unknown }
+> = {
+  phish: {
+    column: 'search_phishing',
+    finished: 'search_phishing IS NOT NULL',
+    value: (v) => v === 'true',
+  },
+  threat: { column: 'search_threat', finished: 'search_threat IS NOT NULL' },
+  action: { column: 'search_action', finished: 'search_action IS NOT NULL' },
+  wf: { column: 'workflow_id', finished: `status IN ('completed', 'failed')` },
+  by: { column: 'submitted_by', finished: `status IN ('completed', 'failed')` },
 };
 
 /** `kind:value` → [kind, value]. */
@@ -136,12 +143,24 @@ export function createJobRepository(
       const t = first ? 't0' : 'j';
       const where: string[] = [];
       if (first) where.push(`t0.kind = ${p(first[0])}`, `t0.value = ${p(first[1])}`);
+      // The row's kinds: on the jobs themselves when no term drives (their index is then read
+      // newest first); behind a term, a probe of their index on the term's key, as a term's would
+      // be (not a read of each candidate's row).
       const finished = new Set<string>();
-      for (const [kind, value] of all) {
+      let x = 0;
+      for (const [kind, raw] of all) {
         const row = ROW_TERMS[kind];
         if (!row) continue;
-        where.push(`${row.expr} = ${p(value)}`);
-        finished.add(row.finished);
+        const value = p(row.value ? row.value(raw) : raw);
+        if (first) {
+          x++;
+          where.push(`EXISTS (SELECT 1 FROM jobs x${x} WHERE x${x}.${row.column} = ${value}
+            AND x${x}.${row.finished} AND x${x}.created_at = t0.created_at
+            AND x${x}.job_id = t0.job_id)`);
+        } else {
+          where.push(`j.${row.column} = ${value}`);
+          finished.add(`j.${row.finished}`);
+        }
       }
       where.push(...finished);
       terms.slice(1).forEach(([kind, value], i) => {

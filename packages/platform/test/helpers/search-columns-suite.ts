@@ -81,8 +81,8 @@ export function searchColumnsUpgradeSuite(
       );
       expect(r.rows.map((x) => [x.kind, Number(x.n)])).toEqual([['from_dom', 6]]);
       const idx = await sql.query<{ indexname: string }>(
-        `SELECT indexname FROM pg_indexes WHERE tablename = 'jobs'
-           AND indexname LIKE 'jobs_search_%' ORDER BY indexname`,
+        `SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()
+           AND tablename = 'jobs' AND indexname LIKE 'jobs_search_%' ORDER BY indexname`,
       );
       expect(idx.rows.map((x) => x.indexname)).toEqual([
         'jobs_search_action_idx',

@@ -1,0 +1,351 @@
+/**
+ * `pnpm bench:profile` (issue 29): where the CPU of a message goes on the mail path, stage by
+ * stage, in both shapes. The path is bench:smtp's: a client → a real Postfix (Debian `postfix`, an
+ * instance of its own) → content_filter to services/retriever-smtp → the mail orchestrator → the
+ * gateway (raw submission) → the broker → the analyzer orchestrator (analysis, store) → the
+ * verdict back to the filter → re-injection into Postfix → an SMTP sink.
+ *
+ * Trawl (the filter included) runs in a child process (bench/profile/trawl-process.ts) so that its
+ * CPU is its own: `scale-out` (services on the local PostgreSQL, Redis and RabbitMQ, as bench:smtp
+ * runs them) and `embedded` (the all-in-one start: PGlite, in-process broker and cache). Over the
+ * measured window the child samples its main thread with V8's profiler and charges each sample to
+ * a stage by the code it ran (bench/profile/stages.ts); its other threads (the gateway's CPU
+ * workers, the analysis pool) are counted from the process's CPU. Beside it, from /proc: the CPU of
+ * this run's PostgreSQL backends, of this run's Postfix processes, and of RabbitMQ and Redis
+ * (machine-wide: other users of those servers count too). The baseline, measured in this process
+ * on the same messages in the same run: the analysis alone (parse + default workflow, `pnpm eval`'s
+ * runner, one thread). It also prints the rows each table took per message (scale-out).
+ *
+ *   pnpm bench:profile                         # both shapes, 300 messages over 8 connections
+ *   pnpm bench:profile --shapes=embedded --messages=200 --connections=4
+ *   pnpm bench:profile --detail                # also the leaves charged to no stage
+ *
+ * Needs root and postfix; prints why and exits 0 without them. Not a timed test: it prints numbers.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { findRepoRoot } from '@trawl/config';
+import { loadEvalConfig } from '../../packages/analyzers/src/eval/load-config.ts';
+import { runEval } from '../../packages/analyzers/src/eval/run-eval.ts';
+import { builtinAnalyzers } from '../../packages/analyzers/src/registry.ts';
+import {
+  freePort,
+  postfixAvailable,
+  type SmtpSink,
+  smtpClient,
+  startSmtpSink,
+  startTestPostfix,
+} from '../../services/retriever-smtp/src/testing/index.ts';
+import { STAGES } from './stages.ts';
+import type { FromChild, StopAnswer, ToChild, TrawlProcessArgs } from './trawl-process.ts';
+
+const { values: opts } = parseArgs({
+  options: {
+    shapes: { type: 'string', default: 'scale-out,embedded' },
+    messages: { type: 'string', default: '300' },
+    warmup: { type: 'string', default: '40' },
+    connections: { type: 'string', default: '8' },
+    detail: { type: 'boolean', default: false },
+  },
+});
+const N = Math.max(1, Number(opts.messages));
+const WARMUP = Math.max(1, Number(opts.warmup));
+const CONNECTIONS = Math.max(1, Number(opts.connections));
+const DETAIL = opts.detail === true;
+const SHAPES = String(opts.shapes).split(',') as TrawlProcessArgs['shape'][];
+const ROOT = findRepoRoot();
+const HERE = dirname(fileURLToPath(import.meta.url));
+
+if (!postfixAvailable()) {
+  console.log('bench:profile skipped: needs Debian postfix (/usr/sbin/postfix) and root');
+  process.exit(0);
+}
+
+/** bench:smtp's messages (half phishing), so that its figures and these describe the same mail. */
+function message(tag: string, i: number): string {
+  const phish = i % 2 === 1;
+  return [
+    phish
+      ? 'From: "PayPal Security" <security@paypa1-verify.example>'
+      : 'From: Alice Martin <alice@colleagues.example>',
+    'To: bob@example.org',
+    phish
+      ? 'Subject: Your account has been locked - verify within 24 hours'
+      : `Subject: Minutes of the planning meeting ${i}`,
+    `Message-ID: <${tag}-${i}@bench.trawl.test>`,
+    'Date: Mon, 2 Nov 2026 09:00:00 +0000',
+    'Content-Type: text/plain; charset=utf-8',
+    '',
+    phish
+      ? 'Dear customer, unauthorized access was detected. Verify your password now at http://paypa1-verify.example/login or your account will be suspended.'
+      : `Hi Bob, attached are the notes from meeting ${i}. Next one is on Thursday at 10. Alice`,
+    '',
+  ].join('\r\n');
+}
+
+/** Offers `count` messages to Postfix over CONNECTIONS connections and waits for them at the sink. */
+async function drive(port: number, sink: SmtpSink, tag: string, count: number): Promise<number> {
+  const client = smtpClient(port, CONNECTIONS);
+  const before = sink.messages.length;
+  const t0 = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (next < count) {
+        const i = next++;
+        await client.sendMail({
+          envelope: { from: 'sender@bench.trawl.test', to: ['bob@example.org'] },
+          raw: message(tag, i),
+        });
+      }
+    }),
+  );
+  client.close();
+  await sink.waitFor(before + count, 600_000);
+  return count / ((performance.now() - t0) / 1000);
+}
+
+/** CPU ms of a process (user + system) from /proc; null once it is gone. */
+function cpuMs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/** Every process whose command is `name`, or whose parent is `parent`. */
+function pids(match: (comm: string, ppid: number, pid: number) => boolean): number[] {
+  const out: number[] = [];
+  for (const e of readdirSync('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (match(comm, ppid, Number(e))) out.push(Number(e));
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+type Groups = Record<string, number[]>;
+function snapshot(groups: Groups): Map<number, number> {
+  const m = new Map<number, number>();
+  for (const list of Object.values(groups)) {
+    for (const pid of list) {
+      const v = cpuMs(pid);
+      if (v !== null) m.set(pid, v);
+    }
+  }
+  return m;
+}
+function delta(start: Map<number, number>, groups: Groups): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [g, list] of Object.entries(groups)) {
+    let sum = 0;
+    for (const pid of list) {
+      const v = cpuMs(pid);
+      const s = start.get(pid);
+      if (v !== null && s !== undefined) sum += v - s;
+    }
+    out[g] = sum;
+  }
+  return out;
+}
+
+/** The analysis alone on the same messages: parse + default workflow, one thread, CPU ms/msg. */
+async function analysisAlone(work: string): Promise<number> {
+  const dir = join(work, 'corpus');
+  mkdirSync(join(dir, 'phishing'), { recursive: true });
+  mkdirSync(join(dir, 'ham'), { recursive: true });
+  for (let i = 0; i < N; i++) {
+    const cls = i % 2 === 1 ? 'phishing' : 'ham';
+    writeFileSync(join(dir, cls, `${String(i).padStart(5, '0')}.eml`), message('alone', i));
+  }
+  const defaults = join(ROOT, 'config', 'defaults');
+  const cfg = loadEvalConfig(ROOT, {
+    service: join(defaults, 'service.yaml'),
+    workflows: join(defaults, 'workflows.yaml'),
+  });
+  const run = () =>
+    runEval({
+      dir,
+      workflowId: cfg.service.workflow.default_workflow_id,
+      workflows: cfg.workflows,
+      service: cfg.service,
+      registry: builtinAnalyzers,
+      concurrency: CONNECTIONS,
+      workers: 1,
+    });
+  await run(); // warm: the first run compiles
+  return (await run()).cpu_ms_per_msg;
+}
+
+function childOf(args: TrawlProcessArgs): {
+  child: ChildProcess;
+  next: <T extends FromChild['type']>(type: T) => Promise<Extract<FromChild, { type: T }>>;
+  send: (m: ToChild) => void;
+} {
+  const child = fork(join(HERE, 'trawl-process.ts'), [JSON.stringify(args)], {
+    cwd: ROOT,
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const queue: FromChild[] = [];
+  const waiting: ((m: FromChild) => void)[] = [];
+  child.on('message', (m: FromChild) => {
+    const w = waiting.shift();
+    if (w) w(m);
+    else queue.push(m);
+  });
+  const next = <T extends FromChild['type']>(type: T) =>
+    new Promise<Extract<FromChild, { type: T }>>((resolve, reject) => {
+      const take = (m: FromChild) =>
+        m.type === type
+          ? resolve(m as Extract<FromChild, { type: T }>)
+          : reject(new Error(`expected ${type} from Trawl's process, got ${m.type}`));
+      const q = queue.shift();
+      if (q) take(q);
+      else waiting.push(take);
+      child.once('exit', (code) => reject(new Error(`Trawl's process exited (${code})`)));
+    });
+  return { child, next, send: (m) => child.send(m) };
+}
+
+interface ShapeResult {
+  shape: string;
+  msgsPerSecond: number;
+  answer: StopAnswer;
+  outside: Record<string, number>;
+}
+
+async function profileShape(shape: TrawlProcessArgs['shape'], work: string): Promise<ShapeResult> {
+  const sink = await startSmtpSink();
+  const [mailPort, httpPort, filterPort] = [await freePort(), await freePort(), await freePort()];
+  const pf = await startTestPostfix({ mode: 'after-queue', filterPort, sinkPort: sink.port });
+  const dataDir = join(work, `data-${shape}`);
+  const c = childOf({ shape, mailPort, httpPort, filterPort, returnPort: pf.returnPort, dataDir });
+  try {
+    await c.next('ready');
+    await drive(pf.port, sink, `warm-${shape}`, WARMUP);
+    const master = Number(readFileSync(join(pf.dir, 'queue', 'pid', 'master.pid'), 'utf8').trim());
+    c.send({ type: 'start' });
+    const { pgPids } = await c.next('pg-pids');
+    const groups: Groups = {
+      'Postfix (this instance)': pids((_, ppid, pid) => pid === master || ppid === master),
+      'PostgreSQL (this run’s backends)': pgPids,
+      'RabbitMQ (machine-wide)': shape === 'scale-out' ? pids((comm) => comm === 'beam.smp') : [],
+      'Redis (machine-wide)': shape === 'scale-out' ? pids((comm) => comm === 'redis-server') : [],
+    };
+    const start = snapshot(groups);
+    const msgsPerSecond = await drive(pf.port, sink, shape, N);
+    // Postfix forks smtpd/cleanup/smtp processes as it needs them: count those started meanwhile
+    // from zero (their CPU before the window is only their start).
+    const postfixNow = pids((_, ppid, pid) => pid === master || ppid === master);
+    for (const pid of postfixNow) if (!start.has(pid)) start.set(pid, 0);
+    groups['Postfix (this instance)'] = postfixNow;
+    const outside = delta(start, groups);
+    c.send({ type: 'stop' });
+    const answer = await c.next('stopped');
+    return { shape, msgsPerSecond, answer, outside };
+  } finally {
+    c.send({ type: 'close' });
+    await new Promise((r) => c.child.once('exit', r));
+    await pf.destroy();
+    await sink.close();
+  }
+}
+
+function report(r: ShapeResult, alone: number): void {
+  const f = (n: number, d = 2) => n.toFixed(d);
+  const per = (ms: number) => ms / N;
+  const a = r.answer;
+  const stages = new Map(a.stages);
+  const other = Math.max(0, a.processCpuMs - a.mainCpuMs);
+  console.log(
+    `\n${r.shape}: ${N} messages over ${CONNECTIONS} connections, ${f(r.msgsPerSecond, 1)} msgs/s`,
+  );
+  console.log(`${'stage (Trawl process, main thread, profiled)'.padEnd(52)} CPU ms/msg  share`);
+  for (const s of STAGES) {
+    const ms = stages.get(s) ?? 0;
+    if (ms === 0) continue;
+    console.log(
+      `  ${s.padEnd(50)} ${f(per(ms)).padStart(9)}  ${f((100 * ms) / a.processCpuMs, 1).padStart(4)}%`,
+    );
+  }
+  console.log(
+    `  ${'main thread'.padEnd(50)} ${f(per(a.mainCpuMs)).padStart(9)}  ${f((100 * a.mainCpuMs) / a.processCpuMs, 1).padStart(4)}%`,
+  );
+  for (const [kind, ms] of a.threads) {
+    console.log(
+      `  ${kind.padEnd(50)} ${f(per(ms)).padStart(9)}  ${f((100 * ms) / a.processCpuMs, 1).padStart(4)}%`,
+    );
+  }
+  console.log(
+    `  ${'(process CPU not seen in a thread: threads that ended)'.padEnd(50)} ${f(per(Math.max(0, other - a.threads.reduce((x, [, ms]) => x + ms, 0)))).padStart(9)}`,
+  );
+  console.log(
+    `  ${'Trawl process, every thread'.padEnd(50)} ${f(per(a.processCpuMs)).padStart(9)}`,
+  );
+  for (const [g, ms] of Object.entries(r.outside)) {
+    if (ms === 0 && g.includes('machine-wide')) continue;
+    console.log(`  ${g.padEnd(50)} ${f(per(ms)).padStart(9)}`);
+  }
+  const analysis = stages.get('analysis (workflow, analyzers)') ?? 0;
+  const pg = r.outside['PostgreSQL (this run’s backends)'] ?? 0;
+  console.log(
+    `analysis alone (same messages, this process, one thread): ${f(alone)} CPU ms/msg; ` +
+      `Trawl process / analysis alone = ${f(per(a.processCpuMs) / alone)}×` +
+      (pg > 0 ? `, with PostgreSQL ${f((per(a.processCpuMs) + per(pg)) / alone)}×` : '') +
+      `; the analysis stage in the profile ${f(per(analysis))} ms/msg`,
+  );
+  const parse = a.parse.filter(([, ms]) => ms > 0);
+  if (parse.length > 0) {
+    console.log(
+      `MIME parse (@trawl/mail parse-raw-email, mime/) by caller: ${parse
+        .map(([s, ms]) => `${s} ${f(per(ms))}`)
+        .join('; ')} ms/msg`,
+    );
+  }
+  if (DETAIL) {
+    console.log('charged to no stage (leaf function and file), CPU ms/msg:');
+    for (const [k, ms] of a.unplaced) console.log(`  ${f(per(ms), 3).padStart(7)}  ${k}`);
+  }
+  if (a.rows) {
+    const rows = Object.entries(a.rows).sort((x, y) => y[1].ins - x[1].ins);
+    const ins = rows.reduce((s, [, c]) => s + c.ins, 0);
+    const upd = rows.reduce((s, [, c]) => s + c.upd, 0);
+    console.log(
+      `rows per message: ${f(ins / N, 1)} inserted, ${f(upd / N, 1)} updated (${rows
+        .map(([t, c]) => `${t} ${f(c.ins / N, 1)}${c.upd ? `/${f(c.upd / N, 1)}u` : ''}`)
+        .join(', ')})`,
+    );
+  }
+}
+
+const work = mkdtempSync(join(tmpdir(), 'trawl-bench-profile-'));
+try {
+  console.log(
+    `bench:profile ${new Date().toISOString()} messages=${N} connections=${CONNECTIONS} cores=${cpus().length} load=${loadavg()
+      .map((l) => l.toFixed(1))
+      .join('/')}`,
+  );
+  const alone = await analysisAlone(work);
+  for (const shape of SHAPES) report(await profileShape(shape, work), alone);
+  console.log(
+    `load at the end: ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join('/')}`,
+  );
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
