@@ -296,6 +296,9 @@ function report(r: ShapeResult, alone: number): void {
   console.log(
     `  ${'Trawl process, every thread'.padEnd(50)} ${f(per(a.processCpuMs)).padStart(9)}`,
   );
+  console.log(
+    `  ${"(the profiler's own thread, not counted)".padEnd(50)} ${f(per(a.profilerMs)).padStart(9)}`,
+  );
   for (const [g, ms] of Object.entries(r.outside)) {
     if (ms === 0 && g.includes('machine-wide')) continue;
     console.log(`  ${g.padEnd(50)} ${f(per(ms)).padStart(9)}`);

@@ -31,8 +31,10 @@ export type ToChild = { type: 'start' } | { type: 'stop' } | { type: 'close' };
 
 export interface StopAnswer {
   type: 'stopped';
-  /** This process's CPU (every thread) over the window, ms. */
+  /** This process's CPU (every thread but the profiler's) over the window, ms. */
   processCpuMs: number;
+  /** The profiler's own thread over the window, ms (not counted above). */
+  profilerMs: number;
   /** The main thread's CPU over the window, ms (/proc): the profile's samples are scaled to it. */
   mainCpuMs: number;
   /** CPU ms per stage (the main thread's CPU shared out by the profile's samples). */
@@ -136,6 +138,9 @@ let cpu0 = process.cpuUsage();
 let main0 = 0;
 let threads0 = new Map<string, { kind: string; ms: number }>();
 
+/** V8's sampling thread: the measurement's own cost, left out of Trawl's CPU. */
+const PROFILER = 'profiler';
+
 /** CPU ms of one thread of this process (/proc/self/task/<tid>/stat: user + system ticks). */
 function threadCpuMs(tid: string): number {
   try {
@@ -163,11 +168,13 @@ function threadCpu(): Map<string, { kind: string; ms: number }> {
     } catch {
       continue;
     }
-    const kind = /^V8 /.test(comm)
-      ? 'V8 platform threads (GC helpers, optimising compiler)'
-      : /libuv/.test(comm)
-        ? 'libuv pool (fs, dns, crypto)'
-        : `thread "${comm.replace(/[\d-]+$/, '')}"`;
+    const kind = /ProfEvnt/.test(comm)
+      ? PROFILER
+      : /^V8 /.test(comm)
+        ? 'V8 platform threads (GC helpers, optimising compiler)'
+        : /libuv/.test(comm)
+          ? 'libuv pool (fs, dns, crypto)'
+          : `thread "${comm.replace(/[\d-]+$/, '')}"`;
     out.set(tid, { kind, ms: threadCpuMs(tid) });
   }
   return out;
@@ -213,12 +220,13 @@ process.on('message', (m: ToChild) => {
       }
       send({
         type: 'stopped',
-        processCpuMs: (cpu.user + cpu.system) / 1000,
+        processCpuMs: (cpu.user + cpu.system) / 1000 - (threads.get(PROFILER) ?? 0),
+        profilerMs: threads.get(PROFILER) ?? 0,
         mainCpuMs: main,
         stages: ms(a.samples),
         parse: ms(a.parse),
         unplaced: a.unplaced.map(([k, n]) => [k, n * scale]),
-        threads: [...threads],
+        threads: [...threads].filter(([k]) => k !== PROFILER),
         ...(rows ? { rows } : {}),
       });
     } else if (m.type === 'close') {
