@@ -83,13 +83,23 @@ function withoutEvidence(r: NonNullable<Job['result']>): NonNullable<Job['result
   return rest;
 }
 
+/**
+ * The cached copy of a finished job: its evidence, several KiB a job, is written once, to the
+ * job's row (issue 29); the copy says so (`evidence_stored`), and a read of the job that needs it
+ * goes to the store (the gateway's GET /analyze/{id}). Status polls still read the cache.
+ */
+export function cachedJobText(job: Job): string {
+  if (job.result?.evidence === undefined) return JSON.stringify(job);
+  return JSON.stringify({ ...job, result: withoutEvidence(job.result), evidence_stored: true });
+}
+
 export function createSettlement(deps: SettlementDeps): Settlement {
   const { broker, store, cache, topology: t, metrics, clock } = deps;
 
   async function writeJobCache(jobId: string, job: Job, jlog: Logger): Promise<void> {
     if (!cache) return;
     try {
-      await cache.set(`job:${jobId}`, JSON.stringify(job), deps.jobCacheTtlSeconds);
+      await cache.set(`job:${jobId}`, cachedJobText(job), deps.jobCacheTtlSeconds);
     } catch (e) {
       jlog.warn({ err: errText(e) }, 'could not write the job to the cache');
       await cache.del(`job:${jobId}`).catch(() => undefined);

@@ -100,12 +100,15 @@ describe('analyzer orchestrator (memory platform)', () => {
     expect(job?.trace?.stages[0]?.analyzers.map((a) => a.id).sort()).toEqual(['a', 'b']);
     expect(job?.trace?.config_version).toBe('v1');
     // The cached job (built from the finish statement, not read back) is what GET /analyze/{id}
-    // would read from the database, and passes the Job schema the gateway checks it with.
-    const cached = Job.parse(JSON.parse((await p.cache.get(`job:${id}`)) ?? '{}'));
-    expect(cached).toEqual(job);
-    // the event carries the verdict; the evidence is read with the job
+    // would read from the database but its evidence, written once, to the row (issue 29); it
+    // says so, and passes the Job schema the gateway checks it with.
+    const text = JSON.parse((await p.cache.get(`job:${id}`)) ?? '{}');
+    expect(text.evidence_stored).toBe(true);
+    const cached = Job.parse(text);
     const { evidence, ...verdict } = job?.result ?? {};
     expect(evidence).toBeDefined();
+    expect(cached).toEqual({ ...job, result: verdict });
+    // the event carries the verdict; the evidence is read with the job
     expect(e).toMatchObject({ result: verdict, at: job?.completed_at });
     expect((e as { result?: { evidence?: unknown } }).result?.evidence).toBeUndefined();
     expect(await p.broker.queueDepth(p.topology.queues.analysisRequests)).toBe(0);

@@ -248,11 +248,16 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
         const { job_id: jobId } = request.params as { job_id: string };
         if (!UUID_RE.test(jobId)) throw new NotFoundError(`job ${jobId}`);
         const id = jobId.toLowerCase();
+        // A finished job's cached copy leaves its evidence in the store (written once, issue 29):
+        // the job is then read from the store, and the copy answers only while the store is down.
+        let withoutEvidence: Job | undefined;
         try {
           const cached = await ctx.cache.get(`job:${id}`);
           if (cached) {
-            const r = Job.safeParse(JSON.parse(cached));
-            if (r.success) {
+            const raw = JSON.parse(cached) as { evidence_stored?: unknown };
+            const r = Job.safeParse(raw);
+            if (r.success && raw.evidence_stored === true) withoutEvidence = r.data;
+            else if (r.success) {
               return await withFeedback(ctx, await withCampaign(r.data, request), request);
             }
           }
@@ -263,7 +268,9 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
         try {
           job = await ctx.store.jobs.get(id);
         } catch (err) {
-          throw databaseDown(err);
+          if (!withoutEvidence) throw databaseDown(err);
+          request.log.warn({ err }, 'database read failed; answering the cached job');
+          job = withoutEvidence;
         }
         if (!job) throw new NotFoundError(`job ${jobId}`);
         return withFeedback(ctx, await withCampaign(job, request), request);

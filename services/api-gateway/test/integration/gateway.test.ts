@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { deriveCredential, Email, type PartyKind } from '@trawl/contracts';
+import { buildEvidence } from '@trawl/investigation';
 import { batchJobs } from '@trawl/platform';
 import { waitFor } from '@trawl/platform/testing';
 import type { FastifyInstance } from 'fastify';
@@ -654,6 +655,48 @@ describe('api-gateway on PostgreSQL, Redis and RabbitMQ', () => {
         }),
         404,
       );
+    });
+
+    it('reads a finished job whose cached copy left its evidence in the store from the store', async () => {
+      const r = await app.inject({
+        method: 'POST',
+        url: '/api/v1/analyze',
+        headers: bearer(tok.analyst!),
+        payload: { email: sampleEmail({ subject: 'evidence once' }) },
+      });
+      const { job_id } = r.json();
+      const verdict = {
+        is_phishing: true,
+        threat_level: 'high' as const,
+        confidence: 0.9,
+        summary: 's',
+        recommended_action: 'quarantine' as const,
+        indicators: [],
+      };
+      const evidence = buildEvidence(Email.parse(sampleEmail({ subject: 'evidence once' })));
+      const finished = await p.store.jobs.finish({
+        job_id,
+        outcome: {
+          status: 'completed',
+          result: { ...verdict, evidence },
+          trace: { workflow_id: 'default', duration_ms: 1, stages: [] },
+        },
+      });
+      expect(finished?.job.result?.evidence).toEqual(evidence);
+      // what the orchestrator caches: the job without its evidence, saying where it is
+      const { evidence: _e, ...copy } = finished?.job.result ?? {};
+      await p.cache.set(
+        `job:${job_id}`,
+        JSON.stringify({ ...finished?.job, result: copy, evidence_stored: true }),
+        60,
+      );
+      const read = await app.inject({
+        method: 'GET',
+        url: `/api/v1/analyze/${job_id}`,
+        headers: bearer(tok.viewer!),
+      });
+      expect(read.statusCode).toBe(200);
+      expect(read.json().result.evidence).toEqual(JSON.parse(JSON.stringify(evidence)));
     });
 
     it('lists jobs newest first with a cursor and a status filter', async () => {
