@@ -28,7 +28,7 @@ export const STAGES = [
   'garbage collector',
   'V8 and runtime (program)',
 ] as const;
-export type Stage = (typeof STAGES)[number];
+type Stage = (typeof STAGES)[number];
 
 /** Trawl files, by path, and the stage their frames decide. First match wins. */
 const TRAWL_RULES: [RegExp, Stage][] = [

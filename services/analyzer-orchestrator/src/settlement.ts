@@ -88,7 +88,7 @@ function withoutEvidence(r: NonNullable<Job['result']>): NonNullable<Job['result
  * job's row (issue 29); the copy says so (`evidence_stored`), and a read of the job that needs it
  * goes to the store (the gateway's GET /analyze/{id}). Status polls still read the cache.
  */
-export function cachedJobText(job: Job): string {
+function cachedJobText(job: Job): string {
   if (job.result?.evidence === undefined) return JSON.stringify(job);
   return JSON.stringify({ ...job, result: withoutEvidence(job.result), evidence_stored: true });
 }
