@@ -320,7 +320,7 @@ function report(r: ShapeResult, alone: number): void {
     );
   }
   if (DETAIL) {
-    console.log('charged to no stage (leaf function and file), CPU ms/msg:');
+    console.log('leaf functions of the store and of no stage (function, file), CPU ms/msg:');
     for (const [k, ms] of a.unplaced) console.log(`  ${f(per(ms), 3).padStart(7)}  ${k}`);
   }
   if (a.rows) {

@@ -16,7 +16,7 @@ export const STAGES = [
   'analysis (workflow, analyzers)',
   'orchestrator job path (runner, settlement)',
   'evidence and search terms',
-  'campaigns',
+  'campaigns (lure keys, text matching)',
   'store client (SQL, PGlite)',
   'cache client',
   'verdict back (retriever-smtp)',
@@ -41,7 +41,10 @@ const TRAWL_RULES: [RegExp, Stage][] = [
   [/\/services\/mail-orchestrator\/src\//, 'mail orchestrator'],
   [/\/services\/api-gateway\/src\//, 'gateway submission (HTTP, raw parse, job insert)'],
   [/\/(evidence|search-terms)[^/]*\.ts$/, 'evidence and search terms'],
-  [/\/(campaigns?|campaign-queue|lure[^/]*)\.ts$/, 'campaigns'],
+  [
+    /\/(campaigns?|campaign-queue|campaign-repository|lure[^/]*)\.ts$/,
+    'campaigns (lure keys, text matching)',
+  ],
   [/\/services\/analyzer-orchestrator\/src\//, 'orchestrator job path (runner, settlement)'],
   [/\/packages\/(analyzers|workflow-engine)\/src\//, 'analysis (workflow, analyzers)'],
   [/\/services\/analyzers\/src\//, 'analysis (workflow, analyzers)'],
@@ -79,6 +82,12 @@ const LIBRARY_RULES: [RegExp, Stage][] = [
   ],
 ];
 
+/** The stages whose leaf functions `--detail` lists: where no Trawl code says more. */
+const DETAILED: Partial<Record<Stage, string>> = {
+  'other libraries and Node internals': 'other',
+  'store client (SQL, PGlite)': 'store',
+};
+
 interface CallFrame {
   functionName: string;
   url: string;
@@ -115,7 +124,7 @@ export interface Attribution {
   parse: Map<Stage, number>;
   /** Samples in total (idle excluded). */
   busy: number;
-  /** The leaves of the samples charged to `other libraries and Node internals`, most first. */
+  /** The leaves of the samples of the stages in DETAILED (tagged), most first. */
   unplaced: [string, number][];
 }
 
@@ -173,9 +182,10 @@ export function attribute(profile: CpuProfile): Attribution {
     busy++;
     counts.set(c.stage, (counts.get(c.stage) ?? 0) + 1);
     if (c.parse) parse.set(c.stage, (parse.get(c.stage) ?? 0) + 1);
-    if (c.stage === 'other libraries and Node internals') {
+    const tag = DETAILED[c.stage];
+    if (tag) {
       const f = byId.get(id)?.callFrame;
-      const key = `${f?.functionName || '(anonymous)'} ${(f?.url ?? '').replace(/^.*node_modules\//, '')}`;
+      const key = `[${tag}] ${f?.functionName || '(anonymous)'} ${(f?.url ?? '').replace(/^.*node_modules\//, '')}`;
       unplaced.set(key, (unplaced.get(key) ?? 0) + 1);
     }
   }
@@ -183,6 +193,6 @@ export function attribute(profile: CpuProfile): Attribution {
     samples: counts,
     parse,
     busy,
-    unplaced: [...unplaced].sort((a, b) => b[1] - a[1]).slice(0, 15),
+    unplaced: [...unplaced].sort((a, b) => b[1] - a[1]).slice(0, 25),
   };
 }
