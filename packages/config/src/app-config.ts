@@ -163,6 +163,12 @@ export interface AppConfig {
   retrieverImap: { host: string; port: number };
   /** Where the SMTP content filter serves the retriever protocol (TRAWL_RETRIEVER_SMTP_HOST / _PORT). */
   retrieverSmtp: { host: string; port: number };
+  /**
+   * Where the SMTP filter listens for Postfix's milter connections with TRAWL_SMTP_MODE=milter
+   * (TRAWL_MILTER_HOST / _PORT), and the largest milter packet it reads
+   * (TRAWL_MILTER_MAX_PACKET_BYTES; a larger one closes the connection: Postfix tempfails).
+   */
+  milter: { host: string; port: number; maxPacketBytes: number };
   /** Where the Microsoft Graph retriever serves the retriever protocol (TRAWL_RETRIEVER_GRAPH_HOST / _PORT). */
   retrieverGraph: { host: string; port: number };
   /** Where the Gmail API retriever serves the retriever protocol (TRAWL_RETRIEVER_GMAIL_HOST / _PORT). */

@@ -228,6 +228,15 @@ function readAll(
       host: r.str('TRAWL_RETRIEVER_SMTP_HOST', D.TRAWL_RETRIEVER_SMTP_HOST),
       port: r.port('TRAWL_RETRIEVER_SMTP_PORT', D.TRAWL_RETRIEVER_SMTP_PORT),
     },
+    milter: {
+      host: r.str('TRAWL_MILTER_HOST', D.TRAWL_MILTER_HOST),
+      port: r.port('TRAWL_MILTER_PORT', D.TRAWL_MILTER_PORT),
+      // at least Postfix's header_size_limit (100 KiB) and its body chunks (64 KiB)
+      maxPacketBytes: r.int('TRAWL_MILTER_MAX_PACKET_BYTES', D.TRAWL_MILTER_MAX_PACKET_BYTES, {
+        min: 65_536,
+        max: 16 * 1024 * 1024,
+      }),
+    },
     retrieverGraph: {
       host: r.str('TRAWL_RETRIEVER_GRAPH_HOST', D.TRAWL_RETRIEVER_GRAPH_HOST),
       port: r.port('TRAWL_RETRIEVER_GRAPH_PORT', D.TRAWL_RETRIEVER_GRAPH_PORT),

@@ -21,6 +21,8 @@ export interface SmtpFilterService {
   board: VerdictBoard;
   metrics: SmtpMetrics;
   registry: Registry;
+  /** Counts `listener` in /health (the milter listener: milter/start-milter.ts). */
+  watch(listener: { readonly listening: boolean }): void;
   /** Starts the SMTP listener; resolves with its address. */
   start(): Promise<{ host: string; port: number }>;
   stop(): Promise<void>;
@@ -81,10 +83,11 @@ export function createSmtpFilter(
     logger,
     ...(deps.smtpPort !== undefined ? { port: deps.smtpPort } : {}),
   });
+  const watched: { readonly listening: boolean }[] = [];
   const app = buildSmtpRetrieverApp({
     board,
     reinjector,
-    smtpListening: () => smtp.listening,
+    smtpListening: () => smtp.listening || watched.some((l) => l.listening),
     internalApiKey: deps.credential,
     logger,
     registry,
@@ -98,6 +101,9 @@ export function createSmtpFilter(
     board,
     metrics,
     registry,
+    watch: (l) => {
+      watched.push(l);
+    },
     start: () => smtp.listen(),
     async stop() {
       await smtp.close();

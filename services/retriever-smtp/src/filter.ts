@@ -12,6 +12,18 @@ import { ReinjectError, type Reinjector } from './reinjector.ts';
 import type { SmtpSettings } from './settings.ts';
 import type { VerdictBoard } from './verdict-board.ts';
 
+/** What the filter knows of a message's SMTP transaction. */
+type Envelope = { from: string; to: string[]; client?: SmtpClient | undefined };
+
+/** A message judged: its id, the bytes analysed, the decision. */
+export interface Judged {
+  id: string;
+  raw: Buffer;
+  decision: Decision;
+  /** Trawl's own Authentication-Results value, when it verified. */
+  authResults: string | undefined;
+}
+
 /** The SMTP answer for one message. */
 export type Answer =
   | { code: 250; message: string; decision: Decision }
@@ -104,27 +116,72 @@ export function createFilter(d: FilterDeps) {
     }
   }
 
+  /**
+   * The policy's decision for one message (verdict known, or submitted and waited for until the
+   * deadline), and the bytes Trawl analysed (with its own Authentication-Results when it
+   * verifies): the content filter and the milter share it.
+   */
+  async function judge(received: Buffer, envelope: Envelope): Promise<Judged> {
+    // the id of the bytes Postfix sent: the same on every retry, whatever DNS answers
+    const id = messageRef(received);
+    let raw = received;
+    let authResults: string | undefined;
+    if (d.inlineAuth) {
+      const a = await d.inlineAuth.check(received, envelope);
+      raw = a.raw;
+      authResults = a.authResults;
+    }
+    const deadline = AbortSignal.timeout(s.deadline_ms);
+    d.metrics.inFlight.inc();
+    try {
+      const decision = decide(await verdictFor(id, raw, envelope.to, deadline), s);
+      return { id, raw, decision, authResults };
+    } finally {
+      d.metrics.inFlight.dec();
+    }
+  }
+
+  /** Records a quarantined original at the gateway; false (logged) when it could not. */
+  async function recordQuarantine(
+    decision: Decision,
+    raw: Buffer,
+    envelope: { from: string; to: string[] },
+    id: string,
+  ): Promise<boolean> {
+    if (!d.quarantine) return true;
+    try {
+      await d.quarantine.record({
+        messageRef: id,
+        jobId: jobOf(decision),
+        from: envelope.from,
+        to: envelope.to,
+        raw,
+      });
+      return true;
+    } catch (err) {
+      d.metrics.errors.inc({ stage: 'quarantine' });
+      d.logger.warn(
+        { id, err: (err as Error).message, code: SMTP_ERRORS.quarantineRecord },
+        'quarantined original not recorded',
+      );
+      return false;
+    }
+  }
+
   return {
+    judge,
+    recordQuarantine,
+    /** Counts a message's outcome (trawl_smtp_messages_total). */
+    count(decision: Decision): void {
+      d.metrics.messages.inc({ outcome: outcomeLabel(decision) });
+    },
     /**
      * Filters one message and answers for all its recipients (Postfix sends one transaction per
      * message and takes the answer for each recipient).
      */
-    async handle(
-      received: Buffer,
-      envelope: { from: string; to: string[]; client?: SmtpClient | undefined },
-    ): Promise<Answer> {
+    async handle(received: Buffer, envelope: Envelope): Promise<Answer> {
       const started = process.hrtime.bigint();
-      // the id of the bytes Postfix sent: the same on every retry, whatever DNS answers
-      const id = messageRef(received);
-      const raw = d.inlineAuth ? await d.inlineAuth(received, envelope) : received;
-      const deadline = AbortSignal.timeout(s.deadline_ms);
-      d.metrics.inFlight.inc();
-      let decision: Decision;
-      try {
-        decision = decide(await verdictFor(id, raw, envelope.to, deadline), s);
-      } finally {
-        d.metrics.inFlight.dec();
-      }
+      const { id, raw, decision } = await judge(received, envelope);
       const answer = await apply(decision, raw, envelope, id);
       d.metrics.duration.observe(Number(process.hrtime.bigint() - started) / 1e9);
       return answer;
@@ -146,27 +203,12 @@ export function createFilter(d: FilterDeps) {
       d.logger.info({ id, job_id: jobOf(decision) }, 'message refused (550)');
       return { code: 550, message: decision.message, decision };
     }
-    if (decision.quarantine && d.quarantine) {
+    if (decision.quarantine && !(await recordQuarantine(decision, raw, envelope, id))) {
       // the original, kept for its release: without the record, no quarantine (Postfix retries)
-      try {
-        await d.quarantine.record({
-          messageRef: id,
-          jobId: jobOf(decision),
-          from: envelope.from,
-          to: envelope.to,
-          raw,
-        });
-      } catch (err) {
-        d.metrics.errors.inc({ stage: 'quarantine' });
-        d.logger.warn(
-          { id, err: (err as Error).message, code: SMTP_ERRORS.quarantineRecord },
-          'quarantined original not recorded',
-        );
-        return {
-          code: 451,
-          message: '4.3.0 The message could not be quarantined; try again later',
-        };
-      }
+      return {
+        code: 451,
+        message: '4.3.0 The message could not be quarantined; try again later',
+      };
     }
     const to = decision.quarantine ? [decision.quarantine] : envelope.to;
     const headers: [string, string][] = [...decision.headers];

@@ -15,6 +15,18 @@ export {
 export { editHeaders, type HeaderEdit } from './headers.ts';
 export { createIngestClient, type IngestClient, type Submission } from './ingest-client.ts';
 export { createSmtpMetrics, type SmtpMetrics } from './metrics.ts';
+export { type Decoded, encodePacket, type Packet, PacketDecoder } from './milter/codec.ts';
+export type { MilterListener } from './milter/listener.ts';
+export { milterOutcome } from './milter/outcome.ts';
+export { ACTION, CMD, REPLY, STEP } from './milter/protocol.ts';
+export {
+  type MilterJudge,
+  type MilterMessage,
+  type MilterModification,
+  type MilterOutcome,
+  MilterSession,
+} from './milter/session.ts';
+export { type MilterSettings, startMilter } from './milter/start-milter.ts';
 export { type Decision, decide, type Knowledge, scoreOf, tagHeaders } from './policy.ts';
 export { createReinjector, ReinjectError, type Reinjector } from './reinjector.ts';
 export {

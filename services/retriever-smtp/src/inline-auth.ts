@@ -44,14 +44,14 @@ export function createInlineAuth(
     return claimsAuthservId(text.slice(text.indexOf(':') + 1), s.authserv_id);
   };
 
-  return async function authenticateInline(
+  async function check(
     raw: Buffer,
     envelope: { from: string; client?: SmtpClient | undefined },
-  ): Promise<Buffer> {
+  ): Promise<{ raw: Buffer; authResults: string | undefined }> {
     const client = envelope.client;
     if (!client) {
       checks.inc({ outcome: 'skipped' });
-      return editHeaders(raw, { add: [], drop: forged });
+      return { raw: editHeaders(raw, { add: [], drop: forged }), authResults: undefined };
     }
     try {
       const v = await verifyAuthentication({
@@ -64,11 +64,14 @@ export function createInlineAuth(
         timeoutMs: s.auth_timeout_ms,
       });
       checks.inc({ outcome: v.timedOut ? 'timed_out' : 'verified' });
-      return editHeaders(raw, {
-        add: [],
-        prepend: [`${v.header.name}: ${v.header.value}`],
-        drop: forged,
-      });
+      return {
+        raw: editHeaders(raw, {
+          add: [],
+          prepend: [`${v.header.name}: ${v.header.value}`],
+          drop: forged,
+        }),
+        authResults: v.header.value,
+      };
     } catch (err) {
       // a bug in the verification must not lose the message: it is analysed unverified
       checks.inc({ outcome: 'skipped' });
@@ -76,9 +79,12 @@ export function createInlineAuth(
         { err: (err as Error).message, code: SMTP_ERRORS.authCheck },
         'authentication check failed',
       );
-      return editHeaders(raw, { add: [], drop: forged });
+      return { raw: editHeaders(raw, { add: [], drop: forged }), authResults: undefined };
     }
-  };
+  }
+
+  /** The message to analyse, and Trawl's Authentication-Results value when it verified. */
+  return { check };
 }
 
 export type InlineAuth = ReturnType<typeof createInlineAuth>;

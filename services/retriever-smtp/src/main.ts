@@ -6,6 +6,7 @@ import {
 } from '@trawl/config';
 import { createServiceLogger, type RunningService, runServiceMain } from '@trawl/platform';
 import { createSmtpFilter } from './create-filter-service.ts';
+import { startMilter } from './milter/start-milter.ts';
 import { smtpSettingsFromEnv } from './settings.ts';
 
 async function main(cfg: AppConfig, version: string): Promise<RunningService> {
@@ -27,6 +28,21 @@ async function main(cfg: AppConfig, version: string): Promise<RunningService> {
   // TRAWL_RETRIEVER_SMTP_HOST / _PORT: read by @trawl/config (docker/healthcheck.mjs uses the port).
   const { host, port } = cfg.retrieverSmtp;
   await service.app.listen({ host, port });
+  if (s.mode === 'milter') {
+    // TRAWL_MILTER_HOST / _PORT / _MAX_PACKET_BYTES: read by @trawl/config
+    const milter = await startMilter(service, { settings: s, milter: cfg.milter, logger });
+    logger.info(
+      { mode: s.mode, http: port, milter: `${milter.address.host}:${milter.address.port}` },
+      'listening',
+    );
+    return {
+      logger,
+      stop: async () => {
+        await milter.close();
+        await service.stop();
+      },
+    };
+  }
   const smtp = await service.start();
   logger.info(
     {

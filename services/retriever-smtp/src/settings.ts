@@ -8,7 +8,11 @@ export const FILTER_ACTIONS = ['deliver', 'prefix', 'quarantine', 'reject'] as c
 export const FilterAction = z.enum(FILTER_ACTIONS);
 export type FilterAction = z.infer<typeof FilterAction>;
 
-const FILTER_MODES = ['after-queue', 'before-queue'] as const;
+/**
+ * `after-queue` (content_filter), `before-queue` (smtpd_proxy_filter), or `milter` (smtpd_milters:
+ * decided at the end of DATA, before the queue, with no second pass through Postfix).
+ */
+const FILTER_MODES = ['after-queue', 'before-queue', 'milter'] as const;
 export const FilterMode = z.enum(FILTER_MODES);
 export type FilterMode = z.infer<typeof FilterMode>;
 
@@ -172,7 +176,8 @@ export const SmtpSettings = z
     const used = new Set(Object.values(s.policy).map((a) => effectiveAction(a, s.mode)));
     used.add(effectiveAction(s.unanalyzed_action, s.mode));
     if (s.tag_only) used.clear();
-    if (used.has('quarantine') && !s.quarantine_address) {
+    // a milter quarantines in Postfix's hold queue: no mailbox needed
+    if (used.has('quarantine') && !s.quarantine_address && s.mode !== 'milter') {
       ctx.addIssue({
         code: 'custom',
         path: ['quarantine_address'],

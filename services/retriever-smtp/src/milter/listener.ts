@@ -1,0 +1,103 @@
+import { createServer, type Socket } from 'node:net';
+import type { Logger } from 'pino';
+import { PacketDecoder } from './codec.ts';
+import { type MilterJudge, MilterSession } from './session.ts';
+
+export interface MilterListener {
+  readonly listening: boolean;
+  readonly address: { host: string; port: number };
+  close(): Promise<void>;
+}
+
+export interface MilterListenerOptions {
+  host: string;
+  /** 0: a free port (tests). */
+  port: number;
+  maxPacketBytes: number;
+  maxMessageBytes: number;
+  maxClients: number;
+  judge: MilterJudge;
+  logger: Logger;
+  /** A connection idle this long is closed (Postfix opens a new one per SMTP session). */
+  idleMs?: number;
+}
+
+/**
+ * The TCP side of the milter: one session per connection, its packets handled one at a time. The
+ * socket is paused while a packet is being answered (the end of a message waits for its verdict),
+ * so a peer that writes ahead is held back by TCP, never buffered here.
+ */
+export async function listenMilter(o: MilterListenerOptions): Promise<MilterListener> {
+  const sockets = new Set<Socket>();
+  let listening = false;
+  const server = createServer({ noDelay: true }, (socket) => {
+    if (sockets.size >= o.maxClients) {
+      // Postfix applies milter_default_action (tempfail) to this session
+      socket.destroy();
+      return;
+    }
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+    socket.setTimeout(o.idleMs ?? 600_000, () => socket.destroy());
+    serve(socket, o);
+  });
+  server.maxConnections = o.maxClients + 16;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port, o.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  server.on('error', (err) => o.logger.warn({ err: String(err) }, 'milter listener error'));
+  listening = true;
+  const a = server.address();
+  const address = { host: o.host, port: typeof a === 'object' && a ? a.port : o.port };
+  return {
+    get listening() {
+      return listening;
+    },
+    address,
+    close() {
+      listening = false;
+      return new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // a session waiting for a verdict loses its answer: Postfix tempfails the message
+        for (const s of sockets) s.destroy();
+      });
+    },
+  };
+}
+
+function serve(socket: Socket, o: MilterListenerOptions): void {
+  const decoder = new PacketDecoder(o.maxPacketBytes);
+  const session = new MilterSession(
+    { maxMessageBytes: o.maxMessageBytes, judge: o.judge },
+    {
+      write: (b) => {
+        if (!socket.destroyed) socket.write(b);
+      },
+      close: (reason) => {
+        if (reason !== 'quit') o.logger.warn({ reason }, 'milter connection closed');
+        socket.end();
+        socket.destroySoon();
+      },
+    },
+  );
+  let busy = Promise.resolve();
+  socket.on('data', (chunk: Buffer) => {
+    const r = decoder.push(chunk);
+    if (r.kind === 'refused') {
+      o.logger.warn({ reason: r.reason }, 'milter packet refused');
+      socket.destroy();
+      return;
+    }
+    if (r.packets.length === 0) return;
+    socket.pause();
+    busy = busy.then(async () => {
+      for (const p of r.packets) await session.handle(p);
+      if (!socket.destroyed) socket.resume();
+    });
+  });
+}
