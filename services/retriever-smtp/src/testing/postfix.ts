@@ -36,9 +36,12 @@ export async function freePort(): Promise<number> {
 export interface TestPostfixOptions {
   /**
    * `none`: no filter; `after-queue`: `content_filter` to the filter, return port smtpd;
-   * `before-queue`: `smtpd_proxy_filter` on the public port, after-filter smtpd on the return port.
+   * `before-queue`: `smtpd_proxy_filter` on the public port, after-filter smtpd on the return port;
+   * `milter`: `smtpd_milters = inet:127.0.0.1:<milterPort>` (protocol 6, default action tempfail).
    */
-  mode: 'none' | 'after-queue' | 'before-queue';
+  mode: 'none' | 'after-queue' | 'before-queue' | 'milter';
+  /** Where the milter listens (milter; another milter, e.g. Rspamd's, may be given). */
+  milterPort?: number;
   /** Where the filter listens (after-queue and before-queue). */
   filterPort?: number;
   /** Where Postfix delivers every message (an SMTP sink the test runs). */
@@ -58,6 +61,8 @@ export interface TestPostfix {
   dir: string;
   /** Messages still in the queue (active, incoming, deferred, hold, maildrop). */
   queued(): number;
+  /** Messages in the hold queue (a milter's quarantine). */
+  held(): number;
   /** The instance's own log (maillog_file). */
   log(): string;
   stop(): Promise<void>;
@@ -146,6 +151,15 @@ export async function startTestPostfix(o: TestPostfixOptions): Promise<TestPostf
     ...(o.mode === 'after-queue'
       ? [`content_filter = trawl-filter:[127.0.0.1]:${o.filterPort}`]
       : []),
+    ...(o.mode === 'milter'
+      ? [
+          `smtpd_milters = inet:127.0.0.1:${o.milterPort}`,
+          'non_smtpd_milters =',
+          'milter_protocol = 6',
+          // a milter down or failing: the client is told to try again (Postfix's default)
+          'milter_default_action = tempfail',
+        ]
+      : []),
   ];
   const svc = (
     name: string,
@@ -220,6 +234,7 @@ export async function startTestPostfix(o: TestPostfixOptions): Promise<TestPostf
         (n, q) => n + countFiles(join(queue, q)),
         0,
       ),
+    held: () => countFiles(join(queue, 'hold')),
     log: () => safeRead(join(dir, 'maillog')),
     stop,
     async destroy() {

@@ -3,9 +3,11 @@ import type { DNSResolver } from 'mailauth';
 import { pino } from 'pino';
 import {
   createSmtpFilter,
+  type MilterListener,
   type SmtpFilterService,
   SmtpSettings,
   type SmtpSettingsInput,
+  startMilter,
 } from '../../src/index.ts';
 import { freePort, smtpClient } from '../../src/testing/index.ts';
 
@@ -37,6 +39,44 @@ export async function startFilter(
   await f.app.listen({ host: '127.0.0.1', port: ports.httpPort });
   await f.start();
   return f;
+}
+
+/**
+ * The filter in milter mode in this process: its HTTP side on `httpPort`, the milter on
+ * `milterPort` (Postfix's smtpd_milters); `stop()` closes both.
+ */
+export async function startMilterFilter(
+  settings: Omit<SmtpSettingsInput, 'mail_orchestrator_url' | 'mode'> & { mailPort: number },
+  ports: { milterPort: number; httpPort: number },
+  name = RETRIEVER,
+  resolver?: DNSResolver,
+): Promise<SmtpFilterService & { milter: MilterListener }> {
+  const { mailPort, ...rest } = settings;
+  const s = SmtpSettings.parse({
+    verify_auth: false,
+    ...rest,
+    mode: 'milter',
+    mail_orchestrator_url: `http://127.0.0.1:${mailPort}`,
+  });
+  const f = createSmtpFilter(s, {
+    logger: silent,
+    credential: deriveCredential(PLATFORM_KEY, { kind: 'retriever', id: name }),
+    ...(resolver ? { resolver } : {}),
+  });
+  await f.app.listen({ host: '127.0.0.1', port: ports.httpPort });
+  const milter = await startMilter(f, {
+    settings: s,
+    milter: { host: '127.0.0.1', port: ports.milterPort, maxPacketBytes: 128 * 1024 },
+    logger: silent,
+  });
+  return {
+    ...f,
+    milter,
+    async stop() {
+      await milter.close();
+      await f.stop();
+    },
+  };
 }
 
 export async function ports(n: number): Promise<number[]> {
