@@ -11,6 +11,10 @@
  * parse and default workflow in-process over one worker thread per core (`pnpm eval`'s runner), with
  * no gateway, broker, store or cache; the headline prints Trawl's msgs/s beside it.
  *
+ * The anchor, in the same run on the same messages (issue 29): Debian's Rspamd started by
+ * bench/rspamd.ts (normal worker on 127.0.0.1:11333, network modules off), each message POSTed to
+ * its `/checkv2` with the same closed loop; skipped with the reason when Rspamd is absent.
+ *
  * Options: --rate=100 (offered msgs/s) --concurrency=64 (closed loop) --limit=N (first N of each
  * half of the corpus) --configs=scale-out-1,scale-out-2,embedded --profile (node --cpu-prof into
  * bench/e2e/profiles) --log-level=info --baseline=false (skip the baseline)
@@ -19,6 +23,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { corpusDir } from '@trawl/config';
+import { fetchBounded } from '@trawl/contracts';
 import { createPgClient } from '@trawl/platform';
 import { loadEvalConfig } from '../../packages/analyzers/src/eval/load-config.ts';
 import { runEval } from '../../packages/analyzers/src/eval/run-eval.ts';
@@ -28,6 +33,7 @@ import {
   since,
   snapshot,
 } from '../../services/api-gateway/test/bench/cpu-accounting.ts';
+import { RSPAMD_EXPECTED, startRspamd } from '../rspamd.ts';
 import { type Cluster, ROOT, type ServiceKind, startCluster } from './cluster.ts';
 import { type CorpusMessage, loadCorpus } from './corpus.ts';
 import { latencyOf, submitAll } from './load.ts';
@@ -292,6 +298,50 @@ async function analysisAlone(): Promise<{
   return { msgsPerSec: r.msgs_per_s, messages: r.messages, cpuPerMsgMs: r.cpu_ms_per_msg };
 }
 
+/**
+ * Rspamd's msgs/s on the same messages: each POSTed to /checkv2 by CONCURRENCY loops (answers
+ * read bounded); only 200 answers count. A reason instead when Rspamd cannot be started.
+ */
+async function rspamdAnchor(
+  msgs: CorpusMessage[],
+): Promise<{ msgsPerSec: number; cpuPerMsgMs: number; checked: number } | { skipped: string }> {
+  const started = await startRspamd();
+  if (!started.ok) return { skipped: `${started.why} (expected: ${RSPAMD_EXPECTED})` };
+  const r = started.rspamd;
+  try {
+    const check = (raw: Buffer) =>
+      fetchBounded(
+        r.checkUrl,
+        { method: 'POST', body: raw },
+        { maxBytes: 256 * 1024, okOver: 'truncate', errorBytes: 4096, timeoutMs: 60_000 },
+      ).then(
+        (res) => res.status === 200,
+        () => false,
+      );
+    for (const m of msgs.slice(0, WARMUP)) await check(m.raw);
+    const cpu0 = r.cpuSeconds();
+    const t0 = performance.now();
+    let next = 0;
+    let checked = 0;
+    await Promise.all(
+      Array.from({ length: Math.min(CONCURRENCY, 16) }, async () => {
+        while (next < msgs.length) {
+          const m = msgs[next++] as CorpusMessage;
+          if (await check(m.raw)) checked++;
+        }
+      }),
+    );
+    const seconds = (performance.now() - t0) / 1000;
+    return {
+      msgsPerSec: checked / seconds,
+      cpuPerMsgMs: ((r.cpuSeconds() - cpu0) * 1000) / Math.max(1, checked),
+      checked,
+    };
+  } finally {
+    await r.stop();
+  }
+}
+
 async function main(): Promise<void> {
   const corpus = loadCorpus(LIMIT);
   if (!corpus) {
@@ -315,6 +365,13 @@ async function main(): Promise<void> {
       `baseline, analysis alone (parse + default workflow in-process, ${availableParallelism()} threads, no gateway/broker/store): msgs/s=${f(baseline.msgsPerSec, 1)} over ${baseline.messages} messages, ${f(baseline.cpuPerMsgMs, 2)} CPU ms/msg\n`,
     );
   }
+  const rspamd = await rspamdAnchor(msgs);
+  if ('skipped' in rspamd) process.stdout.write(`rspamd anchor skipped: ${rspamd.skipped}\n`);
+  else {
+    process.stdout.write(
+      `anchor, rspamd /checkv2 (Debian rspamd 3.4, local rules only, same messages, same run): msgs/s=${f(rspamd.msgsPerSec, 1)} over ${rspamd.checked} messages, ${f(rspamd.cpuPerMsgMs, 2)} CPU ms/msg\n`,
+    );
+  }
   const results: PhaseResult[] = [];
   for (const config of CONFIGS) results.push(...(await runConfig(config, msgs)));
   const def = CONFIGS[0] as string;
@@ -325,8 +382,10 @@ async function main(): Promise<void> {
   );
   for (const r of results.filter((x) => x.phase === 'as fast as accepted')) {
     const ratio = baseline ? `${f((r.msgsPerSec / baseline.msgsPerSec) * 100, 1)}% of` : 'no';
+    const vsRspamd =
+      'msgsPerSec' in rspamd ? `, ${f(r.msgsPerSec / rspamd.msgsPerSec, 2)}x rspamd` : '';
     process.stdout.write(
-      `  ${r.config.padEnd(12)} ${f(r.msgsPerSec, 1)} completed msgs/s, ${ratio} the baseline (${f(baseline?.msgsPerSec ?? Number.NaN, 1)} msgs/s, same run)\n`,
+      `  ${r.config.padEnd(12)} ${f(r.msgsPerSec, 1)} completed msgs/s, ${ratio} the baseline (${f(baseline?.msgsPerSec ?? Number.NaN, 1)} msgs/s, same run)${vsRspamd}\n`,
     );
   }
   process.stdout.write(

@@ -13,6 +13,17 @@
  *    (TRAWL_SMTP_VERIFY_AUTH), a second Postfix and filter on the same Trawl, against a DNS server
  *    this bench starts (RFC 1035 on 127.0.0.1), every message DKIM-signed by a key made here.
  *
+ *  - `postfix + rspamd milter` (issue 29, the anchor): the same Postfix with Debian's Rspamd as
+ *    its milter (`smtpd_milters`, protocol 6), started by bench/rspamd.ts (proxy worker in milter
+ *    mode, self_scan, network modules off, every action above its scores: nothing refused); the
+ *    row is skipped with the reason when Rspamd is absent or does not start;
+ *  - `postfix + trawl milter` (issue 29): Postfix with Trawl's milter (TRAWL_SMTP_MODE=milter) on
+ *    the same Trawl as the content filter: decided at the end of DATA, no re-injection.
+ * CPU per message: the bench process (Trawl and the filter or milter, and the bench's own SMTP
+ * client and sink; in scale-out shape the servers' CPU is not counted) and Rspamd's processes,
+ * beside Trawl's analysis alone measured in the same run (the same messages, parse and default
+ * workflow in-process on one thread: `pnpm eval`'s runner).
+ *
  * Each side: BENCH_SMTP_WARMUP messages first (default 20), then BENCH_SMTP_MESSAGES (default 300)
  * offered by BENCH_SMTP_CONNECTIONS client connections (default 8), then BENCH_SMTP_SERIAL
  * (default 30) one at a time. Prints msgs/s (first offer to last arrival), end-to-end latency
@@ -21,16 +32,20 @@
  * one-at-a-time runs give the latency the filter adds without queueing.
  * Needs root and postfix; prints why and exits 0 without them.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findRepoRoot, loadConfig } from '@trawl/config';
 import { deriveCredential } from '@trawl/contracts';
+import { loadEvalConfig } from '../../packages/analyzers/src/eval/load-config.ts';
+import { runEval } from '../../packages/analyzers/src/eval/run-eval.ts';
+import { builtinAnalyzers } from '../../packages/analyzers/src/registry.ts';
 import { startEmbedded } from '../../services/all-in-one/src/index.ts';
 import {
   createDnsResolver,
   createSmtpFilter,
   SmtpSettings,
+  startMilter,
 } from '../../services/retriever-smtp/src/index.ts';
 import {
   freePort,
@@ -45,6 +60,7 @@ import {
 import { PLATFORM_KEY } from '../../services/retriever-smtp/test/helpers/harness.ts';
 import { sendingDomain } from '../../services/retriever-smtp/test/helpers/signed-mail.ts';
 import { startTrawlStack } from '../../services/retriever-smtp/test/helpers/stack.ts';
+import { RSPAMD_EXPECTED, startRspamd } from '../rspamd.ts';
 
 const N = Math.max(1, Number(process.env.BENCH_SMTP_MESSAGES ?? 300));
 const WARMUP = Math.max(0, Number(process.env.BENCH_SMTP_WARMUP ?? 20));
@@ -210,6 +226,91 @@ async function authSide(mailPort: number, httpPort: number, smtpPort: number) {
   };
 }
 
+/**
+ * Trawl's analysis alone on the bench's messages: parse and the default workflow in-process on
+ * one thread (`pnpm eval`'s runner), no SMTP, gateway, broker or store: CPU ms per message.
+ */
+async function analysisAlone(dir: string): Promise<number> {
+  for (const label of ['ham', 'phishing']) mkdirSync(join(dir, label), { recursive: true });
+  for (let i = 0; i < N; i++) {
+    const label = i % 2 === 1 ? 'phishing' : 'ham';
+    writeFileSync(join(dir, label, `m${i}.eml`), message('alone', i));
+  }
+  const defaults = join(findRepoRoot(), 'config', 'defaults');
+  const cfg = loadEvalConfig(findRepoRoot(), {
+    service: join(defaults, 'service.yaml'),
+    workflows: join(defaults, 'workflows.yaml'),
+  });
+  const r = await runEval({
+    dir,
+    workflowId: cfg.service.workflow.default_workflow_id,
+    workflows: cfg.workflows,
+    service: cfg.service,
+    registry: builtinAnalyzers,
+    concurrency: 4,
+    workers: 0,
+  });
+  return r.cpu_ms_per_msg;
+}
+
+/** Postfix with Trawl's milter (retriever `smtp-milter` of the same Trawl). */
+async function milterSide(mailPort: number, httpPort: number, port: number) {
+  const pf = await startTestPostfix({ mode: 'milter', milterPort: port, sinkPort: sink.port });
+  closers.push(() => pf.destroy());
+  const settings = SmtpSettings.parse({
+    mode: 'milter',
+    mail_orchestrator_url: `http://127.0.0.1:${mailPort}`,
+    policy: 'none=deliver,low=deliver,medium=deliver,high=deliver,critical=deliver',
+    unanalyzed_action: 'deliver',
+    deadline_ms: 60_000,
+    verify_auth: false,
+  });
+  const filter = createSmtpFilter(settings, {
+    logger: silent,
+    credential: deriveCredential(KEY, { kind: 'retriever', id: 'smtp-milter' }),
+  });
+  await filter.app.listen({ host: '127.0.0.1', port: httpPort });
+  const listener = await startMilter(filter, {
+    settings,
+    milter: { host: '127.0.0.1', port, maxPacketBytes: 128 * 1024 },
+    logger: silent,
+  });
+  closers.push(async () => {
+    await listener.close();
+    await filter.stop();
+  });
+  if (WARMUP > 0) await drive(pf.port, sink, 'warm-milter', WARMUP);
+  const cpu0 = process.cpuUsage();
+  const loaded = await drive(pf.port, sink, 'milter', N);
+  const cpu = process.cpuUsage(cpu0);
+  const serial = await drive(pf.port, sink, 'milter-serial', SERIAL, 1);
+  await listener.close();
+  await pf.destroy();
+  return { loaded, serial, cpuMs: (cpu.user + cpu.system) / 1000 / N };
+}
+
+/** Postfix with Rspamd's milter (the anchor); a reason instead when Rspamd is not there. */
+async function rspamdSide() {
+  const started = await startRspamd();
+  if (!started.ok) return { skipped: started.why };
+  const r = started.rspamd;
+  closers.push(() => r.stop());
+  const pf = await startTestPostfix({
+    mode: 'milter',
+    milterPort: r.milter.port,
+    sinkPort: sink.port,
+  });
+  closers.push(() => pf.destroy());
+  if (WARMUP > 0) await drive(pf.port, sink, 'warm-rspamd', WARMUP);
+  const cpu0 = r.cpuSeconds();
+  const loaded = await drive(pf.port, sink, 'rspamd', N);
+  const cpuMs = ((r.cpuSeconds() - cpu0) * 1000) / N;
+  const serial = await drive(pf.port, sink, 'rspamd-serial', SERIAL, 1);
+  await pf.destroy();
+  await r.stop();
+  return { loaded, serial, cpuMs };
+}
+
 const work = mkdtempSync(join(tmpdir(), 'trawl-bench-smtp-'));
 const sink = await startSmtpSink();
 const closers: (() => Promise<unknown>)[] = [() => sink.close()];
@@ -222,9 +323,12 @@ try {
   const aloneSerial = await drive(bare.port, sink, 'bare-serial', SERIAL, 1);
   await bare.destroy();
 
+  const rspamd = await rspamdSide();
+
   // Side 2: Postfix + filter + Trawl.
   const [mailPort, httpPort, filterPort] = [await freePort(), await freePort(), await freePort()];
   const [authHttpPort, authFilterPort] = [await freePort(), await freePort()];
+  const [milterHttpPort, milterPort] = [await freePort(), await freePort()];
   if (EMBEDDED) {
     const cfg = loadConfig({
       env: {
@@ -237,6 +341,7 @@ try {
         TRAWL_MAIL_RETRIEVERS: JSON.stringify({
           smtp: { url: `http://127.0.0.1:${httpPort}` },
           'smtp-auth': { url: `http://127.0.0.1:${authHttpPort}` },
+          'smtp-milter': { url: `http://127.0.0.1:${milterHttpPort}` },
         }),
       },
       envFile: false,
@@ -248,7 +353,7 @@ try {
   } else {
     const trawl = await startTrawlStack({
       mailPort,
-      filters: { smtp: httpPort, 'smtp-auth': authHttpPort },
+      filters: { smtp: httpPort, 'smtp-auth': authHttpPort, 'smtp-milter': milterHttpPort },
     });
     closers.push(() => trawl.close());
   }
@@ -292,6 +397,8 @@ try {
   inFilter.sort((a, b) => a - b);
 
   const auth = await authSide(mailPort, authHttpPort, authFilterPort);
+  const milter = await milterSide(mailPort, milterHttpPort, milterPort);
+  const aloneCpuMs = await analysisAlone(join(work, 'alone'));
 
   const f = (n: number, d = 1) => n.toFixed(d);
   console.log(
@@ -299,30 +406,63 @@ try {
       .map((l) => l.toFixed(1))
       .join('/')}`,
   );
-  console.log('side               msgs/s   e2e p50 ms   e2e p99 ms   lost  duplicated');
-  for (const [name, r] of [
+  console.log(
+    'side                              msgs/s   e2e p50 ms   e2e p99 ms   lost  duplicated',
+  );
+  const rows: [string, Result | undefined][] = [
     ['postfix alone', alone],
-    ['postfix + filter', filtered],
-    ['alone, 1 by 1', aloneSerial],
-    ['filter, 1 by 1', filteredSerial],
-    ['filter + own auth', auth.loaded],
-    ['own auth, 1 by 1', auth.serial],
-  ] as const) {
+    ['postfix + rspamd milter', 'loaded' in rspamd ? rspamd.loaded : undefined],
+    ['postfix + trawl content filter', filtered],
+    ['postfix + trawl milter', milter.loaded],
+    ['trawl filter + own auth', auth.loaded],
+    ['1 by 1: postfix alone', aloneSerial],
+    ['1 by 1: + rspamd milter', 'serial' in rspamd ? rspamd.serial : undefined],
+    ['1 by 1: + trawl content filter', filteredSerial],
+    ['1 by 1: + trawl milter', milter.serial],
+    ['1 by 1: + filter, own auth', auth.serial],
+  ];
+  for (const [name, r] of rows) {
+    if (!r) {
+      console.log(`${name.padEnd(32)} skipped: ${'skipped' in rspamd ? rspamd.skipped : ''}`);
+      continue;
+    }
     console.log(
-      `${name.padEnd(17)} ${f(r.msgsPerSecond).padStart(7)} ${f(r.p50, 0).padStart(12)} ${f(r.p99, 0).padStart(12)} ${String(r.lost).padStart(6)} ${String(r.duplicated).padStart(11)}`,
+      `${name.padEnd(32)} ${f(r.msgsPerSecond).padStart(7)} ${f(r.p50, 0).padStart(12)} ${f(r.p99, 0).padStart(12)} ${String(r.lost).padStart(6)} ${String(r.duplicated).padStart(11)}`,
     );
   }
+  if ('skipped' in rspamd) console.log(`rspamd milter expected as: ${RSPAMD_EXPECTED}`);
   console.log(
     `filter time per message (end of DATA → answer, Trawl's analysis included): loaded p50 ${f(loaded.p50, 0)} ms, p99 ${f(loaded.p99, 0)} ms; 1 by 1 p50 ${f(pct(inFilter, 50), 0)} ms, p99 ${f(pct(inFilter, 99), 0)} ms`,
   );
+  const added = (r: Result) =>
+    `${f(r.p50 - aloneSerial.p50, 0)} / ${f(r.p99 - aloneSerial.p99, 0)} ms`;
   console.log(
-    `latency added by the filter, 1 by 1 (e2e p50/p99 difference): ${f(filteredSerial.p50 - aloneSerial.p50, 0)} / ${f(filteredSerial.p99 - aloneSerial.p99, 0)} ms; Trawl + filter process CPU ${f((cpu.user + cpu.system) / 1000 / N, 1)} ms/msg`,
+    `latency added, 1 by 1 (e2e p50 / p99 minus postfix alone): content filter ${added(filteredSerial)}; milter ${added(milter.serial)}${'serial' in rspamd ? `; rspamd milter ${added(rspamd.serial)}` : ''}`,
   );
+  const filterCpuMs = (cpu.user + cpu.system) / 1000 / N;
+  console.log(
+    `CPU per message: Trawl's analysis alone ${f(aloneCpuMs, 2)} ms; bench process with Trawl + content filter ${f(filterCpuMs, 1)} ms (${f(filterCpuMs / aloneCpuMs, 2)}x), with Trawl + milter ${f(milter.cpuMs, 1)} ms (${f(milter.cpuMs / aloneCpuMs, 2)}x)${'cpuMs' in rspamd ? `; rspamd ${f(rspamd.cpuMs, 1)} ms` : ''} (PostgreSQL, RabbitMQ, Redis not counted)`,
+  );
+  if ('loaded' in rspamd) {
+    console.log(
+      `trawl milter / rspamd milter msgs/s: ${f(milter.loaded.msgsPerSecond / rspamd.loaded.msgsPerSecond, 2)}x; content filter / rspamd milter: ${f(filtered.msgsPerSecond / rspamd.loaded.msgsPerSecond, 2)}x; milter / postfix alone: ${f(milter.loaded.msgsPerSecond / alone.msgsPerSecond, 2)}x`,
+    );
+  }
   console.log(
     `own authentication (TRAWL_SMTP_VERIFY_AUTH, local DNS, DKIM-signed): msgs/s ${f(auth.loaded.msgsPerSecond)} vs ${f(filtered.msgsPerSecond)} without (ratio ${f(auth.loaded.msgsPerSecond / filtered.msgsPerSecond, 2)}); filter time 1 by 1 p50 ${f(auth.filterP50, 0)} ms, p99 ${f(auth.filterP99, 0)} ms; DNS queries ${auth.queries}`,
   );
-  const all = [alone, filtered, aloneSerial, filteredSerial, auth.loaded, auth.serial];
-  if (all.some((r) => r.lost + r.duplicated > 0)) process.exitCode = 1;
+  const all = [
+    alone,
+    filtered,
+    aloneSerial,
+    filteredSerial,
+    auth.loaded,
+    auth.serial,
+    milter.loaded,
+    milter.serial,
+    ...('loaded' in rspamd ? [rspamd.loaded, rspamd.serial] : []),
+  ];
+  if (all.some((r) => r !== undefined && r.lost + r.duplicated > 0)) process.exitCode = 1;
 } finally {
   for (const c of closers.reverse()) await c().catch(() => undefined);
   rmSync(work, { recursive: true, force: true });

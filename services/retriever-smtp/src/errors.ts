@@ -14,6 +14,8 @@ export const SMTP_ERRORS = {
   authCheck: 'TRAWL_ERR_SMTP_AUTH_CHECK',
   /** The gateway did not record a quarantined original (the message gets 451). */
   quarantineRecord: 'TRAWL_ERR_SMTP_QUARANTINE_RECORD',
+  /** The milter closed a connection for a protocol error (oversized packet, unknown command). */
+  milterProtocol: 'TRAWL_ERR_SMTP_MILTER_PROTOCOL',
   /** A release the filter could not deliver (answered 503 to the gateway). */
   release: 'TRAWL_ERR_SMTP_RELEASE',
 } as const;

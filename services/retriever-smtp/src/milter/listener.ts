@@ -1,5 +1,6 @@
 import { createServer, type Socket } from 'node:net';
 import type { Logger } from 'pino';
+import { SMTP_ERRORS } from '../errors.ts';
 import { PacketDecoder } from './codec.ts';
 import { type MilterJudge, MilterSession } from './session.ts';
 
@@ -79,7 +80,9 @@ function serve(socket: Socket, o: MilterListenerOptions): void {
         if (!socket.destroyed) socket.write(b);
       },
       close: (reason) => {
-        if (reason !== 'quit') o.logger.warn({ reason }, 'milter connection closed');
+        if (reason !== 'quit') {
+          o.logger.warn({ reason, code: SMTP_ERRORS.milterProtocol }, 'milter connection closed');
+        }
         socket.end();
         socket.destroySoon();
       },
@@ -89,7 +92,10 @@ function serve(socket: Socket, o: MilterListenerOptions): void {
   socket.on('data', (chunk: Buffer) => {
     const r = decoder.push(chunk);
     if (r.kind === 'refused') {
-      o.logger.warn({ reason: r.reason }, 'milter packet refused');
+      o.logger.warn(
+        { reason: r.reason, code: SMTP_ERRORS.milterProtocol },
+        'milter packet refused',
+      );
       socket.destroy();
       return;
     }
