@@ -26,7 +26,7 @@ import { join } from 'node:path';
  * compiles it: about a minute on two cores). Used by `pnpm bench:smtp` and `pnpm bench:e2e`.
  */
 
-export interface Rspamd {
+interface Rspamd {
   milter: { host: '127.0.0.1'; port: number };
   /** The normal worker: POST /checkv2 with the raw message. */
   checkUrl: string;
@@ -240,10 +240,9 @@ export async function startRspamd(o: { startTimeoutMs?: number } = {}): Promise<
   };
 }
 
+/** The uid, or the primary group id, of a user (`_rspamd`). */
 function idOf(flag: '-u' | '-g', name: string): number {
   return Number(execFileSync('id', [flag, name], { encoding: 'utf8' }).trim());
 }
 const uidOf = (name: string) => idOf('-u', name);
-function gidOf(name: string): number {
-  return Number(execFileSync('getent', ['group', name], { encoding: 'utf8' }).split(':')[2]);
-}
+const gidOf = (name: string) => idOf('-g', name);

@@ -25,14 +25,12 @@ import { join } from 'node:path';
 import { corpusDir } from '@trawl/config';
 import { fetchBounded } from '@trawl/contracts';
 import { createPgClient } from '@trawl/platform';
-import { loadEvalConfig } from '../../packages/analyzers/src/eval/load-config.ts';
-import { runEval } from '../../packages/analyzers/src/eval/run-eval.ts';
-import { builtinAnalyzers } from '../../packages/analyzers/src/registry.ts';
 import {
   pidsNamed,
   since,
   snapshot,
 } from '../../services/api-gateway/test/bench/cpu-accounting.ts';
+import { analysisAlone } from '../analysis-alone.ts';
 import { RSPAMD_EXPECTED, startRspamd } from '../rspamd.ts';
 import { type Cluster, ROOT, type ServiceKind, startCluster } from './cluster.ts';
 import { type CorpusMessage, loadCorpus } from './corpus.ts';
@@ -273,29 +271,10 @@ async function runConfig(config: string, msgs: CorpusMessage[]): Promise<PhaseRe
  * The baseline: the same messages parsed and analysed by the default workflow in-process, one
  * worker thread per core, without the platform around them (what every configuration is compared to).
  */
-async function analysisAlone(): Promise<{
-  msgsPerSec: number;
-  messages: number;
-  cpuPerMsgMs: number;
-}> {
+function analysisAloneOnCorpus() {
   const dir = corpusDir();
   if (!dir) throw new Error('the corpus is absent');
-  const defaults = join(ROOT, 'config', 'defaults');
-  const cfg = loadEvalConfig(ROOT, {
-    service: join(defaults, 'service.yaml'),
-    workflows: join(defaults, 'workflows.yaml'),
-  });
-  const r = await runEval({
-    dir,
-    workflowId: cfg.service.workflow.default_workflow_id,
-    workflows: cfg.workflows,
-    service: cfg.service,
-    registry: builtinAnalyzers,
-    concurrency: 4,
-    workers: availableParallelism(),
-    ...(LIMIT !== undefined ? { limit: LIMIT } : {}),
-  });
-  return { msgsPerSec: r.msgs_per_s, messages: r.messages, cpuPerMsgMs: r.cpu_ms_per_msg };
+  return analysisAlone(dir, { workers: availableParallelism(), limit: LIMIT });
 }
 
 /**
@@ -359,7 +338,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     `bench:e2e ${new Date().toISOString()} ${msgs.length} messages (${(bytes / 1e6).toFixed(1)} MB), offered rate ${RATE} msgs/s, closed loop ${CONCURRENCY} in flight, log level ${LOG_LEVEL}\n`,
   );
-  const baseline = args.get('baseline') === 'false' ? undefined : await analysisAlone();
+  const baseline = args.get('baseline') === 'false' ? undefined : await analysisAloneOnCorpus();
   if (baseline) {
     process.stdout.write(
       `baseline, analysis alone (parse + default workflow in-process, ${availableParallelism()} threads, no gateway/broker/store): msgs/s=${f(baseline.msgsPerSec, 1)} over ${baseline.messages} messages, ${f(baseline.cpuPerMsgMs, 2)} CPU ms/msg\n`,

@@ -27,7 +27,8 @@
  * Each side: BENCH_SMTP_WARMUP messages first (default 20), then BENCH_SMTP_MESSAGES (default 300)
  * offered by BENCH_SMTP_CONNECTIONS client connections (default 8), then BENCH_SMTP_SERIAL
  * (default 30) one at a time. Prints msgs/s (first offer to last arrival), end-to-end latency
- * p50/p99 (accepted by Postfix → arrived at the sink; under load this is mostly queueing) and, for
+ * p50/p99 (offered to Postfix → arrived at the sink: a milter decides before Postfix accepts, so
+ * the SMTP transaction is in it; under load this is mostly queueing) and, for
  * the filter, its own time per message p50/p99 (end of DATA → answer, verdict wait included); the
  * one-at-a-time runs give the latency the filter adds without queueing.
  * Needs root and postfix; prints why and exits 0 without them.
@@ -37,9 +38,6 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findRepoRoot, loadConfig } from '@trawl/config';
 import { deriveCredential } from '@trawl/contracts';
-import { loadEvalConfig } from '../../packages/analyzers/src/eval/load-config.ts';
-import { runEval } from '../../packages/analyzers/src/eval/run-eval.ts';
-import { builtinAnalyzers } from '../../packages/analyzers/src/registry.ts';
 import { startEmbedded } from '../../services/all-in-one/src/index.ts';
 import {
   createDnsResolver,
@@ -60,6 +58,7 @@ import {
 import { PLATFORM_KEY } from '../../services/retriever-smtp/test/helpers/harness.ts';
 import { sendingDomain } from '../../services/retriever-smtp/test/helpers/signed-mail.ts';
 import { startTrawlStack } from '../../services/retriever-smtp/test/helpers/stack.ts';
+import { analysisAlone } from '../analysis-alone.ts';
 import { RSPAMD_EXPECTED, startRspamd } from '../rspamd.ts';
 
 const N = Math.max(1, Number(process.env.BENCH_SMTP_MESSAGES ?? 300));
@@ -129,11 +128,12 @@ async function drive(
     Array.from({ length: connections }, async () => {
       while (next < count) {
         const i = next++;
+        const offered = performance.now();
         await client.sendMail({
           envelope: { from: 'sender@bench.trawl.test', to: ['bob@example.org'] },
           raw: await make(tag, i),
         });
-        accepted.set(`<${tag}-${i}@bench.trawl.test>`, performance.now());
+        accepted.set(`<${tag}-${i}@bench.trawl.test>`, offered);
         // One at a time: wait for it to arrive, so the latency holds no queueing.
         if (connections === 1) await sink.waitFor(before + i + 1, 120_000);
       }
@@ -230,27 +230,13 @@ async function authSide(mailPort: number, httpPort: number, smtpPort: number) {
  * Trawl's analysis alone on the bench's messages: parse and the default workflow in-process on
  * one thread (`pnpm eval`'s runner), no SMTP, gateway, broker or store: CPU ms per message.
  */
-async function analysisAlone(dir: string): Promise<number> {
+async function analysisAloneCpuMs(dir: string): Promise<number> {
   for (const label of ['ham', 'phishing']) mkdirSync(join(dir, label), { recursive: true });
   for (let i = 0; i < N; i++) {
     const label = i % 2 === 1 ? 'phishing' : 'ham';
     writeFileSync(join(dir, label, `m${i}.eml`), message('alone', i));
   }
-  const defaults = join(findRepoRoot(), 'config', 'defaults');
-  const cfg = loadEvalConfig(findRepoRoot(), {
-    service: join(defaults, 'service.yaml'),
-    workflows: join(defaults, 'workflows.yaml'),
-  });
-  const r = await runEval({
-    dir,
-    workflowId: cfg.service.workflow.default_workflow_id,
-    workflows: cfg.workflows,
-    service: cfg.service,
-    registry: builtinAnalyzers,
-    concurrency: 4,
-    workers: 0,
-  });
-  return r.cpu_ms_per_msg;
+  return (await analysisAlone(dir, { workers: 0 })).cpuPerMsgMs;
 }
 
 /** Postfix with Trawl's milter (retriever `smtp-milter` of the same Trawl). */
@@ -398,7 +384,7 @@ try {
 
   const auth = await authSide(mailPort, authHttpPort, authFilterPort);
   const milter = await milterSide(mailPort, milterHttpPort, milterPort);
-  const aloneCpuMs = await analysisAlone(join(work, 'alone'));
+  const aloneCpuMs = await analysisAloneCpuMs(join(work, 'alone'));
 
   const f = (n: number, d = 1) => n.toFixed(d);
   console.log(

@@ -292,21 +292,16 @@ export class MilterSession {
     const has = (a: number) => (this.actions & a) !== 0;
     switch (m.kind) {
       case 'chgHeader':
-        if (!has(ACTION.changeHeaders)) return undefined;
+      case 'insHeader': {
+        const change = m.kind === 'chgHeader';
+        if (!has(change ? ACTION.changeHeaders : ACTION.addHeaders)) return undefined;
         return encodePacket(
-          REPLY.chgHeader,
+          change ? REPLY.chgHeader : REPLY.insHeader,
           u32(m.index),
           cstr(m.name, 'latin1'),
           cstr(m.value, 'latin1'),
         );
-      case 'insHeader':
-        if (!has(ACTION.addHeaders)) return undefined;
-        return encodePacket(
-          REPLY.insHeader,
-          u32(m.index),
-          cstr(m.name, 'latin1'),
-          cstr(m.value, 'latin1'),
-        );
+      }
       case 'addHeader':
         if (!has(ACTION.addHeaders)) return undefined;
         return encodePacket(REPLY.addHeader, cstr(m.name, 'latin1'), cstr(m.value, 'latin1'));

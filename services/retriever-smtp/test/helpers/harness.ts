@@ -1,6 +1,7 @@
 import { deriveCredential } from '@trawl/contracts';
 import type { DNSResolver } from 'mailauth';
 import { pino } from 'pino';
+import { expect } from 'vitest';
 import {
   createSmtpFilter,
   type MilterListener,
@@ -9,7 +10,7 @@ import {
   type SmtpSettingsInput,
   startMilter,
 } from '../../src/index.ts';
-import { freePort, smtpClient } from '../../src/testing/index.ts';
+import { freePort, type SmtpSink, smtpClient } from '../../src/testing/index.ts';
 
 export const PLATFORM_KEY = 'smtp-filter-test-platform-key-0123456789abcdef';
 const RETRIEVER = 'smtp';
@@ -123,4 +124,17 @@ export const PHISH = (n: string | number) =>
 /** An SMTP client of Postfix's public port. */
 export function client(port: number, pool = false) {
   return smtpClient(port, pool ? 8 : 0);
+}
+
+/** The copies of a message (by Message-ID) at the sink, and a wait for the first (30 s). */
+export function arrivals(sink: () => SmtpSink) {
+  const arrivedWith = (messageId: string) =>
+    sink().messages.filter((m) => m.header('message-id') === `<${messageId}>`);
+  const arrival = async (messageId: string) => {
+    await expect
+      .poll(() => arrivedWith(messageId).length, { timeout: 30_000, interval: 50 })
+      .toBeGreaterThan(0);
+    return arrivedWith(messageId);
+  };
+  return { arrivedWith, arrival };
 }

@@ -8,7 +8,7 @@ import {
   startTestPostfix,
   type TestPostfix,
 } from '../../src/testing/index.ts';
-import { client, HAM, PHISH, ports, startMilterFilter } from '../helpers/harness.ts';
+import { arrivals, client, HAM, PHISH, ports, startMilterFilter } from '../helpers/harness.ts';
 import { startTrawlStack, type TrawlStack } from '../helpers/stack.ts';
 
 const runHere = requireComponent(
@@ -81,14 +81,7 @@ describe.skipIf(!runHere)('milter with a real Postfix', () => {
     await sink?.close();
   });
 
-  const arrivedWith = (messageId: string) =>
-    sink.messages.filter((m) => m.header('message-id') === `<${messageId}>`);
-  const arrival = async (messageId: string) => {
-    await expect
-      .poll(() => arrivedWith(messageId).length, { timeout: 30_000, interval: 50 })
-      .toBeGreaterThan(0);
-    return arrivedWith(messageId);
-  };
+  const { arrivedWith, arrival } = arrivals(() => sink);
   const sendTo = async (pf: TestPostfix, envelope: typeof ALICE, raw: string) => {
     const t = client(pf.port);
     try {

@@ -8,7 +8,7 @@ import {
   startTestPostfix,
   type TestPostfix,
 } from '../../src/testing/index.ts';
-import { client, HAM, PHISH, ports, startFilter } from '../helpers/harness.ts';
+import { arrivals, client, HAM, PHISH, ports, startFilter } from '../helpers/harness.ts';
 import { startTrawlStack, type TrawlStack } from '../helpers/stack.ts';
 
 // CI installs Debian's postfix (scripts/ci.sh) and must run these; a laptop without it skips them.
@@ -90,14 +90,7 @@ describe.skipIf(!runHere)('SMTP content filter with a real Postfix', () => {
     await sink?.close();
   });
 
-  const arrivedWith = (messageId: string) =>
-    sink.messages.filter((m) => m.header('message-id') === `<${messageId}>`);
-  const arrival = async (messageId: string) => {
-    await expect
-      .poll(() => arrivedWith(messageId).length, { timeout: 30_000, interval: 50 })
-      .toBeGreaterThan(0);
-    return arrivedWith(messageId);
-  };
+  const { arrivedWith, arrival } = arrivals(() => sink);
 
   it('delivers clean mail tagged with the verdict, score, threat level and job, dropping forged X-Trawl headers', async () => {
     const t = client(after.port);
