@@ -202,7 +202,8 @@ export class MilterSession {
       case CMD.header: {
         const [name = '', value = ''] = cstrings(p.data, 'latin1', 2);
         // the field as a mail server reads it: `name: value`, line ends written CRLF
-        this.keep(Buffer.from(`${name}: ${valueLines(value).join('\r\n')}\r\n`, 'latin1'));
+        const text = valueLines(value).join('\r\n');
+        this.keep(Buffer.from(`${name}:${text === '' ? '' : ' '}${text}\r\n`, 'latin1'));
         if (!this.tooBig) this.headers.push({ name, value });
         this.ack(STEP.nrHeader);
         return;
@@ -246,12 +247,15 @@ export class MilterSession {
       this.reply('552 5.3.4 Message too big for the content filter');
       return;
     }
+    // Postfix does not show a milter the Received field it writes on top: the message analysed
+    // gets it as the content filter receives it (the same hop for the headers analyzer)
+    const received = this.receivedField();
     const message: MilterMessage = {
       client: this.client,
       from: this.from,
       to: this.to,
       headers: this.headers,
-      raw: Buffer.concat(this.parts, this.bytes),
+      raw: Buffer.concat([received, ...this.parts], received.length + this.bytes),
       tooBig: false,
       queueId: this.macros.get('i'),
     };
@@ -277,6 +281,21 @@ export class MilterSession {
       this.io.write(packet);
     }
     this.io.write(encodePacket(REPLY.continue));
+  }
+
+  /** `Received:` as Postfix writes it (client, HELO, its name, the recipient when only one). */
+  private receivedField(): Buffer {
+    const c = this.client;
+    if (!c) return Buffer.alloc(0);
+    const by = (this.macros.get('j') ?? 'localhost').slice(0, 255);
+    const helo = c.helo === '' ? c.host : c.helo;
+    const lines = [
+      `Received: from ${helo} (${c.host} [${c.ip}])`,
+      `\tby ${by} (Postfix) with ESMTP${this.to.length === 1 ? '' : ';'}`,
+    ];
+    if (this.to.length === 1) lines.push(`\tfor <${this.to[0]}>;`);
+    lines[lines.length - 1] += ` ${new Date().toUTCString().replace('GMT', '+0000')}`;
+    return Buffer.from(`${lines.map((l) => l.replace(/[\r\n]/g, ' ')).join('\r\n')}\r\n`, 'latin1');
   }
 
   private reply(text: string): void {
