@@ -2,6 +2,7 @@ import { deriveCredential } from '@trawl/contracts';
 import type { DNSResolver } from 'mailauth';
 import { pino } from 'pino';
 import { expect } from 'vitest';
+import { requireComponent } from '../../../../test/support/require-component.ts';
 import {
   createSmtpFilter,
   type MilterListener,
@@ -10,7 +11,16 @@ import {
   type SmtpSettingsInput,
   startMilter,
 } from '../../src/index.ts';
-import { freePort, type SmtpSink, smtpClient } from '../../src/testing/index.ts';
+import { freePort, postfixAvailable, type SmtpSink, smtpClient } from '../../src/testing/index.ts';
+
+/** Whether the Postfix tests run here: CI (which installs postfix) fails without it, a laptop skips. */
+export function postfixHere(): boolean {
+  return requireComponent(
+    'Postfix',
+    postfixAvailable(),
+    'apt-get install postfix (scripts/ci.sh does it, debconf "No configuration"); the tests start it as root',
+  );
+}
 
 export const PLATFORM_KEY = 'smtp-filter-test-platform-key-0123456789abcdef';
 const RETRIEVER = 'smtp';

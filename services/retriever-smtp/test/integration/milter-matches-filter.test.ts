@@ -2,23 +2,18 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requireComponent, sharedCorpus } from '../../../../test/support/require-component.ts';
+import { sharedCorpus } from '../../../../test/support/require-component.ts';
 import type { SmtpFilterService } from '../../src/index.ts';
 import {
-  postfixAvailable,
   type SmtpSink,
   startSmtpSink,
   startTestPostfix,
   type TestPostfix,
 } from '../../src/testing/index.ts';
-import { client, ports, startFilter, startMilterFilter } from '../helpers/harness.ts';
+import { client, ports, postfixHere, startFilter, startMilterFilter } from '../helpers/harness.ts';
 import { startTrawlStack, type TrawlStack } from '../helpers/stack.ts';
 
-const runHere = requireComponent(
-  'Postfix',
-  postfixAvailable(),
-  'apt-get install postfix (scripts/ci.sh does it, debconf "No configuration"); the tests start it as root',
-);
+const runHere = postfixHere();
 
 const FIXTURES = join(
   dirname(fileURLToPath(import.meta.url)),

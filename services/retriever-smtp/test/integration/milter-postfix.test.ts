@@ -1,21 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requireComponent } from '../../../../test/support/require-component.ts';
 import type { MilterListener, SmtpFilterService } from '../../src/index.ts';
 import {
-  postfixAvailable,
   type SmtpSink,
   startSmtpSink,
   startTestPostfix,
   type TestPostfix,
 } from '../../src/testing/index.ts';
-import { arrivals, client, HAM, PHISH, ports, startMilterFilter } from '../helpers/harness.ts';
+import {
+  arrivals,
+  client,
+  HAM,
+  PHISH,
+  ports,
+  postfixHere,
+  startMilterFilter,
+} from '../helpers/harness.ts';
 import { startTrawlStack, type TrawlStack } from '../helpers/stack.ts';
 
-const runHere = requireComponent(
-  'Postfix',
-  postfixAvailable(),
-  'apt-get install postfix (scripts/ci.sh does it, debconf "No configuration"); the tests start it as root',
-);
+const runHere = postfixHere();
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ALICE = { from: 'alice@colleagues.example', to: ['bob@example.org'] };
