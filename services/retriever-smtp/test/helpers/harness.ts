@@ -90,13 +90,35 @@ export async function startMilterFilter(
   };
 }
 
-export async function ports(n: number): Promise<number[]> {
+type Ports<N extends number, T extends number[] = []> = T['length'] extends N
+  ? T
+  : Ports<N, [number, ...T]>;
+
+/** `n` distinct free ports, as a tuple of `n` numbers. */
+export async function ports<N extends number>(n: N): Promise<Ports<N>> {
   const out: number[] = [];
   while (out.length < n) {
     const p = await freePort();
     if (!out.includes(p)) out.push(p);
   }
-  return out;
+  return out as Ports<N>;
+}
+
+/** What a test started: a filter (stop), a Postfix (destroy), a server or a stack (close). */
+type Started =
+  | { stop(): Promise<unknown> }
+  | { destroy(): Promise<unknown> }
+  | { close(): Promise<unknown> }
+  | undefined;
+
+/** Stops what a test started, in the order given (what was never started is passed over). */
+export async function stopAll(...started: Started[]): Promise<void> {
+  for (const s of started) {
+    if (s === undefined) continue;
+    if ('stop' in s) await s.stop();
+    else if ('destroy' in s) await s.destroy();
+    else await s.close();
+  }
 }
 
 export const HAM = (n: string | number) =>

@@ -9,7 +9,7 @@ import {
   startTestPostfix,
   type TestPostfix,
 } from '../../src/testing/index.ts';
-import { ports, startFilter } from '../helpers/harness.ts';
+import { ports, startFilter, stopAll } from '../helpers/harness.ts';
 import { startTrawlStack, type TrawlStack } from '../helpers/stack.ts';
 
 const runHere = requireComponent(
@@ -69,7 +69,7 @@ describe.skipIf(!runHere).each(['before-queue', 'after-queue'] as const)(
     let filter: SmtpFilterService;
 
     beforeAll(async () => {
-      const [mailPort, httpPort, smtpPort] = (await ports(3)) as [number, number, number];
+      const [mailPort, httpPort, smtpPort] = await ports(3);
       sink = await startSmtpSink();
       trawl = await startTrawlStack({ mailPort, filters: { smtp: httpPort } });
       postfix = await startTestPostfix({ mode, filterPort: smtpPort, sinkPort: sink.port });
@@ -89,10 +89,7 @@ describe.skipIf(!runHere).each(['before-queue', 'after-queue'] as const)(
     }, 120_000);
 
     afterAll(async () => {
-      await filter?.stop();
-      await postfix?.destroy();
-      await trawl?.close();
-      await sink?.close();
+      await stopAll(filter, postfix, trawl, sink);
     });
 
     it("the mailbox receives only the filter's X-Trawl-* fields, never one hidden behind a bare CR", async () => {

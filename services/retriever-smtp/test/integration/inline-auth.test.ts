@@ -19,7 +19,7 @@ import {
   type TestDnsServer,
   type TestPostfix,
 } from '../../src/testing/index.ts';
-import { ports, startFilter } from '../helpers/harness.ts';
+import { ports, startFilter, stopAll } from '../helpers/harness.ts';
 import { message, type SendingDomain, sendingDomain } from '../helpers/signed-mail.ts';
 import { startTrawlStack, type TrawlStack } from '../helpers/stack.ts';
 
@@ -55,13 +55,7 @@ describe.skipIf(!runHere)('Trawl verifies authentication itself, through a real 
       maxRecords: 50,
       maxTxtChars: 16 * 1024,
     });
-    const [mailPort, httpPort, beforeHttp, afterSmtp, beforeSmtp] = (await ports(5)) as [
-      number,
-      number,
-      number,
-      number,
-      number,
-    ];
+    const [mailPort, httpPort, beforeHttp, afterSmtp, beforeSmtp] = await ports(5);
     sink = await startSmtpSink();
     trawl = await startTrawlStack({
       mailPort,
@@ -100,13 +94,7 @@ describe.skipIf(!runHere)('Trawl verifies authentication itself, through a real 
   }, 120_000);
 
   afterAll(async () => {
-    await afterFilter?.stop();
-    await beforeFilter?.stop();
-    await after?.destroy();
-    await before?.destroy();
-    await trawl?.close();
-    await sink?.close();
-    await dns?.close();
+    await stopAll(afterFilter, beforeFilter, after, before, trawl, sink, dns);
   });
 
   const arrival = async (messageId: string) => {

@@ -10,7 +10,14 @@ import {
   startTestPostfix,
   type TestPostfix,
 } from '../../src/testing/index.ts';
-import { client, ports, postfixHere, startFilter, startMilterFilter } from '../helpers/harness.ts';
+import {
+  client,
+  ports,
+  postfixHere,
+  startFilter,
+  startMilterFilter,
+  stopAll,
+} from '../helpers/harness.ts';
 import { startTrawlStack, type TrawlStack } from '../helpers/stack.ts';
 
 const runHere = postfixHere();
@@ -106,13 +113,7 @@ describe.skipIf(!runHere)('milter and content filter decide alike', () => {
   let milter: SmtpFilterService;
 
   beforeAll(async () => {
-    const [mailPort, httpF, httpM, smtpF, milterPort] = (await ports(5)) as [
-      number,
-      number,
-      number,
-      number,
-      number,
-    ];
+    const [mailPort, httpF, httpM, smtpF, milterPort] = await ports(5);
     sink = await startSmtpSink();
     trawl = await startTrawlStack({ mailPort, filters: { smtp: httpF, 'smtp-milter': httpM } });
     proxy = await startTestPostfix({
@@ -136,12 +137,7 @@ describe.skipIf(!runHere)('milter and content filter decide alike', () => {
   }, 120_000);
 
   afterAll(async () => {
-    await filter?.stop();
-    await milter?.stop();
-    await proxy?.destroy();
-    await milterPostfix?.destroy();
-    await trawl?.close();
-    await sink?.close();
+    await stopAll(filter, milter, proxy, milterPostfix, trawl, sink);
   });
 
   /** Sends `raw` to `pf` (retrying a 4xx twice, as an MTA does) and reads what became of it. */

@@ -14,6 +14,7 @@ import {
   ports,
   postfixHere,
   startMilterFilter,
+  stopAll,
 } from '../helpers/harness.ts';
 import { startTrawlStack, type TrawlStack } from '../helpers/stack.ts';
 
@@ -42,13 +43,7 @@ describe.skipIf(!runHere)('milter with a real Postfix', () => {
   let holdingMilter: Filter;
 
   beforeAll(async () => {
-    const [mailPort, httpA, httpB, milterA, milterB] = (await ports(5)) as [
-      number,
-      number,
-      number,
-      number,
-      number,
-    ];
+    const [mailPort, httpA, httpB, milterA, milterB] = await ports(5);
     sink = await startSmtpSink();
     trawl = await startTrawlStack({ mailPort, filters: { smtp: httpA, 'smtp-hold': httpB } });
     refusing = await startTestPostfix({ mode: 'milter', milterPort: milterA, sinkPort: sink.port });
@@ -75,12 +70,7 @@ describe.skipIf(!runHere)('milter with a real Postfix', () => {
   }, 120_000);
 
   afterAll(async () => {
-    await refusingMilter?.stop();
-    await holdingMilter?.stop();
-    await refusing?.destroy();
-    await holding?.destroy();
-    await trawl?.close();
-    await sink?.close();
+    await stopAll(refusingMilter, holdingMilter, refusing, holding, trawl, sink);
   });
 
   const { arrivedWith, arrival } = arrivals(() => sink);

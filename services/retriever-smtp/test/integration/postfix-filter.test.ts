@@ -8,7 +8,7 @@ import {
   startTestPostfix,
   type TestPostfix,
 } from '../../src/testing/index.ts';
-import { arrivals, client, HAM, PHISH, ports, startFilter } from '../helpers/harness.ts';
+import { arrivals, client, HAM, PHISH, ports, startFilter, stopAll } from '../helpers/harness.ts';
 import { startTrawlStack, type TrawlStack } from '../helpers/stack.ts';
 
 // CI installs Debian's postfix (scripts/ci.sh) and must run these; a laptop without it skips them.
@@ -31,13 +31,7 @@ describe.skipIf(!runHere)('SMTP content filter with a real Postfix', () => {
   let beforeFilter: SmtpFilterService;
 
   beforeAll(async () => {
-    const [mailPort, httpPort, beforeHttpPort, afterSmtp, beforeSmtp] = (await ports(5)) as [
-      number,
-      number,
-      number,
-      number,
-      number,
-    ];
+    const [mailPort, httpPort, beforeHttpPort, afterSmtp, beforeSmtp] = await ports(5);
     sink = await startSmtpSink();
     // Two filters, two retrievers of Trawl (each its own credential and verdict address).
     trawl = await startTrawlStack({
@@ -82,12 +76,7 @@ describe.skipIf(!runHere)('SMTP content filter with a real Postfix', () => {
   }, 120_000);
 
   afterAll(async () => {
-    await afterFilter?.stop();
-    await beforeFilter?.stop();
-    await after?.destroy();
-    await before?.destroy();
-    await trawl?.close();
-    await sink?.close();
+    await stopAll(afterFilter, beforeFilter, after, before, trawl, sink);
   });
 
   const { arrivedWith, arrival } = arrivals(() => sink);

@@ -41,7 +41,7 @@ describe.skipIf(!runHere)('release from quarantine, through a real Postfix', () 
   let home = '';
 
   beforeAll(async () => {
-    const [mailPort, httpPort, smtpPort] = (await ports(3)) as [number, number, number];
+    const [mailPort, httpPort, smtpPort] = await ports(3);
     sink = await startSmtpSink();
     trawl = await startTrawlStack({ mailPort, filters: { smtp: httpPort } });
     await seedUsers(trawl.store);
