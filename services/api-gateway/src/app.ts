@@ -16,6 +16,7 @@ import type { GatewayOptions } from './options.ts';
 import { registerEdgeHooks } from './plugins/edge.ts';
 import { registerMetrics } from './plugins/metrics.ts';
 import { registerProblemHandlers } from './plugins/problems.ts';
+import { registerUnstorableTextCheck } from './plugins/unstorable-text.ts';
 import { GatewayLogController, registerRequestLogFields } from './request-log.ts';
 import { analyzeRoutes } from './routes/analyze.ts';
 import { auditRoutes } from './routes/audit.ts';
@@ -97,6 +98,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   // First: every route registered after this must declare who may call it.
   enforceRouteAccess(app, { publicBodyBytes: config.publicBodyBytes ?? 64 * 1024 });
   registerProblemHandlers(app);
+  registerUnstorableTextCheck(app);
   registerRequestLogFields(app);
   const metrics = registerMetrics(app, {
     enabled: config.metrics ?? true,

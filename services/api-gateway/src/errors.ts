@@ -14,6 +14,8 @@ export const GATEWAY_ERRORS = {
   unsupportedMediaType: 'TRAWL_ERR_GATEWAY_UNSUPPORTED_MEDIA_TYPE',
   badRequest: 'TRAWL_ERR_GATEWAY_BAD_REQUEST',
   badQuery: 'TRAWL_ERR_GATEWAY_BAD_QUERY',
+  /** A request field (query, path, body) holding U+0000 or an unpaired surrogate (issue 28). */
+  unstorableText: 'TRAWL_ERR_GATEWAY_UNSTORABLE_TEXT',
   routeWithoutAccess: 'TRAWL_ERR_GATEWAY_ROUTE_WITHOUT_ACCESS',
   notOwner: 'TRAWL_ERR_AUTH_NOT_OWNER',
   notRetriever: 'TRAWL_ERR_AUTH_NOT_RETRIEVER',

@@ -92,7 +92,13 @@ const problem = (description: string) => ({
   description,
   content: { 'application/problem+json': { schema: ref('ProblemDetails') } },
 });
+/** Any operation: a path, query or body field holding U+0000 or an unpaired surrogate (issue 28). */
+const unstorable = problem(
+  'a path, query or body field holds U+0000 or an unpaired surrogate ' +
+    '(TRAWL_ERR_GATEWAY_UNSTORABLE_TEXT, naming the field)',
+);
 const std = {
+  '400': unstorable,
   '401': problem('missing, invalid or expired credentials'),
   '403': problem('the role does not allow this action'),
   '429': problem('rate limited'),
@@ -156,6 +162,7 @@ function open(summary: string, responses: Json, extra: Json = {}) {
     security: [],
     ...extra,
     responses: {
+      '400': unstorable,
       ...(extra.requestBody ? withBody : {}),
       '500': std['500'],
       ...responses,
@@ -574,7 +581,21 @@ const paths = withPathParams({
       '409': 'last admin',
     }),
   },
-  '/api/v1/audit': { get: op('Audit log, newest first (by id)', 'admin', ok('a page')) },
+  '/api/v1/audit': {
+    get: op(
+      'Audit log, newest first (by id)',
+      'admin',
+      ok('a page'),
+      {},
+      {
+        parameters: [
+          ...paging,
+          query('action', { type: 'string' }),
+          query('actor', { type: 'string' }),
+        ],
+      },
+    ),
+  },
   '/api/v1/audit/verify': {
     get: op(
       'Check the audit hash chain from its anchor to its head',

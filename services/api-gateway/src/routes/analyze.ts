@@ -153,7 +153,10 @@ export function analyzeRoutes(ctx: GatewayContext): FastifyPluginAsync {
     keepJsonText(app);
     app.post(
       '/analyze',
-      { config: { access: { role: 'analyst', service: ['jobs:submit'] } } },
+      {
+        // the Email is mail content: the store keeps its U+0000 as visible text (ADR 014)
+        config: { access: { role: 'analyst', service: ['jobs:submit'] }, mailContent: ['/email'] },
+      },
       async (request) => {
         const body = request.body ?? {};
         const parsed = parseWith(submission, body);

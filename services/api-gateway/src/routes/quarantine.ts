@@ -28,7 +28,11 @@ export function quarantineRoutes(ctx: GatewayContext): FastifyPluginAsync {
   return async (app) => {
     app.post(
       '/quarantine',
-      { config: { access: { service: ['quarantine:record'] } }, bodyLimit: 140 * 1024 * 1024 },
+      {
+        // the subject is the quarantined message's, as its sender wrote it (ADR 014)
+        config: { access: { service: ['quarantine:record'] }, mailContent: ['/subject'] },
+        bodyLimit: 140 * 1024 * 1024,
+      },
       async (request, reply) => {
         const caller = (request.principal as ServicePrincipal).caller;
         if (caller.kind !== 'retriever') {

@@ -74,7 +74,8 @@ export function workflowRoutes(ctx: GatewayContext): FastifyPluginAsync {
 
     app.post(
       '/workflows/:id/dry-run',
-      { config: { access: { role: 'analyst' } } },
+      // the body is an Email (or {email}): mail content, analysed as sent and never stored
+      { config: { access: { role: 'analyst' }, mailContent: [''] } },
       async (request) => {
         const { id } = request.params as { id: string };
         const snapshot = ctx.configState.current();
