@@ -1,11 +1,9 @@
 import { hash } from 'node:crypto';
 import type { AuditRecord } from './repositories.ts';
+import { storableText } from './storable-text.ts';
 
 /** The hash a chain starts from (no row before it). */
 export const AUDIT_GENESIS_HASH = '0'.repeat(64);
-
-/** NUL, and a surrogate not in a pair (fixed-width lookarounds: linear time). */
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /**
  * What one audit row's hash covers, as stored (strings made storable by `storableText`): the
@@ -15,15 +13,6 @@ export type AuditHashInput = Omit<AuditRecord, 'details' | 'prev_hash' | 'hash'>
   details: unknown;
   prev_hash: string;
 };
-
-/**
- * A string PostgreSQL stores and gives back unchanged: lone surrogates become U+FFFD (UTF-8 cannot
- * hold them; the driver would substitute them anyway) and NUL, which text and jsonb refuse, too.
- * Audit fields carry attacker-chosen text (a login name), so the hash is taken over what is stored.
- */
-export function storableText(s: string): string {
-  return s.replace(UNSTORABLE, '\uFFFD');
-}
 
 /**
  * A JSON value with storable strings and object keys in sorted order: the same value whether it

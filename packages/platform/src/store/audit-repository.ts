@@ -1,5 +1,5 @@
 import { badCursor } from '../errors.ts';
-import { AUDIT_GENESIS_HASH, auditRowHash, canonicalJson, storableText } from './audit-hash.ts';
+import { AUDIT_GENESIS_HASH, auditRowHash, canonicalJson } from './audit-hash.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import type {
   AuditEntry,
@@ -8,6 +8,7 @@ import type {
   AuditVerification,
 } from './repositories.ts';
 import { iso, json } from './rows.ts';
+import { storableText } from './storable-text.ts';
 import type { SqlClient } from './types.ts';
 
 /** A row as read: the entry's columns, the id and time as the driver gives them, details as stored. */

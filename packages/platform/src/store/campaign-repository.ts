@@ -8,7 +8,7 @@ import type {
 } from '@trawl/contracts';
 import { badCursor } from '../errors.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
-import { EVIDENCE_OF, iso } from './rows.ts';
+import { EVIDENCE_OF, iso, jsonParam } from './rows.ts';
 import type { SqlClient } from './types.ts';
 
 /**
@@ -383,7 +383,7 @@ async function assignLocked(
   const kinds = [...new Set(matched.map(lureKindOf))];
   // the job's own recipients and subject when the orchestrator gave them; lone jobs' from the store
   const fromStore: null[] = new Array(lone.size).fill(null);
-  const rcpts = [job.recipients ? JSON.stringify(job.recipients) : null, ...fromStore];
+  const rcpts = [job.recipients ? jsonParam(job.recipients) : null, ...fromStore];
   const subjects = [job.subject ?? null, ...fromStore];
   const r = await tx.query<{
     id: string;

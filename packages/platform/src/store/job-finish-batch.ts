@@ -132,7 +132,7 @@ const jobsOnlySql = memoByRows((n) => buildFinishSql(n, false));
 function termsParam(terms: readonly string[] | undefined): string | null {
   if (!terms || terms.length === 0) return null;
   const kept = terms.filter((t) => !ROW_TERM_KINDS.has(t.slice(0, t.indexOf(':'))));
-  return kept.length > 0 ? JSON.stringify(kept) : null;
+  return kept.length > 0 ? jsonParam(kept) : null;
 }
 
 export function pushParams(params: unknown[], f: JobFinish, withSender: boolean): void {

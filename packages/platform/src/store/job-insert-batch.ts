@@ -3,6 +3,7 @@ import { storeConflict } from '../errors.ts';
 import type { NewJob } from './repositories.ts';
 import { iso, jsonParam } from './rows.ts';
 import { createStatementBatcher, memoByRows, preparedName } from './statement-batch.ts';
+import { storableJson } from './storable-text.ts';
 import type { SqlClient } from './types.ts';
 
 /** Group commit of job inserts (ADR 005): caps of one multi-row statement. */
@@ -61,7 +62,8 @@ function newJobOf(j: NewJob, row: Created): Job {
 function rowOf(j: NewJob): Row {
   if (j.email_json === undefined && j.email === undefined)
     throw new TypeError(`job ${j.job_id}: neither email nor email_json`);
-  const email = j.email_json ?? (jsonParam(j.email) as string);
+  const email =
+    j.email_json === undefined ? (jsonParam(j.email) as string) : storableJson(j.email_json);
   // what the list shows (issue 32): given by the caller, else read from the Email
   const h = j.headline ?? (j.email ? headlineOf(j.email) : undefined);
   const job = h && !j.headline ? { ...j, headline: h } : j;
@@ -77,7 +79,7 @@ function rowOf(j: NewJob): Row {
       h?.subject ?? null,
       h?.sender ?? null,
       h?.sender_name ?? null,
-      h ? JSON.stringify(h.recipients) : null,
+      h ? jsonParam(h.recipients) : null,
       h?.recipient_count ?? null,
     ],
   };

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { storeUnavailable } from '../errors.ts';
+import { storableParams } from './storable-text.ts';
 import type { SqlClient, SqlResult } from './types.ts';
 
 /** SQLSTATE classes that mean the server is unreachable or going away, not that the query is wrong. */
@@ -23,7 +24,9 @@ export function quoteIdent(name: string): string {
 type Queryable = Pick<pg.PoolClient, 'query'>;
 
 function makeQuery(target: Queryable) {
-  return async <R>(sql: string, params?: unknown[], name?: string): Promise<SqlResult<R>> => {
+  return async <R>(sql: string, input?: unknown[], name?: string): Promise<SqlResult<R>> => {
+    // the one boundary of text the store cannot hold (ADR 014)
+    const params = storableParams(input);
     try {
       const r =
         name === undefined

@@ -1,12 +1,14 @@
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { KeyedMutex } from './keyed-mutex.ts';
+import { storableParams } from './storable-text.ts';
 import type { SqlClient, SqlResult } from './types.ts';
 
 type Target = Pick<PGlite, 'query' | 'exec'> | Transaction;
 
 function makeQuery(target: Target) {
   return async <R>(sql: string, params?: unknown[]): Promise<SqlResult<R>> => {
-    const r = await target.query<R>(sql, params as unknown[] | undefined);
+    // the one boundary of text the store cannot hold (ADR 014), as on PostgreSQL
+    const r = await target.query<R>(sql, storableParams(params));
     return { rows: r.rows, rowCount: r.rowCount ?? r.affectedRows ?? r.rows.length };
   };
 }

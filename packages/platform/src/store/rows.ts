@@ -1,4 +1,5 @@
 import type { Indicator, Job, JobReport } from '@trawl/contracts';
+import { storableJson } from './storable-text.ts';
 
 /** Row value helpers shared by the repositories (pg and PGlite return the same JS types). */
 export function iso(v: unknown): string {
@@ -15,9 +16,9 @@ export function json<T>(v: unknown): T {
   return (typeof v === 'string' ? JSON.parse(v) : v) as T;
 }
 
-/** A parameter for a `$n::jsonb` placeholder. */
+/** A parameter for a `$n::jsonb` placeholder (or JSON text in a text column): storable JSON. */
 export function jsonParam(v: unknown): string | null {
-  return v === undefined || v === null ? null : JSON.stringify(v);
+  return v === undefined || v === null ? null : storableJson(JSON.stringify(v));
 }
 
 /**
@@ -28,9 +29,10 @@ export function splitEvidence(result: { evidence?: unknown }): {
   result: string;
   evidence: string | null;
 } {
-  if (result.evidence === undefined) return { result: JSON.stringify(result), evidence: null };
+  if (result.evidence === undefined) return { result: jsonParam(result) as string, evidence: null };
   const { evidence, ...rest } = result;
-  return { result: JSON.stringify(rest), evidence: JSON.stringify(evidence) };
+  // storable: a link's `%00` decoded into the evidence reads back as the text `\u0000` (ADR 014)
+  return { result: jsonParam(rest) as string, evidence: jsonParam(evidence) };
 }
 
 /** A stored result with its evidence put back (the column's, when it is set). */

@@ -647,7 +647,8 @@ export function storeConformance(name: string, makeTarget: () => Promise<StoreTa
           outcome: 'failure' as const,
           address: '192.0.2.1',
           request_id: `rq${i}`,
-          // attacker-chosen text: NUL and a lone surrogate are stored as U+FFFD, the hash agrees
+          // attacker-chosen text: NUL and a lone surrogate are stored as visible escapes (ADR 014),
+          // the hash agrees
           details: { z: 1, a: { y: [1, 'x\u0000y'], b: 'lone \ud800' }, n: 0.1 },
         });
         await Promise.all(
@@ -662,7 +663,7 @@ export function storeConformance(name: string, makeTarget: () => Promise<StoreTa
         expect(newest?.hash).toBe(v.head.hash);
         expect(newest?.details).toEqual({
           z: 1,
-          a: { y: [1, 'x\uFFFDy'], b: 'lone \uFFFD' },
+          a: { y: [1, 'x\\u0000y'], b: 'lone \\ud800' },
           n: 0.1,
         });
       });

@@ -10,6 +10,17 @@ export interface CampaignTarget {
   cleanup(): Promise<void>;
 }
 
+/** An Email whose subject holds U+0000 (as JSON text: the escape `\u0000`). */
+const sampleEmailNul = {
+  headers: {
+    subject: 'Invoice \u0000 due',
+    sender: 'billing@example.com',
+    recipients: ['alice@example.org'],
+    date: '2024-05-01T10:00:00Z',
+  },
+  body_text: 'Pay \u0000 now',
+};
+
 function evidenceFor(subject: string, to: string[]): Evidence {
   return {
     message: {
@@ -127,6 +138,55 @@ export function campaignsSuite(name: string, makeTarget: () => Promise<CampaignT
       });
       expect(page.items.map((j) => j.job_id).sort()).toEqual([a, b, c].sort());
       expect(await store.campaigns.forJob(other)).toBeNull();
+    });
+
+    it('a lure holding U+0000 is grouped and read back, its link named as written (issue 28)', async () => {
+      // the link `…/auth.php?id=%00x`: decoded for the evidence, it holds U+0000; sent first, it
+      // used to make the job's evidence unreadable as JSON, so its lure grouped nothing after it
+      const link = 'http://nul-lure.example/auth.php?id=%00x';
+      const j = newJob({ email_json: JSON.stringify({ ...sampleEmailNul, analysis_context: {} }) });
+      await store.jobs.create(j);
+      const evidence: Evidence = {
+        ...evidenceFor('Pass\u0000word expiry', ['nul@corp.example']),
+        urls: [
+          {
+            url: link,
+            decoded: 'http://nul-lure.example/auth.php?id=\u0000x',
+            host: 'nul-lure.example',
+            registrable_domain: 'nul-lure.example',
+            found_in: 'text',
+            element: 'text',
+            text: 'lone \ud800 surrogate',
+          },
+        ],
+      };
+      const result: AnalysisResult = { ...sampleResult(0.9), evidence };
+      await store.jobs.finish({
+        job_id: j.job_id,
+        outcome: { status: 'completed', result, trace: sampleTrace },
+      });
+      const b = await finished('Password expiry', ['other@corp.example']);
+      expect(
+        await store.campaigns.assign({ job_id: j.job_id, keys: ['dom:nul-lure.example'] }),
+      ).toBeNull();
+      const ab = await store.campaigns.assign({ job_id: b, keys: ['dom:nul-lure.example'] });
+      expect(ab?.campaign).toMatchObject({ size: 2, recipients: 2 });
+      const detail = await store.campaigns.get(ab?.campaign.id as string, { limit: 10 });
+      expect(detail?.members.map((m) => m.job_id).sort()).toEqual([j.job_id, b].sort());
+      // the campaign's subject is its first job's, U+0000 shown as text
+      expect(detail?.subject).toBe('Pass\\u0000word expiry');
+      // the evidence reads back whole: the link as written, U+0000 as the visible text `\u0000`
+      const back = (await store.jobs.get(j.job_id))?.result?.evidence;
+      expect(back?.urls[0]?.url).toBe(link);
+      expect(back?.urls[0]?.decoded).toBe('http://nul-lure.example/auth.php?id=\\u0000x');
+      expect(back?.urls[0]?.text).toBe('lone \\ud800 surrogate');
+      expect(back?.message.subject).toBe('Pass\\u0000word expiry');
+      // the stored Email is JSON the database reads (the reporter notifier reads it so)
+      const row = await target.sql.query<{ subject: string }>(
+        `SELECT (email::jsonb)->'headers'->>'subject' AS subject FROM jobs WHERE job_id = $1`,
+        [j.job_id],
+      );
+      expect(row.rows[0]?.subject).toBe('Invoice \\u0000 due');
     });
 
     it('takes the recipients and subject a job comes with, and the stored ones of earlier jobs', async () => {

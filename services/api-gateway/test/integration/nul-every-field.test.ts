@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiDocument } from '../../src/openapi.ts';
+import { sampleEmail } from '../fixtures/email.ts';
 import {
   bearer,
   type Gateway,
@@ -204,5 +205,34 @@ describe('U+0000 in every string field of every route', () => {
     });
     expect(res.statusCode).toBe(400);
     expect(res.json().errors[0].path).toBe('/body/x\u0000');
+  });
+
+  it('an Email holding U+0000 is mail content: stored and read back as visible text, not refused', async () => {
+    const email = sampleEmail({ subject: 'Invoice\u0000 due' });
+    email.body_text = 'Pay at http://nul-lure.example/auth.php?id=%00x \u0000 today';
+    const sub = await gw.app.inject({
+      method: 'POST',
+      url: '/api/v1/analyze',
+      headers: { ...bearer(token), 'content-type': 'application/json' },
+      payload: JSON.stringify({ email }),
+    });
+    expect(sub.statusCode, sub.body).toBe(200);
+    const id = sub.json().job_id as string;
+    const job = await gw.app.inject({
+      method: 'GET',
+      url: `/api/v1/analyze/${id}`,
+      headers: bearer(token),
+    });
+    expect(job.statusCode, job.body).toBe(200);
+    const list = await gw.app.inject({
+      method: 'GET',
+      url: '/api/v1/analyze?limit=5',
+      headers: bearer(token),
+    });
+    expect(list.statusCode, list.body).toBe(200);
+    const mine = (list.json().items as { job_id: string; subject?: string }[]).find(
+      (j) => j.job_id === id,
+    );
+    expect(mine?.subject).toBe('Invoice\\u0000 due');
   });
 });
