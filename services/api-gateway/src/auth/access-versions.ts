@@ -19,6 +19,11 @@ export interface AccessVersions {
   current(username: string): Promise<number | null>;
   /** After a change of the user in the database: publishes their new version to every replica. */
   changed(username: string, log?: FastifyBaseLogger): Promise<void>;
+  /**
+   * Calls `listener` after each `changed(username)` on this replica (an open event stream checks
+   * its access again at once); answers the function that stops it.
+   */
+  onChange(username: string, listener: () => void): () => void;
 }
 
 const NONE = '-';
@@ -60,6 +65,7 @@ export function createAccessVersions(opts: {
   // Requests of one user that arrive while a lookup of theirs is in flight share its answer (one
   // cache read for a burst): the answer is at most one cache round trip old.
   const inFlight = new Map<string, Promise<number | null>>();
+  const listeners = new Map<string, Set<() => void>>();
 
   return {
     current(username) {
@@ -83,6 +89,19 @@ export function createAccessVersions(opts: {
         );
         await cache.del(key(username)).catch(() => undefined);
       }
+      for (const l of [...(listeners.get(username) ?? [])]) l();
+    },
+    onChange(username, listener) {
+      let set = listeners.get(username);
+      if (!set) {
+        set = new Set();
+        listeners.set(username, set);
+      }
+      set.add(listener);
+      return () => {
+        set.delete(listener);
+        if (set.size === 0 && listeners.get(username) === set) listeners.delete(username);
+      };
     },
   };
 }
