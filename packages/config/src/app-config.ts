@@ -222,6 +222,16 @@ export interface AppConfig {
     dispatcher: boolean;
   } & Omit<WebhookSettings, 'logRetentionMs'>;
   /**
+   * Bounded feedback (issue 28, docs/feedback-and-webhooks.md "Bounded feedback"): how much one
+   * user may teach the classifier.
+   */
+  feedback: {
+    /** Feedback requests one user may make per hour, across replicas (then 429). */
+    ratePerHour: number;
+    /** The most one user's labels may be of every document the classifier learnt, in percent. */
+    maxSharePercent: number;
+  };
+  /**
    * Reporter notifications (issue 17, docs/feedback-and-webhooks.md): the analyzer orchestrator
    * answers each reporter of a reported message by email once its verdict is known. Off without
    * TRAWL_SMTP_URL.

@@ -291,6 +291,19 @@ function readAll(
         { min: 0 },
       ),
     },
+    feedback: {
+      ratePerHour: r.int('TRAWL_FEEDBACK_RATE_PER_HOUR', D.TRAWL_FEEDBACK_RATE_PER_HOUR, {
+        min: 1,
+      }),
+      maxSharePercent: r.int(
+        'TRAWL_FEEDBACK_MAX_SHARE_PERCENT',
+        D.TRAWL_FEEDBACK_MAX_SHARE_PERCENT,
+        {
+          min: 1,
+          max: 100,
+        },
+      ),
+    },
     webhooks: {
       dispatcher: r.bool('TRAWL_WEBHOOK_DISPATCHER', D.TRAWL_WEBHOOK_DISPATCHER),
       pollIntervalMs: r.int('TRAWL_WEBHOOK_POLL_INTERVAL_MS', D.TRAWL_WEBHOOK_POLL_INTERVAL_MS, {

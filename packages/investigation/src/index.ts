@@ -23,8 +23,12 @@ export {
   withEvidence,
 } from './evidence.ts';
 export {
+  /** Bounds of what feedback teaches: one user's most share of the training (issue 28). */
+  type FeedbackBounds,
   /** What learning a job's analyst feedback did. */
   type FeedbackLearning,
+  /** `trawl learn --forget USER`: unlearns a user's labels, deciding each job again. */
+  forgetTeacher,
   /** Trains the classifier from a job's analyst feedback, in one transaction. */
   learnFeedback,
   /** Learns every analyst feedback not yet learnt (the gateway's catch-up). */

@@ -25,6 +25,8 @@ export const GATEWAY_ERRORS = {
   databaseUnavailable: 'TRAWL_ERR_DATABASE_UNAVAILABLE',
   reloadFailed: 'TRAWL_ERR_CONFIG_RELOAD_FAILED',
   jobNotCompleted: 'TRAWL_ERR_FEEDBACK_JOB_NOT_COMPLETED',
+  /** One user's feedback requests past TRAWL_FEEDBACK_RATE_PER_HOUR (issue 28): 429. */
+  feedbackRateLimited: 'TRAWL_ERR_FEEDBACK_RATE_LIMITED',
   messagePurged: 'TRAWL_ERR_MESSAGE_PURGED',
   /** A quarantined message released already (or being released): a release delivers it once. */
   quarantineReleased: 'TRAWL_ERR_QUARANTINE_RELEASED',

@@ -21,7 +21,8 @@ export function buildConfiguredGateway(
     config: { ...gatewayOptionsFrom(cfg), features: { database_config: false } },
     releaseQuarantined: createReleaseDelivery(cfg.mailRetrievers, cfg.internalApiKey),
     ...deps,
-    learnFeedback: (jobId) => learnFeedback(sql, jobId),
+    learnFeedback: (jobId) =>
+      learnFeedback(sql, jobId, { maxShare: cfg.feedback.maxSharePercent / 100 }),
   });
 }
 
@@ -36,7 +37,7 @@ export interface GatewayBackground {
  * feedback stored but not learnt (learning failed at the time), learnt here once a minute.
  */
 export function startGatewayBackground(d: {
-  cfg: Pick<AppConfig, 'webhooks'>;
+  cfg: Pick<AppConfig, 'webhooks' | 'feedback'>;
   sql: SqlClient;
   store: Store;
   logger: Logger;
@@ -54,9 +55,9 @@ export function startGatewayBackground(d: {
     : undefined;
   dispatcher?.start();
   const feedbackCatchUp = setInterval(() => {
-    learnPendingFeedback(d.sql).catch((err: unknown) =>
-      d.logger.warn({ err }, 'feedback catch-up failed'),
-    );
+    learnPendingFeedback(d.sql, 100, {
+      maxShare: d.cfg.feedback.maxSharePercent / 100,
+    }).catch((err: unknown) => d.logger.warn({ err }, 'feedback catch-up failed'));
   }, 60_000);
   feedbackCatchUp.unref();
   return {

@@ -80,6 +80,22 @@ const UserView = z.object({
   updated_at: z.string(),
 });
 
+const FeedbackTeachers = z.object({
+  /** Every document the classifier learnt (corpus training and feedback). */
+  documents: z.number().int(),
+  max_share_percent: z.number().int(),
+  teachers: z.array(
+    z.object({
+      user: z.string(),
+      labels: z.number().int(),
+      learned: z.object({ phishing: z.number().int(), legitimate: z.number().int() }),
+      held: z.object({ outvoted: z.number().int(), capped: z.number().int() }),
+      forgotten: z.number().int(),
+      last_at: z.string().nullable(),
+      share: z.number(),
+    }),
+  ),
+});
 const ChangePassword = z.object({
   current_password: z.string(),
   new_password: z.string().describe('follows the password rule (docs/security.md)'),
@@ -439,8 +455,20 @@ const paths = withPathParams({
       "An analyst's verdict on a completed job (replaces an earlier one; trains the classifier)",
       ANALYSTS,
       ok('stored', 'FeedbackAnswer'),
-      { '404': 'unknown job', '409': 'the job is not completed', '422': 'invalid feedback' },
+      {
+        '404': 'unknown job',
+        '409': 'the job is not completed',
+        '422': 'invalid feedback',
+        '429': 'the user made TRAWL_FEEDBACK_RATE_PER_HOUR requests this hour (Retry-After)',
+      },
       body('FeedbackRequest'),
+    ),
+  },
+  '/api/v1/feedback/teachers': {
+    get: op(
+      'Who taught the classifier what: per user, labels given, learnt, held and forgotten, and share',
+      'admin',
+      ok('the teachers, most learnt first', 'FeedbackTeachers'),
     ),
   },
   '/api/v1/quarantine': {
@@ -631,6 +659,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
       },
       schemas: {
         Email: schema(Email),
+        FeedbackTeachers: schema(FeedbackTeachers),
         SubmitRequest: schema(SubmitRequest),
         SubmitResponse: schema(SubmitResponse),
         Job: schema(Job),

@@ -51,6 +51,11 @@ export interface GatewayOptions {
    * 10 s; workers 0: all on the HTTP thread).
    */
   cpuWork?: Partial<CpuWorkOptions>;
+  /**
+   * Bounded feedback (issue 28): requests per user per hour (default 120) and one user's most
+   * share of the classifier's training in percent (default 20).
+   */
+  feedback?: { ratePerHour: number; maxSharePercent: number };
 }
 
 /** Defaults for tests and embedded mode. */
@@ -86,11 +91,12 @@ export function gatewayOptionsFrom(
     | 'limits'
     | 'audit'
     | 'metrics'
-  > & {
-    auth: Pick<AppConfig['auth'], 'accessTokenExpireMinutes' | 'refreshTokenExpireDays'>;
-    /** Optional: callers that build a partial configuration get the CPU pool's defaults. */
-    gateway?: Pick<AppConfig['gateway'], 'cpuWorkers'>;
-  },
+  > &
+    Partial<Pick<AppConfig, 'feedback'>> & {
+      auth: Pick<AppConfig['auth'], 'accessTokenExpireMinutes' | 'refreshTokenExpireDays'>;
+      /** Optional: callers that build a partial configuration get the CPU pool's defaults. */
+      gateway?: Pick<AppConfig['gateway'], 'cpuWorkers'>;
+    },
 ): GatewayOptions {
   const cpu = cfg.gateway?.cpuWorkers;
   return {
@@ -112,6 +118,7 @@ export function gatewayOptionsFrom(
     metrics: cfg.metrics,
     publicBodyBytes: cfg.limits.publicBodyBytes,
     audit: { ...cfg.audit },
+    ...(cfg.feedback ? { feedback: { ...cfg.feedback } } : {}),
     ...(cpu
       ? {
           cpuWork: {

@@ -35,6 +35,28 @@ export interface GiveFeedback {
   by: string | null;
   /** The job's own verdict (is_phishing), for the `fb:disagrees` term; null: none. */
   job_is_phishing: boolean | null;
+  /**
+   * Rank of the giver's highest role (1 viewer, 2 analyst, 3 admin) when they gave it: their label
+   * is kept per user (`feedback_labels`, migration 012) and decides conflicts (issue 28).
+   */
+  rank?: number;
+}
+
+/** What one user taught the classifier (the admin view of issue 28). */
+export interface Teacher {
+  user: string;
+  /** Labels given (latest per job), forgotten ones included. */
+  labels: number;
+  /** Jobs whose learnt label is this user's, by label. */
+  learned: { phishing: number; legitimate: number };
+  /**
+   * Labels of theirs not learnt: `outvoted` (another's label is learnt from the job, or none:
+   * outranked, disputed or not learnt yet), `capped` (held at the share cap).
+   */
+  held: { outvoted: number; capped: number };
+  /** Labels removed from learning by `trawl learn --forget`. */
+  forgotten: number;
+  last_at: string | null;
 }
 
 export interface FeedbackRepository {
@@ -62,9 +84,19 @@ export interface FeedbackRepository {
    * Locks a job's analyst feedback row (call it on a transaction's client) and answers it with the
    * job's stored Email (its JSON text or a parsed value, not validated); null when none.
    */
-  lockForLearning(
-    jobId: string,
-  ): Promise<{ verdict: FeedbackVerdict; learned: FeedbackVerdict | null; email: unknown } | null>;
+  lockForLearning(jobId: string): Promise<{
+    verdict: FeedbackVerdict;
+    learned: FeedbackVerdict | null;
+    learned_by: string | null;
+    email: unknown;
+  } | null>;
+  /** Who taught what, most learnt first (issue 28). */
+  teachers(): Promise<Teacher[]>;
+  /**
+   * Marks every label of `user` forgotten (they stop counting for learning) and answers the jobs
+   * whose learnt label has to be decided again: those with a label of theirs or learnt from them.
+   */
+  forget(user: string): Promise<string[]>;
 }
 
 interface Row {
@@ -106,10 +138,21 @@ export function createFeedbackRepository(sql: SqlClient): FeedbackRepository {
       `INSERT INTO job_feedback (job_id, source, verdict, note, given_by, given_at)
        VALUES ($1, $2, $3, $4, $5, now())
        ON CONFLICT (job_id, source) DO UPDATE SET verdict = EXCLUDED.verdict,
-         note = EXCLUDED.note, given_by = EXCLUDED.given_by, given_at = EXCLUDED.given_at
+         note = EXCLUDED.note, given_by = EXCLUDED.given_by, given_at = EXCLUDED.given_at,
+         held = NULL
        RETURNING ${COLUMNS}`,
       [f.job_id, f.source, f.verdict, f.note, f.by],
     );
+    if (f.source === 'analyst' && f.by !== null && f.rank !== undefined) {
+      // the user's own latest label of the job (a label forgotten before counts again)
+      await tx.query(
+        `INSERT INTO feedback_labels (job_id, given_by, rank, verdict, given_at)
+         VALUES ($1, $2, $3, $4, now())
+         ON CONFLICT (job_id, given_by) DO UPDATE SET rank = EXCLUDED.rank,
+           verdict = EXCLUDED.verdict, given_at = EXCLUDED.given_at, forgotten = false`,
+        [f.job_id, f.by, f.rank, f.verdict],
+      );
+    }
     if (f.source === 'analyst') {
       await tx.query(`DELETE FROM job_terms WHERE kind = 'fb' AND job_id = $1`, [f.job_id]);
       const values: string[] = [f.verdict];
@@ -151,7 +194,7 @@ export function createFeedbackRepository(sql: SqlClient): FeedbackRepository {
     async unlearned(limit) {
       const r = await sql.query<Row>(
         `SELECT ${COLUMNS} FROM job_feedback
-         WHERE source = 'analyst' AND learned IS DISTINCT FROM verdict
+         WHERE source = 'analyst' AND learned IS DISTINCT FROM verdict AND held IS NULL
            AND NOT EXISTS (SELECT 1 FROM jobs j
                            WHERE j.job_id = job_feedback.job_id AND j.body_purged_at IS NOT NULL)
          ORDER BY given_at LIMIT $1`,
@@ -163,15 +206,68 @@ export function createFeedbackRepository(sql: SqlClient): FeedbackRepository {
       const r = await sql.query<{
         verdict: FeedbackVerdict;
         learned: FeedbackVerdict | null;
+        learned_by: string | null;
         email: unknown;
       }>(
         // a job whose body retention purged has only a stub left: nothing to learn or unlearn from
-        `SELECT f.verdict, f.learned, CASE WHEN j.body_purged_at IS NULL THEN j.email END AS email
+        `SELECT f.verdict, f.learned, f.learned_by, CASE WHEN j.body_purged_at IS NULL THEN j.email END AS email
          FROM job_feedback f JOIN jobs j ON j.job_id = f.job_id
          WHERE f.job_id = $1 AND f.source = 'analyst' FOR UPDATE OF f`,
         [jobId],
       );
       return r.rows[0] ?? null;
+    },
+    async teachers() {
+      const r = await sql.query<{
+        user: string;
+        labels: string;
+        phishing: string;
+        legitimate: string;
+        disputed: string;
+        capped: string;
+        forgotten: string;
+        last_at: unknown;
+      }>(
+        `WITH u AS (
+           SELECT given_by AS "user" FROM feedback_labels
+           UNION SELECT learned_by FROM job_feedback WHERE learned_by IS NOT NULL)
+         SELECT u."user",
+           (SELECT count(*) FROM feedback_labels l WHERE l.given_by = u."user") AS labels,
+           (SELECT count(*) FROM job_feedback f WHERE f.source = 'analyst'
+              AND f.learned_by = u."user" AND f.learned = 'phishing') AS phishing,
+           (SELECT count(*) FROM job_feedback f WHERE f.source = 'analyst'
+              AND f.learned_by = u."user" AND f.learned = 'legitimate') AS legitimate,
+           (SELECT count(*) FROM feedback_labels l JOIN job_feedback f
+              ON f.job_id = l.job_id AND f.source = 'analyst'
+              WHERE l.given_by = u."user" AND NOT l.forgotten
+                AND f.learned_by IS DISTINCT FROM u."user"
+                AND (f.held IS DISTINCT FROM 'capped')) AS disputed,
+           (SELECT count(*) FROM feedback_labels l JOIN job_feedback f
+              ON f.job_id = l.job_id AND f.source = 'analyst'
+              WHERE l.given_by = u."user" AND f.held = 'capped') AS capped,
+           (SELECT count(*) FROM feedback_labels l
+              WHERE l.given_by = u."user" AND l.forgotten) AS forgotten,
+           (SELECT max(given_at) FROM feedback_labels l WHERE l.given_by = u."user") AS last_at
+         FROM u ORDER BY 3 DESC, 4 DESC, 1`,
+      );
+      return r.rows.map((x) => ({
+        user: x.user,
+        labels: Number(x.labels),
+        learned: { phishing: Number(x.phishing), legitimate: Number(x.legitimate) },
+        held: { outvoted: Number(x.disputed), capped: Number(x.capped) },
+        forgotten: Number(x.forgotten),
+        last_at: x.last_at === null ? null : iso(x.last_at),
+      }));
+    },
+    async forget(user) {
+      const r = await sql.query<{ job_id: string }>(
+        `WITH f AS (UPDATE feedback_labels SET forgotten = true WHERE given_by = $1
+                    RETURNING job_id)
+         SELECT job_id FROM f
+         UNION SELECT job_id FROM job_feedback WHERE source = 'analyst' AND learned_by = $1`,
+        [user],
+      );
+      return r.rows.map((x) => x.job_id);
     },
   };
 }

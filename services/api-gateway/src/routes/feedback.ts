@@ -4,7 +4,13 @@ import { emitWebhookEvent, publicFeedback } from '@trawl/platform';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { actorOf } from '../auth/access.ts';
 import type { GatewayContext } from '../context.ts';
-import { databaseDown, GATEWAY_ERRORS, NotFoundError, ValidationError } from '../errors.ts';
+import {
+  databaseDown,
+  GATEWAY_ERRORS,
+  NotFoundError,
+  RateLimitedError,
+  ValidationError,
+} from '../errors.ts';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -33,7 +39,34 @@ export async function withFeedback(
  * the `feedback.created` webhook event; then an audit entry (old and new) and the classifier
  * learns it (deps.learnFeedback; a failure there leaves the row marked unlearnt for a catch-up).
  */
+const RANK: Record<string, number> = { viewer: 1, analyst: 2, admin: 3 };
+const HOUR_MS = 3_600_000;
+
+/** The rank of a caller's highest role (1 viewer, 2 analyst, 3 admin); 0 for a service. */
+function rankOf(request: FastifyRequest): number {
+  const roles = (request.principal?.roles ?? []) as readonly string[];
+  return Math.max(0, ...roles.map((r) => RANK[r] ?? 0));
+}
+
 export function feedbackRoutes(ctx: GatewayContext): FastifyPluginAsync {
+  const perHour = ctx.config.feedback?.ratePerHour ?? 120;
+
+  /**
+   * Per-user rate limit of feedback (issue 28), counted in the shared cache so every replica
+   * counts the same requests; the cache down: not limited (the route itself needs the database).
+   */
+  async function limit(by: string | null): Promise<void> {
+    if (by === null) return;
+    const hit = await ctx.cache.hit(`fbrate:${by}`, HOUR_MS).catch(() => null);
+    if (hit && hit.count > perHour) {
+      throw new RateLimitedError(
+        Math.max(1, Math.ceil(hit.resetMs / 1000)),
+        GATEWAY_ERRORS.feedbackRateLimited,
+        `at most ${perHour} feedback requests per hour per user`,
+      );
+    }
+  }
+
   return async (app) => {
     app.post(
       '/analyze/:job_id/feedback',
@@ -42,6 +75,7 @@ export function feedbackRoutes(ctx: GatewayContext): FastifyPluginAsync {
         const { job_id: jobIdIn } = request.params as { job_id: string };
         if (!UUID_RE.test(jobIdIn)) throw new NotFoundError(`job ${jobIdIn}`);
         const jobId = jobIdIn.toLowerCase();
+        await limit(actorOf(request));
         const parsed = parseWith(FeedbackRequest, request.body ?? {});
         if (!parsed.ok) throw new ValidationError(parsed.problems, 'the feedback is not valid');
         const { verdict } = parsed.value;
@@ -61,7 +95,15 @@ export function feedbackRoutes(ctx: GatewayContext): FastifyPluginAsync {
         const isPhishing = job.result.is_phishing;
         const { feedback, previous } = await ctx.store.sql.transaction(async (tx) => {
           const r = await ctx.store.feedback.give(
-            { job_id: jobId, source: 'analyst', verdict, note, by, job_is_phishing: isPhishing },
+            {
+              job_id: jobId,
+              source: 'analyst',
+              verdict,
+              note,
+              by,
+              job_is_phishing: isPhishing,
+              ...(rankOf(request) > 0 ? { rank: rankOf(request) } : {}),
+            },
             tx,
           );
           await emitWebhookEvent(tx, 'feedback.created', {
@@ -108,5 +150,28 @@ export function feedbackRoutes(ctx: GatewayContext): FastifyPluginAsync {
         };
       },
     );
+
+    /**
+     * GET /api/v1/feedback/teachers (admin, issue 28): who taught the classifier what — per user,
+     * the labels given, the jobs whose learnt label is theirs, those held (outvoted, capped) and
+     * forgotten, and their share of every document the classifier learnt.
+     */
+    app.get('/feedback/teachers', { config: { access: { role: 'admin' } } }, async () => {
+      const [teachers, totals] = await Promise.all([
+        ctx.store.feedback.teachers(),
+        ctx.store.classifier.totals(),
+      ]).catch((err: unknown) => {
+        throw databaseDown(err);
+      });
+      const documents = totals.phishing + totals.ham;
+      return {
+        documents,
+        max_share_percent: ctx.config.feedback?.maxSharePercent ?? 20,
+        teachers: teachers.map((t) => ({
+          ...t,
+          share: documents > 0 ? (t.learned.phishing + t.learned.legitimate) / documents : 0,
+        })),
+      };
+    });
   };
 }
