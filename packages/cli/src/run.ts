@@ -84,6 +84,8 @@ usage: trawl <command> [options]
   learn --phishing PATH --legitimate PATH | --export FILE | --import FILE | --status
                                                train / export / import the learnt classifier
                                                (.eml folders, maildir, mbox; local store)
+  learn --teachers | --forget USER             who taught it what through feedback; unlearn
+                                               every label USER gave (local store)
 
 global options:
   --url URL    server (default: TRAWL_URL, else the last login, else http://127.0.0.1:8001)

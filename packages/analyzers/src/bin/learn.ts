@@ -3,6 +3,7 @@
  * state, locally against the store (DATABASE_URL, else the embedded PGlite data directory).
  *   trawl learn --phishing PATH --legitimate PATH   folders of .eml, maildirs, mbox files
  *   trawl learn --export FILE | --import FILE | --status
+ *   trawl learn --teachers | --forget USER            who taught it what; unlearn a user's labels
  */
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -12,11 +13,13 @@ import { parseRawEmail } from '@trawl/mail';
 import {
   type ClassifierRepository,
   createClassifierRepository,
+  createFeedbackRepository,
   createPgClient,
   createPgliteClient,
   migrate,
   type SqlClient,
 } from '@trawl/platform';
+import { forgetTeacher } from '../classifier/feedback-learning.ts';
 import { learnMany } from '../classifier/learn.ts';
 import { countMessages, messagesOf } from '../classifier/mail-source.ts';
 import type { LearnLabel } from '../classifier/model.ts';
@@ -26,6 +29,10 @@ import { EVAL_ENVELOPE } from '../eval/eval-message.ts';
 
 const USAGE = `usage: trawl learn --phishing PATH [--phishing PATH …] --legitimate PATH [--legitimate PATH …]
        trawl learn --export FILE | --import FILE | --status
+       trawl learn --teachers | --forget USER
+  --teachers lists who taught the classifier what through feedback; --forget USER unlearns every
+  label USER gave (another analyst's label of the job is learnt in its place when the rule of
+  docs/feedback-and-webhooks.md gives one).
   PATH is a folder of .eml files, a maildir or an mbox file. Runs against DATABASE_URL, else the
   embedded data directory (TRAWL_DATA_DIR/pglite); stop \`pnpm start\` first when it uses PGlite.`;
 
@@ -93,6 +100,8 @@ async function main(): Promise<number> {
       export: { type: 'string' },
       import: { type: 'string' },
       status: { type: 'boolean' },
+      teachers: { type: 'boolean' },
+      forget: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -102,6 +111,8 @@ async function main(): Promise<number> {
     values.export ? 'export' : '',
     values.import ? 'import' : '',
     values.status ? 'status' : '',
+    values.teachers ? 'teachers' : '',
+    values.forget !== undefined ? 'forget' : '',
   ].filter(Boolean);
   if (values.help || modes.length !== 1) {
     process.stderr.write(`${USAGE}\n`);
@@ -136,6 +147,32 @@ async function main(): Promise<number> {
       out(
         { imported: values.import, ...t },
         `imported ${values.import}: state version ${t.version}, ${t.phishing} phishing and ${t.ham} legitimate messages`,
+      );
+    } else if (values.teachers) {
+      const teachers = await createFeedbackRepository(sql).teachers();
+      const t = await store.totals();
+      const documents = t.phishing + t.ham;
+      const share = (n: number) => (documents > 0 ? n / documents : 0);
+      const rows = teachers.map((x) => ({
+        ...x,
+        share: share(x.learned.phishing + x.learned.legitimate),
+      }));
+      const lines = rows.map(
+        (x) =>
+          `${x.user.padEnd(24)} learnt ${x.learned.phishing} phishing, ${x.learned.legitimate} legitimate ` +
+          `(${(x.share * 100).toFixed(1)}%); held ${x.held.outvoted} outvoted, ${x.held.capped} capped; ` +
+          `${x.forgotten} forgotten`,
+      );
+      out(
+        { documents, teachers: rows },
+        `${documents} documents learnt in all${lines.length ? `\n${lines.join('\n')}` : '; no feedback'}`,
+      );
+    } else if (values.forget !== undefined) {
+      const maxShare = cfg.feedback.maxSharePercent / 100;
+      const r = await forgetTeacher(sql, values.forget, { maxShare });
+      out(
+        { forgotten: values.forget, ...r },
+        `forgot the labels of ${values.forget}: ${r.jobs} jobs decided again, ${r.changed} changed what the classifier learnt`,
       );
     } else if (values.status) {
       const t = await store.totals();
