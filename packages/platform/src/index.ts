@@ -104,6 +104,7 @@ export {
 } from './store/retention-repository.ts';
 /** SQL for a job's evidence as jsonb (the column of migration 011, or the result's). */
 export { EVIDENCE_OF } from './store/rows.ts';
+export { storableJson, storableText } from './store/storable-text.ts';
 export type * from './store/types.ts';
 export type * from './store/webhook-repository.ts';
 export { createWebhookRepository } from './store/webhook-repository.ts';

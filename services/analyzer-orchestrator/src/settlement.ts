@@ -5,7 +5,7 @@ import {
   type JobError,
   type Topology,
 } from '@trawl/contracts';
-import type { Broker, Cache, Delivery, Store } from '@trawl/platform';
+import { type Broker, type Cache, type Delivery, type Store, storableJson } from '@trawl/platform';
 import type { Logger } from 'pino';
 import { errText } from './errors.ts';
 import type { OrchestratorMetrics } from './metrics.ts';
@@ -99,7 +99,9 @@ export function createSettlement(deps: SettlementDeps): Settlement {
   async function writeJobCache(jobId: string, job: Job, jlog: Logger): Promise<void> {
     if (!cache) return;
     try {
-      await cache.set(`job:${jobId}`, cachedJobText(job), deps.jobCacheTtlSeconds);
+      // the copy reads as the store's does: U+0000 as the text `\u0000` (ADR 014)
+      const text = storableJson(cachedJobText(job));
+      await cache.set(`job:${jobId}`, text, deps.jobCacheTtlSeconds);
     } catch (e) {
       jlog.warn({ err: errText(e) }, 'could not write the job to the cache');
       await cache.del(`job:${jobId}`).catch(() => undefined);
