@@ -34,7 +34,7 @@ export interface FeedbackBounds {
 }
 
 /** A user may always teach this many jobs, whatever the share (a new deployment learns at all). */
-export const FEEDBACK_SHARE_FLOOR = 20;
+const FEEDBACK_SHARE_FLOOR = 20;
 
 interface Label {
   given_by: string;
@@ -49,7 +49,7 @@ interface Label {
  * that label, taught by the latest of them; when they disagree, none (disputed). A job whose
  * feedback predates per-user labels learns its feedback's verdict, taught by nobody.
  */
-export function decideLabel(
+function decideLabel(
   labels: readonly Label[],
   legacy: LearnLabel,
 ): { label: LearnLabel | null; by: string | null; why?: 'disputed' | 'forgotten' } {

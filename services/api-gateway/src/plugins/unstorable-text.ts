@@ -14,7 +14,7 @@ declare module 'fastify' {
 }
 
 /** U+0000, or an unpaired surrogate (text PostgreSQL cannot store, as text or as jsonb). */
-export function isUnstorable(s: string): boolean {
+function isUnstorable(s: string): boolean {
   return s.indexOf('\u0000') !== -1 || !(s as string & { isWellFormed(): boolean }).isWellFormed();
 }
 
@@ -27,7 +27,7 @@ function escapePointer(key: string): string {
  * hold, or undefined. Iterative (a deeply nested body cannot overflow the stack); subtrees whose
  * pointer is in `skip` are not visited.
  */
-export function findUnstorable(
+function findUnstorable(
   root: unknown,
   base: string,
   skip: ReadonlySet<string> = new Set(),
@@ -55,7 +55,7 @@ export function findUnstorable(
 }
 
 /** A request field holding U+0000 or an unpaired surrogate: 400, naming the field. */
-export class UnstorableTextError extends BadInputError {
+class UnstorableTextError extends BadInputError {
   constructor(pointer: string) {
     super(
       GATEWAY_ERRORS.unstorableText,
