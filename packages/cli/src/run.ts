@@ -9,7 +9,7 @@ import { credentialsCommand } from './commands/credentials.ts';
 import { evalCommand, symbolsCommand } from './commands/eval.ts';
 import { feedbackCommand } from './commands/feedback.ts';
 import { JOB_FILTER_FLAGS, job, jobs } from './commands/jobs.ts';
-import { learnCommand } from './commands/learn.ts';
+import { learnCommand, learnForgetCommand } from './commands/learn.ts';
 import { login } from './commands/login.ts';
 import { quarantineList, quarantineRelease } from './commands/quarantine.ts';
 import { usersAdd, usersList, usersSetDisabled } from './commands/users.ts';
@@ -84,8 +84,9 @@ usage: trawl <command> [options]
   learn --phishing PATH --legitimate PATH | --export FILE | --import FILE | --status
                                                train / export / import the learnt classifier
                                                (.eml folders, maildir, mbox; local store)
-  learn --teachers | --forget USER             who taught it what through feedback; unlearn
-                                               every label USER gave (local store)
+  learn --teachers                             who taught it what through feedback (local store)
+  learn --forget USER                          unlearn every feedback label USER gave (server,
+                                               admin; audited)
 
 global options:
   --url URL    server (default: TRAWL_URL, else the last login, else http://127.0.0.1:8001)
@@ -386,7 +387,15 @@ const COMMANDS: Record<string, Command> = {
     return evalCommand(ctx, rest);
   }),
   symbols: local((rest, ctx) => symbolsCommand(ctx, rest)),
-  learn: local((rest, ctx) => learnCommand(ctx, rest)),
+  // `learn --forget USER` asks the server (an admin's sign-in); every other form is local
+  learn: (rest, io) =>
+    rest.some((a) => a === '--forget' || a.startsWith('--forget='))
+      ? command({ forget: { type: 'string' } }, (values, positionals, ctx) => {
+          want(positionals, 0, '');
+          if (!values.forget) throw usageError('--forget needs the user whose labels to forget');
+          return learnForgetCommand(ctx, values.forget);
+        })(rest, io)
+      : local((r, ctx) => learnCommand(ctx, r))(rest, io),
 };
 
 /** Commands whose errors are never printed as JSON (they print no JSON). */

@@ -53,6 +53,11 @@ export interface GatewayDeps {
    */
   learnFeedback?: (jobId: string) => Promise<{ outcome: string }>;
   /**
+   * Unlearns every feedback label a user gave and decides their jobs again (forgetTeacher of
+   * @trawl/investigation, issue 28); absent: `POST /feedback/teachers/{user}/forget` answers 503.
+   */
+  forgetTeacher?: (user: string) => Promise<{ jobs: number; changed: number }>;
+  /**
    * Has the filter that quarantined a message deliver it (POST <filter>/internal/release); without
    * it, a release answers 503. Built from TRAWL_MAIL_RETRIEVERS (quarantine-release.ts).
    */

@@ -1,5 +1,5 @@
 import type { AppConfig } from '@trawl/config';
-import { learnFeedback, learnPendingFeedback } from '@trawl/investigation';
+import { forgetTeacher, learnFeedback, learnPendingFeedback } from '@trawl/investigation';
 import { createWebhookDispatcher, type SqlClient, type Store } from '@trawl/platform';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -15,7 +15,7 @@ import { createReleaseDelivery } from './quarantine-release.ts';
 export function buildConfiguredGateway(
   cfg: AppConfig,
   sql: SqlClient,
-  deps: Omit<GatewayDeps, 'config' | 'learnFeedback'>,
+  deps: Omit<GatewayDeps, 'config' | 'learnFeedback' | 'forgetTeacher'>,
 ): Promise<FastifyInstance> {
   return buildApp({
     config: { ...gatewayOptionsFrom(cfg), features: { database_config: false } },
@@ -23,6 +23,8 @@ export function buildConfiguredGateway(
     ...deps,
     learnFeedback: (jobId) =>
       learnFeedback(sql, jobId, { maxShare: cfg.feedback.maxSharePercent / 100 }),
+    forgetTeacher: (user) =>
+      forgetTeacher(sql, user, { maxShare: cfg.feedback.maxSharePercent / 100 }),
   });
 }
 

@@ -96,6 +96,13 @@ const FeedbackTeachers = z.object({
     }),
   ),
 });
+const ForgetAnswer = z.object({
+  user: z.string(),
+  /** Jobs decided again (those with a label of the user, or learnt from them). */
+  jobs: z.number().int(),
+  /** Jobs whose learnt label changed. */
+  changed: z.number().int(),
+});
 const ChangePassword = z.object({
   current_password: z.string(),
   new_password: z.string().describe('follows the password rule (docs/security.md)'),
@@ -471,6 +478,14 @@ const paths = withPathParams({
       ok('the teachers, most learnt first', 'FeedbackTeachers'),
     ),
   },
+  '/api/v1/feedback/teachers/{user}/forget': {
+    post: op(
+      'Unlearn every feedback label a user gave; each of their jobs is decided again (audited)',
+      'admin',
+      ok('what changed', 'ForgetAnswer'),
+      { '503': 'the database (or feedback learning) is unavailable' },
+    ),
+  },
   '/api/v1/quarantine': {
     get: op(
       'Messages the SMTP filter quarantined, newest first (?job_id=&limit=); never their content',
@@ -659,6 +674,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
       },
       schemas: {
         Email: schema(Email),
+        ForgetAnswer: schema(ForgetAnswer),
         FeedbackTeachers: schema(FeedbackTeachers),
         SubmitRequest: schema(SubmitRequest),
         SubmitResponse: schema(SubmitResponse),

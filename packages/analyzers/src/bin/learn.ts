@@ -3,7 +3,8 @@
  * state, locally against the store (DATABASE_URL, else the embedded PGlite data directory).
  *   trawl learn --phishing PATH --legitimate PATH   folders of .eml, maildirs, mbox files
  *   trawl learn --export FILE | --import FILE | --status
- *   trawl learn --teachers | --forget USER            who taught it what; unlearn a user's labels
+ *   trawl learn --teachers                            who taught it what through feedback
+ * (`trawl learn --forget USER` asks the gateway: POST /api/v1/feedback/teachers/USER/forget)
  */
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -19,7 +20,6 @@ import {
   migrate,
   type SqlClient,
 } from '@trawl/platform';
-import { forgetTeacher } from '../classifier/feedback-learning.ts';
 import { learnMany } from '../classifier/learn.ts';
 import { countMessages, messagesOf } from '../classifier/mail-source.ts';
 import type { LearnLabel } from '../classifier/model.ts';
@@ -29,10 +29,9 @@ import { EVAL_ENVELOPE } from '../eval/eval-message.ts';
 
 const USAGE = `usage: trawl learn --phishing PATH [--phishing PATH …] --legitimate PATH [--legitimate PATH …]
        trawl learn --export FILE | --import FILE | --status
-       trawl learn --teachers | --forget USER
-  --teachers lists who taught the classifier what through feedback; --forget USER unlearns every
-  label USER gave (another analyst's label of the job is learnt in its place when the rule of
-  docs/feedback-and-webhooks.md gives one).
+       trawl learn --teachers
+  --teachers lists who taught the classifier what through feedback (trawl learn --forget USER, which
+  unlearns every label USER gave, asks the server: it needs an admin's sign-in).
   PATH is a folder of .eml files, a maildir or an mbox file. Runs against DATABASE_URL, else the
   embedded data directory (TRAWL_DATA_DIR/pglite); stop \`pnpm start\` first when it uses PGlite.`;
 
@@ -101,7 +100,6 @@ async function main(): Promise<number> {
       import: { type: 'string' },
       status: { type: 'boolean' },
       teachers: { type: 'boolean' },
-      forget: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -112,7 +110,6 @@ async function main(): Promise<number> {
     values.import ? 'import' : '',
     values.status ? 'status' : '',
     values.teachers ? 'teachers' : '',
-    values.forget !== undefined ? 'forget' : '',
   ].filter(Boolean);
   if (values.help || modes.length !== 1) {
     process.stderr.write(`${USAGE}\n`);
@@ -166,13 +163,6 @@ async function main(): Promise<number> {
       out(
         { documents, teachers: rows },
         `${documents} documents learnt in all${lines.length ? `\n${lines.join('\n')}` : '; no feedback'}`,
-      );
-    } else if (values.forget !== undefined) {
-      const maxShare = cfg.feedback.maxSharePercent / 100;
-      const r = await forgetTeacher(sql, values.forget, { maxShare });
-      out(
-        { forgotten: values.forget, ...r },
-        `forgot the labels of ${values.forget}: ${r.jobs} jobs decided again, ${r.changed} changed what the classifier learnt`,
       );
     } else if (values.status) {
       const t = await store.totals();

@@ -42,6 +42,18 @@ function harness(route: (req: Request) => Response | Promise<Response>) {
 const JOB = '6f1c1f7e-2b1a-4c1e-9d7a-3c9b8e2f4a10';
 const HOOK = '0b7f3e2a-1c4d-4e5f-8a9b-0c1d2e3f4a5b';
 
+describe('trawl learn --forget (issue 28)', () => {
+  it("asks the gateway to forget the user's labels and prints what changed", async () => {
+    const h = harness(() => json({ user: 'eve', jobs: 4, changed: 1 }));
+    await h.login();
+    const code = await run(['learn', '--forget', 'eve'], h.io);
+    expect(code).toBe(EXIT.ok);
+    expect(h.requests[0]?.method).toBe('POST');
+    expect(h.requests[0]?.url.pathname).toBe('/api/v1/feedback/teachers/eve/forget');
+    expect(h.out.join('')).toContain('4 jobs decided again, 1 changed');
+  });
+});
+
 describe('trawl feedback', () => {
   it('posts the verdict and the note, and says what it replaced', async () => {
     const h = harness(() =>

@@ -5,6 +5,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { actorOf } from '../auth/access.ts';
 import type { GatewayContext } from '../context.ts';
 import {
+  DependencyDownError,
   databaseDown,
   GATEWAY_ERRORS,
   NotFoundError,
@@ -173,5 +174,34 @@ export function feedbackRoutes(ctx: GatewayContext): FastifyPluginAsync {
         })),
       };
     });
+
+    /**
+     * POST /api/v1/feedback/teachers/{user}/forget (admin, audited; `trawl learn --forget USER`):
+     * every label the user gave stops counting and each of their jobs is decided again.
+     */
+    app.post(
+      '/feedback/teachers/:user/forget',
+      { config: { access: { role: 'admin' } } },
+      async (request) => {
+        const { user } = request.params as { user: string };
+        if (!ctx.forgetTeacher) {
+          throw new DependencyDownError(
+            GATEWAY_ERRORS.databaseUnavailable,
+            'feedback learning is not available in this gateway',
+          );
+        }
+        const r = await ctx.forgetTeacher(user).catch((err: unknown) => {
+          throw databaseDown(err);
+        });
+        await ctx.audit.record(request, {
+          actor: actorOf(request),
+          action: 'feedback.forget',
+          target: user,
+          outcome: 'success',
+          details: { ...r },
+        });
+        return { user, ...r };
+      },
+    );
   };
 }

@@ -82,7 +82,7 @@ export async function startGateway(
     invoker?: PluginInvoker;
     logger?: Logger;
     /** Optional dependencies of the app (feedback learning, issue 17). */
-    deps?: Pick<GatewayDeps, 'learnFeedback'>;
+    deps?: Pick<GatewayDeps, 'learnFeedback' | 'forgetTeacher'>;
   } = {},
 ): Promise<Gateway> {
   const cfg = opts.cfg ?? configDir();

@@ -33,7 +33,10 @@ describe('bounded feedback (PostgreSQL, Redis)', () => {
     await seedUsers(p.store);
     gw = await startGateway(p, {
       config: { feedback: { ratePerHour: 6, maxSharePercent: 20 } },
-      deps: { learnFeedback: (id) => learnFeedback(p.sql, id, BOUNDS) },
+      deps: {
+        learnFeedback: (id) => learnFeedback(p.sql, id, BOUNDS),
+        forgetTeacher: (user) => forgetTeacher(p.sql, user, BOUNDS),
+      },
     });
     admin = (await login(gw.app, 'admin')).access_token;
     for (const name of ['ann', 'bob', 'cid', 'rat']) {
@@ -166,7 +169,22 @@ describe('bounded feedback (PostgreSQL, Redis)', () => {
     const dis = await job();
     await give(tok.ann ?? '', dis, 'phishing');
     expect((await give(tok.bob ?? '', dis, 'legitimate')).json().learning).toBe('disputed');
-    await forgetTeacher(p.sql, 'ann', BOUNDS);
+    // through the API this time (what `trawl learn --forget ann` calls): admins only, audited
+    const denied = await gw.app.inject({
+      method: 'POST',
+      url: '/api/v1/feedback/teachers/ann/forget',
+      headers: bearer(tok.bob ?? ''),
+    });
+    expect(denied.statusCode).toBe(403);
+    const forgot = await gw.app.inject({
+      method: 'POST',
+      url: '/api/v1/feedback/teachers/ann/forget',
+      headers: bearer(admin),
+    });
+    expect(forgot.statusCode, forgot.body).toBe(200);
+    expect(forgot.json()).toMatchObject({ user: 'ann' });
+    const audit = await p.store.audit.list({ limit: 5, action: 'feedback.forget' });
+    expect(audit.items[0]?.target).toBe('ann');
     const row = await p.sql.query<{ learned: string; learned_by: string }>(
       `SELECT learned, learned_by FROM job_feedback WHERE job_id = $1`,
       [dis],
