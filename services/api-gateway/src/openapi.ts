@@ -629,7 +629,7 @@ const paths = withPathParams({
       'Audit log, newest first (by id)',
       'admin',
       ok('a page'),
-      {},
+      { '422': 'a query parameter is not valid (limit, cursor, action, actor)' },
       {
         parameters: [
           ...paging,
