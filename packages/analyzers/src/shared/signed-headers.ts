@@ -93,15 +93,6 @@ export function relayingListId(email: Email, v: MailView, a: AuthResults): strin
     : '';
 }
 
-/**
- * Whether the message's List-Unsubscribe (a bulk sender's or a list's) is vouched for: a verified
- * DKIM signature covers it, as RFC 8058 asks of bulk mail, or the list itself is authenticated.
- */
-function authenticatedBulk(email: Email, listId: string, a: AuthResults): boolean {
-  if (authenticatedListId(listId, a)) return true;
-  return signerCovering(email, a, 'list-unsubscribe') !== undefined;
-}
-
 /** Registrable domains a List-Unsubscribe value points to (mailto hosts and URL hosts). */
 function unsubscribeOrgs(value: string): Set<string> {
   const out = new Set<string>();
