@@ -54,17 +54,6 @@ export function listIdOrg(listId: string): string {
   return id ? orgDomain(id.split('.').slice(-3).join('.')) : '';
 }
 
-/**
- * The List-Id, when the list's domain authenticates the message: a signature the trusted hop
- * verified covers the List-Id, or the list's own domain signed it. '' otherwise (no List-Id, or
- * one anybody could have written).
- */
-function authenticatedListId(listId: string, a: AuthResults): string {
-  if (!listId || !a.verified) return '';
-  const org = listIdOrg(listId);
-  return org && a.dkim_pass_domains.some((d) => orgDomain(d) === org) ? listId : '';
-}
-
 /** Whether a Reply-To names someone at another registrable domain than From (the author). */
 function authorInReplyTo(v: MailView): boolean {
   return v.reply_to.some((r) => r.org_domain !== '' && r.org_domain !== v.from.org_domain);
