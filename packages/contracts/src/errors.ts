@@ -101,3 +101,16 @@ export function isNotConfigured(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' && code.endsWith('_NOT_CONFIGURED');
 }
+
+/**
+ * The one way to put a thrown value into a log line, a trace or a message (issue 30): an Error's
+ * message (its name when the message is empty), a string as it is, a number or boolean as written;
+ * anything else (an object, undefined) is `unknown error`, never its `toString()` (which an object
+ * from elsewhere may not have, or may make throw).
+ */
+export function errorText(e: unknown): string {
+  if (e instanceof Error) return e.message || e.name;
+  if (typeof e === 'string') return e;
+  if (typeof e === 'number' || typeof e === 'boolean' || typeof e === 'bigint') return String(e);
+  return 'unknown error';
+}

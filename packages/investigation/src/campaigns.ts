@@ -1,4 +1,5 @@
 import type { AnalysisResult, Email, Evidence } from '@trawl/contracts';
+import { errorText } from '@trawl/contracts';
 import { htmlToText, registrableDomain } from '@trawl/mail';
 import {
   type CampaignAssignment,
@@ -387,8 +388,6 @@ async function announce(deps: CampaignDeps, a: CampaignAssignment | null, log: L
   }
 }
 
-const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
-
 /**
  * Groups a finished job: computes its lure, asks the store to assign it, and announces a campaign
  * that gained members. Suspicious jobs are grouped, and reported ones whatever their verdict (many
@@ -409,7 +408,7 @@ export async function recordCampaign(
     if (!lure) return;
     await announce(deps, await deps.campaigns.assign(lure), log);
   } catch (e) {
-    log.warn({ err: errText(e) }, 'could not group the job');
+    log.warn({ err: errorText(e) }, 'could not group the job');
   }
 }
 
@@ -467,7 +466,7 @@ export function createCampaignGrouper(
       answers = await deps.campaigns.assignMany(batch.map((b) => b.lure));
     } catch (e) {
       if (batch.length === 1) {
-        batch[0]?.log.warn({ err: errText(e) }, 'could not group the job');
+        batch[0]?.log.warn({ err: errorText(e) }, 'could not group the job');
         return;
       }
       for (const b of batch) await group([b]);
@@ -478,7 +477,7 @@ export function createCampaignGrouper(
       try {
         await announce(deps, answers[i] ?? null, b.log);
       } catch (e) {
-        b.log.warn({ err: errText(e) }, 'could not group the job');
+        b.log.warn({ err: errorText(e) }, 'could not group the job');
       }
     }
   }
@@ -501,7 +500,7 @@ export function createCampaignGrouper(
       }
       const batch = queue.splice(0, maxBatch);
       inBatch = batch.length;
-      await group(batch).catch((e) => log.warn({ err: errText(e) }, 'could not group jobs'));
+      await group(batch).catch((e) => log.warn({ err: errorText(e) }, 'could not group jobs'));
       inBatch = 0;
     }
     chain = undefined;
@@ -517,7 +516,7 @@ export function createCampaignGrouper(
       try {
         lure = lureToGroup(jobId, email, result, reported);
       } catch (e) {
-        jlog.warn({ err: errText(e) }, 'could not group the job');
+        jlog.warn({ err: errorText(e) }, 'could not group the job');
         return;
       }
       if (!lure) return;

@@ -1,3 +1,4 @@
+import { errorText } from '@trawl/contracts';
 import {
   type Cache,
   createRetentionRepository,
@@ -166,10 +167,7 @@ export function createRetention(deps: RetentionDeps): Retention {
     tick() {
       if (!enabled || stopped || running || Date.now() - lastStart < intervalMs) return;
       runOnce().catch((e: unknown) =>
-        logger.warn(
-          { err: e instanceof Error ? e.message : String(e) },
-          'retention purge failed; retried at the next interval',
-        ),
+        logger.warn({ err: errorText(e) }, 'retention purge failed; retried at the next interval'),
       );
     },
     async stop() {
