@@ -71,6 +71,14 @@ export const ERROR_CODES = {
   untrustedHost: 'TRAWL_ERR_GATEWAY_UNTRUSTED_HOST',
 } as const;
 
+/** Codes of reading a peer's answer (`readBounded`, `fetchBounded` of peer-answer.ts, issue 28). */
+export const PEER_ERROR_CODES = {
+  /** The peer's answer is larger than the caller accepts; the rest was not read. */
+  tooLarge: 'TRAWL_ERR_PEER_ANSWER_TOO_LARGE',
+  /** The peer did not finish its answer (headers and body) by the deadline. */
+  timeout: 'TRAWL_ERR_PEER_TIMEOUT',
+} as const;
+
 /** RFC 9457 problem details, as every error answer carries them. */
 export const ProblemDetails = z.object({
   type: z.string(),
