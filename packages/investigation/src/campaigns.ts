@@ -34,7 +34,7 @@ import type { Logger } from 'pino';
  * Mail providers, office suites, file sharing, social networks, link shorteners, big CDNs and
  * e-mail service providers (tracking links), and the web standards' own domains.
  */
-export const BIG_PLATFORMS: ReadonlySet<string> = new Set([
+const BIG_PLATFORMS: ReadonlySet<string> = new Set([
   'google.com',
   'googleusercontent.com',
   'googleapis.com',
@@ -395,7 +395,7 @@ async function announce(deps: CampaignDeps, a: CampaignAssignment | null, log: L
  * clean: that many people found it suspect is the finding). Best effort: a failure is logged, the
  * job's verdict is stored already.
  */
-export async function recordCampaign(
+async function recordCampaign(
   deps: CampaignDeps,
   jobId: string,
   email: Email,

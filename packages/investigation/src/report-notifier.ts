@@ -40,7 +40,7 @@ export interface MailTransport {
   }): Promise<unknown>;
 }
 
-export class NotifyTemplateError extends Error {
+class NotifyTemplateError extends Error {
   readonly code = NOTIFY_ERROR_CODES.template;
 }
 
@@ -50,7 +50,7 @@ export interface ReportTemplate {
 }
 
 /** The placeholders a template may use (`{{name}}`); an unknown one is a start-up error. */
-export const TEMPLATE_PLACEHOLDERS = [
+const TEMPLATE_PLACEHOLDERS = [
   'subject',
   'sender',
   'wrapper_subject',
@@ -80,7 +80,7 @@ function placeholdersOf(text: string): string[] {
  * A template: a first line `Subject: …`, a blank line, then the body (plain text). Throws
  * NotifyTemplateError naming the problem.
  */
-export function parseTemplate(text: string, where = 'template'): ReportTemplate {
+function parseTemplate(text: string, where = 'template'): ReportTemplate {
   const t = text.replace(/\r\n/g, '\n');
   const nl = t.indexOf('\n');
   const first = nl < 0 ? t : t.slice(0, nl);
@@ -111,7 +111,7 @@ export function loadTemplate(file: string): ReportTemplate {
 }
 
 /** Replaces each `{{name}}` by its value (a scan; values are inserted as they are). */
-export function fill(text: string, values: Record<Placeholder, string>): string {
+function fill(text: string, values: Record<Placeholder, string>): string {
   let out = '';
   let from = 0;
   for (let i = text.indexOf('{{', from); i >= 0; i = text.indexOf('{{', from)) {
@@ -136,7 +136,7 @@ function oneLine(s: string, max = 300): string {
   return s.replace(/[\r\n\t]+/g, ' ').slice(0, max);
 }
 
-export function renderNotification(
+function renderNotification(
   t: ReportTemplate,
   v: {
     report: JobReport;
@@ -162,7 +162,7 @@ export function renderNotification(
   return { subject: oneLine(fill(t.subject, values), 998), text: fill(t.body, values) };
 }
 
-export interface ReportNotifierOptions {
+interface ReportNotifierOptions {
   /** Events handled at once (default 4). */
   prefetch?: number;
   /**
@@ -194,7 +194,7 @@ export interface ReportNotifierDeps {
   options?: ReportNotifierOptions;
 }
 
-export type NotifyOutcome = 'sent' | 'already-sent' | 'not-a-report' | 'not-completed' | 'busy';
+type NotifyOutcome = 'sent' | 'already-sent' | 'not-a-report' | 'not-completed' | 'busy';
 
 export interface ReportNotifier {
   /** Declares its queue (bound to trawl.results) and starts consuming verdict events. */
@@ -208,7 +208,7 @@ export interface ReportNotifier {
 }
 
 /** The durable queue of the notifier: `<prefix>trawl.results.report-notify`. */
-export function reportNotifyQueue(t: Topology): string {
+function reportNotifyQueue(t: Topology): string {
   return `${t.exchanges.results}.report-notify`;
 }
 
