@@ -388,34 +388,10 @@ async function announce(deps: CampaignDeps, a: CampaignAssignment | null, log: L
   }
 }
 
-/**
- * Groups a finished job: computes its lure, asks the store to assign it, and announces a campaign
- * that gained members. Suspicious jobs are grouped, and reported ones whatever their verdict (many
- * reports of one original make one campaign with many reporters, even when the original looks
- * clean: that many people found it suspect is the finding). Best effort: a failure is logged, the
- * job's verdict is stored already.
- */
-async function recordCampaign(
-  deps: CampaignDeps,
-  jobId: string,
-  email: Email,
-  result: AnalysisResult,
-  log: Logger,
-  reported = false,
-): Promise<void> {
-  try {
-    const lure = lureToGroup(jobId, email, result, reported);
-    if (!lure) return;
-    await announce(deps, await deps.campaigns.assign(lure), log);
-  } catch (e) {
-    log.warn({ err: errorText(e) }, 'could not group the job');
-  }
-}
-
 export interface CampaignGrouper {
   /**
-   * Queues a finished job to be grouped (as recordCampaign does) in the background; a job that
-   * cannot join a campaign is left out here, before any SQL. Never throws.
+   * Queues a finished job to be grouped in the background (suspicious jobs, and reported ones whatever
+   * their verdict); a job that cannot join a campaign is left out here, before any SQL. Never throws.
    */
   add(jobId: string, email: Email, result: AnalysisResult, log: Logger, reported?: boolean): void;
   /** Resolves once every job queued so far (and since, while waiting) is grouped. */
