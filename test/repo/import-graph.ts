@@ -208,3 +208,22 @@ function walkCircle(group: string[], next: Map<string, string[]>): string[] {
   }
   return [start, start];
 }
+
+/**
+ * The public-face rule (issue 30): whether an import reaches past another package's declared entry
+ * points. It covers the packages' and services' source and the benches: they reach another
+ * workspace only by its name and an entry point of its `exports`, and a bench never uses a test
+ * helper of the root's `test/`. Tests are free to use what they test.
+ */
+export function reachesInside(spaces: Workspace[]): (e: ImportEdge) => boolean {
+  const entries = new Set(spaces.flatMap((w) => [...w.exports.values()]));
+  const ownerOf = (file: string) => spaces.find((w) => file.startsWith(`${w.dir}/`))?.dir ?? '.';
+  const governed = (file: string) =>
+    file.startsWith('bench/') || /^(?:packages|services)\/[^/]+\/src\//.test(file);
+  return (e) => {
+    if (!e.to || !governed(e.from)) return false;
+    if (e.from.startsWith('bench/') && e.to.startsWith('test/')) return true;
+    if (ownerOf(e.from) === ownerOf(e.to)) return false;
+    return e.specifier.startsWith('.') || !entries.has(e.to);
+  };
+}
