@@ -19,8 +19,7 @@ import { startTestGmailServer } from '@trawl/retriever-gmail/testing';
 import { GraphSettings, startRetrieverGraph } from '@trawl/retriever-graph';
 import { startTestGraphServer } from '@trawl/retriever-graph/testing';
 import { createImapRetriever, ImapSettings } from '@trawl/retriever-imap';
-import { dovecotAvailable, startTestDovecot } from '@trawl/retriever-imap/testing';
-import { inspector } from '../../services/retriever-imap/test/helpers/imap.ts';
+import { dovecotAvailable, inspector, startTestDovecot } from '@trawl/retriever-imap/testing';
 
 const N = Math.max(1, Number(process.env.BENCH_RETRIEVERS_MESSAGES ?? 300));
 const BATCH = 50;

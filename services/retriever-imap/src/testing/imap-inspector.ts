@@ -1,5 +1,5 @@
 import { ImapFlow } from 'imapflow';
-import type { TestDovecot } from '../../src/testing/index.ts';
+import type { TestDovecot } from './dovecot.ts';
 
 /** A second IMAP client for tests: appends and inspects folders (server delimiter '.'). */
 export async function inspector(d: TestDovecot) {
