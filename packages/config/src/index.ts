@@ -1,4 +1,26 @@
-export * from './app-config.ts';
+export {
+  APP_ENVS,
+  type AppConfig,
+  type AppEnv,
+  /** What the calling service uses. */
+  type ConfigNeeds,
+  /** A connection URL and whether the user gave it (explicit) or it was built from its parts. */
+  type ConnectionUrl,
+  type DatabaseConfig,
+  LOG_LEVEL_NAMES,
+  type LoadConfigOptions,
+  type LogLevel,
+  /** The same level as pino spells it. */
+  type PinoLevel,
+  type RabbitmqConfig,
+  REDIS_MAXMEMORY_POLICIES,
+  type RedisConfig,
+  type RedisMaxmemoryPolicy,
+  /** Which proxies in front of the gateway are believed about the client address… */
+  type TrustProxy,
+  /** How the webhook dispatcher (@trawl/platform's createWebhookDispatcher) delivers. */
+  type WebhookSettings,
+} from './app-config.ts';
 export { canonicalJson, contentVersion } from './canonical.ts';
 export { cliOptions } from './cli-options.ts';
 export {
