@@ -19,13 +19,13 @@ import { fileURLToPath } from 'node:url';
 import {
   createConfigSource,
   createJobRunner,
-  type PluginInvoker,
   snapshotFromFiles,
 } from '@trawl/analyzer-orchestrator';
 import { builtinPlugins, createEmbeddedInvoker } from '@trawl/analyzers';
 import { loadServiceFiles } from '@trawl/config';
 import type { AnalyzerAnswer, Email } from '@trawl/contracts';
 import { parseRawEmail } from '@trawl/mail';
+import type { PluginInvoker } from '@trawl/plugin-client';
 import { type AnalyzerDefinition, type PluginDefinition, resolveSettings } from '@trawl/plugin-sdk';
 import { loadCorpus } from '../e2e/corpus.ts';
 

@@ -15,10 +15,10 @@ import { fileURLToPath } from 'node:url';
 import {
   createConfigSource,
   createJobRunner,
-  createPluginClient,
   snapshotFromFiles,
 } from '@trawl/analyzer-orchestrator';
 import { Workflow } from '@trawl/contracts';
+import { createPluginClient } from '@trawl/plugin-client';
 import { BENCH_EMAIL } from './bench-email.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));

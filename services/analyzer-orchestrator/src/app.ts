@@ -40,9 +40,9 @@ import { delayUntilAborted } from './stop-delay.ts';
  * This file wires them, tracks the messages in flight, and starts and stops them in order.
  */
 
-export const SERVICE_NAME = 'analyzer-orchestrator';
+const SERVICE_NAME = 'analyzer-orchestrator';
 
-export interface OrchestratorOptions {
+interface OrchestratorOptions {
   /** Unacked request messages at once = jobs run concurrently (default 16). */
   prefetch?: number;
   /** How often the reaper looks for stuck jobs (default 30000; 0 = never, call reapOnce()). */
