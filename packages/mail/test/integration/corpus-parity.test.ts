@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sharedCorpus } from '../../../../test/support/require-component.ts';
 import { parseRawEmail } from '../../src/index.ts';
-import { legacyParseRawEmail } from '../../src/testing/legacy-parse-raw-email.ts';
+import { legacyParseRawEmail } from '../reference/legacy-parse-raw-email.ts';
 
 // Every corpus message gives the same Email (or the same error) through src/mime as through the
 // mailparser-based reference (test/reference), with the options bench:mail and the e2e bench use.

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ParseRawEmailOptions } from '../../src/index.ts';
 import { parseRawEmail } from '../../src/index.ts';
-import { legacyParseRawEmail } from '../../src/testing/legacy-parse-raw-email.ts';
+import { legacyParseRawEmail } from '../reference/legacy-parse-raw-email.ts';
 
 // parseRawEmail parses MIME with src/mime (a synchronous port of mailparser 3.9 over mailsplit 5.4).
 // These tests generate messages (nested multiparts, encodings, charsets, odd boundaries, missing

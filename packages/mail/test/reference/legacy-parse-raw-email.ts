@@ -13,14 +13,14 @@ import {
   type ValidationProblem,
 } from '@trawl/contracts';
 import { MailParser } from 'mailparser';
-import { normalizeAddress } from '../addresses.ts';
-import { MailInvalidError, MailTooLargeError, MailUnparseableError } from '../errors.ts';
-import { guessLanguage, LANGUAGE_SAMPLE_CHARS } from '../guess-language.ts';
-import { stripControls } from '../header-text.ts';
-import { htmlToText } from '../html-to-text.ts';
-import { parseMailDate, receivedDate } from '../mail-date.ts';
-import { multipartDeeperThan } from '../mime-depth.ts';
-import { decodeHeaders, type HeaderLine, toRawHeaders } from '../raw-headers.ts';
+import { normalizeAddress } from '../../src/addresses.ts';
+import { MailInvalidError, MailTooLargeError, MailUnparseableError } from '../../src/errors.ts';
+import { guessLanguage, LANGUAGE_SAMPLE_CHARS } from '../../src/guess-language.ts';
+import { stripControls } from '../../src/header-text.ts';
+import { htmlToText } from '../../src/html-to-text.ts';
+import { parseMailDate, receivedDate } from '../../src/mail-date.ts';
+import { multipartDeeperThan } from '../../src/mime-depth.ts';
+import { decodeHeaders, type HeaderLine, toRawHeaders } from '../../src/raw-headers.ts';
 
 export interface ParseRawEmailOptions {
   limits?: EmailLimits;

@@ -1,4 +1,5 @@
-// `@trawl/mail/testing`: what the mail tests and benchmarks share.
+// `@trawl/mail/testing`: the frozen reference parser, kept with the tests that compare against it;
+// bench:mail measures it beside the parser of src/.
 export {
   /** The parser Trawl used before its own (mailparser): the reference parity tests compare with. */
   legacyParseRawEmail,
