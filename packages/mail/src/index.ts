@@ -71,7 +71,7 @@ export {
   headerValues,
 } from './header-values.ts';
 export {
-  /** Decodes HTML character references (numeric and the common named ones. */
+  /** Decodes HTML character references (numeric and the common named ones). */
   decodeEntities,
 } from './html-entities.ts';
 export {
@@ -85,7 +85,7 @@ export {
   isPrivateIp,
 } from './ip-address.ts';
 export {
-  /** Parses an RFC 5322 date (and the common broken variants seen in real mail. */
+  /** Parses an RFC 5322 date (and the common broken variants seen in real mail). */
   parseMailDate,
   /** The timestamp of a Received header (the text after its last `;`). */
   receivedDate,
@@ -99,13 +99,13 @@ export {
 export {
   /** A file that looks like a .msg (CFB signature). */
   isOutlookMsg,
-  /** Outlook .msg ([MS-OXMSG]. */
+  /** Outlook .msg ([MS-OXMSG]). */
   OUTLOOK_MSG_CONTENT_TYPE,
   type OutlookAttachment,
   type OutlookMessage,
   /** An Outlook .msg as RFC 822 bytes. */
   outlookMsgToEml,
-  /** An RFC 822 message of an Outlook message (deterministic. */
+  /** An RFC 822 message of an Outlook message (deterministic). */
   outlookMsgToRaw,
   /** Reads the MAPI properties of an Outlook .msg. */
   readOutlookMsg,

@@ -8,7 +8,7 @@ export {
   type PluginCapabilities,
   /** A plugin's credential, or one per plugin id (a server of several plugins). */
   type PluginKey,
-  /** The credential of plugin `id` (undefined. */
+  /** The credential of plugin `id` (undefined). */
   pluginKeyOf,
   /** Where a plugin's raw settings come from, per plugin id (parsed over the schema defaults). */
   type SettingsSource,
