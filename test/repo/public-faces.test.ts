@@ -9,9 +9,10 @@ import { type ImportEdge, importGraph, reachesInside, workspaces } from './impor
 // bench) reaches it only by its name and an entry point its package.json declares (`exports`),
 // and an entry point exports by name, so that what it offers is chosen and read in one place.
 /**
- * The one exception, named: bench/smtp (and bench/profile's Trawl process) drive the SMTP filter through its tests' harness (Postfix,
- * signed mail, a Trawl stack), which issue 29 is reworking at the same time; those helpers move to
- * `@trawl/retriever-smtp/testing` once it lands. Nothing else may join this list.
+ * The one exception, named: bench/smtp and bench/profile's Trawl process drive the SMTP filter
+ * through its tests' harness (Postfix, signed mail, a Trawl stack), which issue 29 is reworking at
+ * the same time; those helpers move to `@trawl/retriever-smtp/testing` once it lands. Nothing else
+ * may join this list.
  */
 const KNOWN = new Set([
   'bench/smtp/run.ts: ../../services/retriever-smtp/test/helpers/harness.ts',
