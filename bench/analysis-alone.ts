@@ -1,8 +1,6 @@
 import { join } from 'node:path';
+import { builtinAnalyzers, loadEvalConfig, runEval } from '@trawl/analyzers/eval';
 import { findRepoRoot } from '@trawl/config';
-import { loadEvalConfig } from '../packages/analyzers/src/eval/load-config.ts';
-import { runEval } from '../packages/analyzers/src/eval/run-eval.ts';
-import { builtinAnalyzers } from '../packages/analyzers/src/registry.ts';
 
 /**
  * The benches' baseline: the messages of `dir` (its phishing/ and ham/ folders) parsed and

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { topology } from '@trawl/contracts';
 import { createPgClient, createRabbitBroker, createRedisClient } from '@trawl/platform';
 import { testUrls, uniqueSuffix } from '@trawl/platform/testing';
-import { freePort } from '../../test/e2e-run/helpers.ts';
+import { freePort } from '../support/free-port.ts';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 

@@ -3,9 +3,9 @@
  * `pnpm start` runs, without the first-start .env writing (the benchmark passes every variable).
  * DATABASE_URL, RABBITMQ_URL and REDIS_URL are set, so it uses the real servers.
  */
+
+import { startEmbedded } from '@trawl/all-in-one';
 import { loadConfigOrExit } from '@trawl/config';
-// @trawl/all-in-one is not a dependency of the root package: its entry point by path.
-import { startEmbedded } from '../../services/all-in-one/src/index.ts';
 
 const cfg = loadConfigOrExit({
   needs: { postgres: false, rabbitmq: false, redis: false, secretKey: true },

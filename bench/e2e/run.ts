@@ -25,13 +25,9 @@ import { join } from 'node:path';
 import { corpusDir } from '@trawl/config';
 import { fetchBounded } from '@trawl/contracts';
 import { createPgClient } from '@trawl/platform';
-import {
-  pidsNamed,
-  since,
-  snapshot,
-} from '../../services/api-gateway/test/bench/cpu-accounting.ts';
 import { analysisAlone } from '../analysis-alone.ts';
 import { RSPAMD_EXPECTED, startRspamd } from '../rspamd.ts';
+import { pidsNamed, since, snapshot } from '../support/cpu-accounting.ts';
 import { type Cluster, ROOT, type ServiceKind, startCluster } from './cluster.ts';
 import { type CorpusMessage, loadCorpus } from './corpus.ts';
 import { latencyOf, submitAll } from './load.ts';

@@ -12,15 +12,15 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { builtinPlugins, createEmbeddedInvoker } from '@trawl/analyzers';
-import { loadServiceFiles } from '@trawl/config';
-import type { Email } from '@trawl/contracts';
-import { parseRawEmail } from '@trawl/mail';
 import {
   createConfigSource,
   createJobRunner,
   snapshotFromFiles,
-} from '../../services/analyzer-orchestrator/src/index.ts';
+} from '@trawl/analyzer-orchestrator';
+import { builtinPlugins, createEmbeddedInvoker } from '@trawl/analyzers';
+import { loadServiceFiles } from '@trawl/config';
+import type { Email } from '@trawl/contracts';
+import { parseRawEmail } from '@trawl/mail';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const RUNS = Math.max(2, Number(process.env.BENCH_RUNS ?? 20));

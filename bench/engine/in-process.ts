@@ -16,21 +16,17 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  createConfigSource,
+  createJobRunner,
+  snapshotFromFiles,
+} from '@trawl/analyzer-orchestrator';
 import { builtinPlugins, createEmbeddedInvoker } from '@trawl/analyzers';
 import { loadServiceFiles } from '@trawl/config';
 import type { AnalyzerAnswer, Email } from '@trawl/contracts';
 import { parseRawEmail } from '@trawl/mail';
-import {
-  type AnalyzerDefinition,
-  type PluginDefinition,
-  resolveSettings,
-} from '../../packages/plugin-sdk/src/index.ts';
-import {
-  createConfigSource,
-  createJobRunner,
-  type PluginInvoker,
-  snapshotFromFiles,
-} from '../../services/analyzer-orchestrator/src/index.ts';
+import type { PluginInvoker } from '@trawl/plugin-client';
+import { type AnalyzerDefinition, type PluginDefinition, resolveSettings } from '@trawl/plugin-sdk';
 import { loadCorpus } from '../e2e/corpus.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));

@@ -12,13 +12,13 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { Workflow } from '@trawl/contracts';
 import {
   createConfigSource,
   createJobRunner,
-  createPluginClient,
   snapshotFromFiles,
-} from '../../services/analyzer-orchestrator/src/index.ts';
+} from '@trawl/analyzer-orchestrator';
+import { Workflow } from '@trawl/contracts';
+import { createPluginClient } from '@trawl/plugin-client';
 import { BENCH_EMAIL } from './bench-email.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));

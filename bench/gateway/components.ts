@@ -6,13 +6,13 @@
  * Run: pnpm exec tsx bench/gateway/components.ts [--n=2000] [--concurrency=32]
  */
 import { randomUUID } from 'node:crypto';
+import { serializeEmail } from '@trawl/api-gateway';
 import { testInfra } from '@trawl/config';
 import { createEmailSchema, type Email, emailParser, topology } from '@trawl/contracts';
 import { emailId } from '@trawl/mail';
 import * as platform from '@trawl/platform';
 import { testSchema, uniqueSuffix } from '@trawl/platform/testing';
-import { serializeEmail } from '../../services/api-gateway/src/email-json.ts';
-import { email20k } from '../../services/api-gateway/test/bench/submit-bench.ts';
+import { email20k } from './submit-bench.ts';
 
 const args = Object.fromEntries(
   process.argv.slice(2).map((a) => {

@@ -1,5 +1,5 @@
 // `pnpm bench:gateway`: gateway submissions vs a bare Fastify route (see the file imported below).
-import { runGatewayBench } from '../../services/api-gateway/test/bench/submit-bench.ts';
+import { runGatewayBench } from './submit-bench.ts';
 
 runGatewayBench().then(
   () => process.exit(0),

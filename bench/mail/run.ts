@@ -19,7 +19,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseRawEmail } from '@trawl/mail';
-import { legacyParseRawEmail } from '../../packages/mail/test/reference/legacy-parse-raw-email.ts';
+import { legacyParseRawEmail } from '@trawl/mail/testing';
 
 if (process.argv.includes('--large')) {
   await import('./large.ts');

@@ -28,10 +28,8 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { builtinAnalyzers, loadEvalConfig, runEval } from '@trawl/analyzers/eval';
 import { findRepoRoot } from '@trawl/config';
-import { loadEvalConfig } from '../../packages/analyzers/src/eval/load-config.ts';
-import { runEval } from '../../packages/analyzers/src/eval/run-eval.ts';
-import { builtinAnalyzers } from '../../packages/analyzers/src/registry.ts';
 import {
   freePort,
   postfixAvailable,
@@ -39,7 +37,7 @@ import {
   smtpClient,
   startSmtpSink,
   startTestPostfix,
-} from '../../services/retriever-smtp/src/testing/index.ts';
+} from '@trawl/retriever-smtp/testing';
 import { STAGES } from './stages.ts';
 import type { FromChild, StopAnswer, ToChild, TrawlProcessArgs } from './trawl-process.ts';
 

@@ -8,12 +8,12 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { startEmbedded } from '@trawl/all-in-one';
 import { findRepoRoot, loadConfig } from '@trawl/config';
 import { deriveCredential } from '@trawl/contracts';
 import type { SqlClient } from '@trawl/platform';
-import { startEmbedded } from '../../services/all-in-one/src/index.ts';
-import { createSmtpFilter, SmtpSettings } from '../../services/retriever-smtp/src/index.ts';
-import { silentLogger } from '../../services/retriever-smtp/src/testing/index.ts';
+import { createSmtpFilter, SmtpSettings } from '@trawl/retriever-smtp';
+import { silentLogger } from '@trawl/retriever-smtp/testing';
 import { PLATFORM_KEY } from '../../services/retriever-smtp/test/helpers/harness.ts';
 import { startTrawlStack } from '../../services/retriever-smtp/test/helpers/stack.ts';
 import { attribute } from './stages.ts';

@@ -14,16 +14,12 @@
 import type { AnalysisResult, RecommendedAction } from '@trawl/contracts';
 import { startTestTokenServer, testKeyPair } from '@trawl/oauth/testing';
 import { createServiceLogger } from '@trawl/platform';
-import { GmailSettings, startRetrieverGmail } from '../../services/retriever-gmail/src/index.ts';
-import { startTestGmailServer } from '../../services/retriever-gmail/src/testing/index.ts';
-import { GraphSettings, startRetrieverGraph } from '../../services/retriever-graph/src/index.ts';
-import { startTestGraphServer } from '../../services/retriever-graph/src/testing/index.ts';
-import { createImapRetriever, ImapSettings } from '../../services/retriever-imap/src/index.ts';
-import {
-  dovecotAvailable,
-  startTestDovecot,
-} from '../../services/retriever-imap/src/testing/index.ts';
-import { inspector } from '../../services/retriever-imap/test/helpers/imap.ts';
+import { GmailSettings, startRetrieverGmail } from '@trawl/retriever-gmail';
+import { startTestGmailServer } from '@trawl/retriever-gmail/testing';
+import { GraphSettings, startRetrieverGraph } from '@trawl/retriever-graph';
+import { startTestGraphServer } from '@trawl/retriever-graph/testing';
+import { createImapRetriever, ImapSettings } from '@trawl/retriever-imap';
+import { dovecotAvailable, inspector, startTestDovecot } from '@trawl/retriever-imap/testing';
 
 const N = Math.max(1, Number(process.env.BENCH_RETRIEVERS_MESSAGES ?? 300));
 const BATCH = 50;

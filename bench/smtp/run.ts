@@ -36,15 +36,15 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startEmbedded } from '@trawl/all-in-one';
 import { findRepoRoot, loadConfig } from '@trawl/config';
 import { deriveCredential } from '@trawl/contracts';
-import { startEmbedded } from '../../services/all-in-one/src/index.ts';
 import {
   createDnsResolver,
   createSmtpFilter,
   SmtpSettings,
   startMilter,
-} from '../../services/retriever-smtp/src/index.ts';
+} from '@trawl/retriever-smtp';
 import {
   freePort,
   postfixAvailable,
@@ -54,7 +54,7 @@ import {
   startSmtpSink,
   startTestDns,
   startTestPostfix,
-} from '../../services/retriever-smtp/src/testing/index.ts';
+} from '@trawl/retriever-smtp/testing';
 import { PLATFORM_KEY } from '../../services/retriever-smtp/test/helpers/harness.ts';
 import { sendingDomain } from '../../services/retriever-smtp/test/helpers/signed-mail.ts';
 import { startTrawlStack } from '../../services/retriever-smtp/test/helpers/stack.ts';

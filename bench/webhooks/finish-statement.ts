@@ -8,9 +8,8 @@
  * Options: --rounds=60 --batch=64
  */
 import { randomUUID } from 'node:crypto';
-import { createStore } from '@trawl/platform';
+import { buildFinishSql, createStore, pushParams } from '@trawl/platform';
 import { testSchema } from '@trawl/platform/testing';
-import { buildFinishSql, pushParams } from '../../packages/platform/src/store/job-finish-batch.ts';
 
 const args = new Map(
   process.argv.slice(2).map((a) => {

@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { corpusDir } from '@trawl/config';
@@ -18,18 +17,7 @@ export async function importVia<T>(fromPackage: string, name: string): Promise<T
   return (await import(pathToFileURL(req.resolve(name)).href)) as T;
 }
 
-/** A TCP port nobody listens on now. */
-export function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const srv = createServer();
-    srv.once('error', fail);
-    srv.listen(0, '127.0.0.1', () => {
-      const a = srv.address();
-      const port = typeof a === 'object' && a ? a.port : 0;
-      srv.close(() => ok(port));
-    });
-  });
-}
+export { freePort } from '../../bench/support/free-port.ts';
 
 /** The first phishing .eml of the corpus (read by the server's parser only; never opened here). */
 export function corpusPhishing(root = ROOT): string | null {

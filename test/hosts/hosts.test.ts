@@ -24,7 +24,7 @@ import { createPgClient } from '@trawl/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCorpus } from '../../bench/e2e/corpus.ts';
 import { type ResultWatcher, watchResults } from '../../bench/e2e/watcher.ts';
-import { since, snapshot } from '../../services/api-gateway/test/bench/cpu-accounting.ts';
+import { since, snapshot } from '../../bench/support/cpu-accounting.ts';
 import { syntheticMessages } from '../chaos/support.ts';
 import { requireComponent } from '../support/require-component.ts';
 import { BROKER_PREFIX, type HostCluster, hostToolsPresent, startHostCluster } from './cluster.ts';

@@ -1,5 +1,4 @@
 export { pluginTargets } from '@trawl/plugin-client';
-export { builtinPlugins } from './builtins.ts';
 /** The label an analyst's feedback teaches the classifier (feedback learning, @trawl/investigation). */
 export type { LearnLabel } from './classifier/model.ts';
 export {
@@ -10,6 +9,10 @@ export {
 } from './classifier/tokenize.ts';
 export { createListCache, type ListCache } from './lists/index.ts';
 export { createEmbeddedInvoker, type EmbeddedInvoker } from './local-invoker.ts';
+export {
+  /** Every built-in analyzer and context provider by id, given the stores they read. */
+  builtinPlugins,
+} from './registry.ts';
 export { type AuthResults, readAuthResults } from './shared/auth-results.ts';
 export {
   type AnalysisPool,

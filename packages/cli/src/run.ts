@@ -1,4 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { errorText } from '@trawl/contracts';
 import { listsAdd, listsList, listsRemove, passwd } from './commands/account.ts';
 import { analyze, analyzeMany } from './commands/analyze.ts';
 import { audit } from './commands/audit.ts';
@@ -434,6 +435,6 @@ function report(io: CliIo, err: unknown, json: boolean): number {
     if (err.exitCode === EXIT.usage) io.stderr.write('see: trawl --help\n');
     return err.exitCode;
   }
-  io.stderr.write(`trawl: ${err instanceof Error ? err.message : String(err)}\n`);
+  io.stderr.write(`trawl: ${errorText(err)}\n`);
   return EXIT.error;
 }

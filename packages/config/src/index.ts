@@ -1,4 +1,37 @@
-export * from './app-config.ts';
+export {
+  /** The values of NODE_ENV Trawl knows. */
+  APP_ENVS,
+  /** The whole configuration of a process, read once from the environment. */
+  type AppConfig,
+  /** One of APP_ENVS. */
+  type AppEnv,
+  /** What the calling service uses. */
+  type ConfigNeeds,
+  /** A connection URL and whether the user gave it (explicit) or it was built from its parts. */
+  type ConnectionUrl,
+  /** The PostgreSQL connection and pool settings. */
+  type DatabaseConfig,
+  /** The log levels LOG_LEVEL accepts. */
+  LOG_LEVEL_NAMES,
+  /** What loadConfig reads: the variables (default process.env), the root, the needs. */
+  type LoadConfigOptions,
+  /** One of LOG_LEVEL_NAMES. */
+  type LogLevel,
+  /** The same level as pino spells it. */
+  type PinoLevel,
+  /** The RabbitMQ connection settings. */
+  type RabbitmqConfig,
+  /** The Redis maxmemory policies Trawl accepts for its cache. */
+  REDIS_MAXMEMORY_POLICIES,
+  /** The Redis connection and cache settings. */
+  type RedisConfig,
+  /** One of REDIS_MAXMEMORY_POLICIES. */
+  type RedisMaxmemoryPolicy,
+  /** Which proxies in front of the gateway are believed about the client address… */
+  type TrustProxy,
+  /** How the webhook dispatcher (@trawl/platform's createWebhookDispatcher) delivers. */
+  type WebhookSettings,
+} from './app-config.ts';
 export { canonicalJson, contentVersion } from './canonical.ts';
 export { cliOptions } from './cli-options.ts';
 export {

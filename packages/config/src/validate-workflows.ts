@@ -1,5 +1,6 @@
 import {
   editDistance,
+  errorText,
   type ServiceConfigFile,
   type Stage,
   toProblems,
@@ -224,7 +225,7 @@ function checkOne(
     try {
       err = checkCondition(expr);
     } catch (e) {
-      err = e instanceof Error ? e.message : String(e);
+      err = errorText(e);
     }
     if (err !== undefined) {
       add(path, `condition does not compile: ${err}`);

@@ -71,6 +71,14 @@ export const ERROR_CODES = {
   untrustedHost: 'TRAWL_ERR_GATEWAY_UNTRUSTED_HOST',
 } as const;
 
+/** Codes of reading a peer's answer (`readBounded`, `fetchBounded` of peer-answer.ts, issue 28). */
+export const PEER_ERROR_CODES = {
+  /** The peer's answer is larger than the caller accepts; the rest was not read. */
+  tooLarge: 'TRAWL_ERR_PEER_ANSWER_TOO_LARGE',
+  /** The peer did not finish its answer (headers and body) by the deadline. */
+  timeout: 'TRAWL_ERR_PEER_TIMEOUT',
+} as const;
+
 /** RFC 9457 problem details, as every error answer carries them. */
 export const ProblemDetails = z.object({
   type: z.string(),
@@ -100,4 +108,17 @@ export const NOT_CONFIGURED = 'not configured';
 export function isNotConfigured(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' && code.endsWith('_NOT_CONFIGURED');
+}
+
+/**
+ * The one way to put a thrown value into a log line, a trace or a message (issue 30): an Error's
+ * message (its name when the message is empty), a string as it is, a number or boolean as written;
+ * anything else (an object, undefined) is `unknown error`, never its `toString()` (which an object
+ * from elsewhere may not have, or may make throw).
+ */
+export function errorText(e: unknown): string {
+  if (e instanceof Error) return e.message || e.name;
+  if (typeof e === 'string') return e;
+  if (typeof e === 'number' || typeof e === 'boolean' || typeof e === 'bigint') return String(e);
+  return 'unknown error';
 }

@@ -1,4 +1,4 @@
-import { TrawlError } from './errors.ts';
+import { PEER_ERROR_CODES, TrawlError } from './errors.ts';
 
 /**
  * Reading a peer's answer within a size and a time budget (issue 28). A peer is anything Trawl
@@ -9,13 +9,6 @@ import { TrawlError } from './errors.ts';
  * and the whole exchange ends at its deadline. An answer outside 2xx is read only for a short text
  * (`errorBytes`): its status says what happened, its page is never kept whole.
  */
-
-export const PEER_ERROR_CODES = {
-  /** The peer's answer is larger than the caller accepts; the rest was not read. */
-  tooLarge: 'TRAWL_ERR_PEER_ANSWER_TOO_LARGE',
-  /** The peer did not finish its answer (headers and body) by the deadline. */
-  timeout: 'TRAWL_ERR_PEER_TIMEOUT',
-} as const;
 
 export class PeerAnswerError extends TrawlError {
   constructor(

@@ -1,4 +1,5 @@
 import type { AnalysisResult, Email, Evidence } from '@trawl/contracts';
+import { errorText } from '@trawl/contracts';
 import { htmlToText, registrableDomain } from '@trawl/mail';
 import {
   type CampaignAssignment,
@@ -33,7 +34,7 @@ import type { Logger } from 'pino';
  * Mail providers, office suites, file sharing, social networks, link shorteners, big CDNs and
  * e-mail service providers (tracking links), and the web standards' own domains.
  */
-export const BIG_PLATFORMS: ReadonlySet<string> = new Set([
+const BIG_PLATFORMS: ReadonlySet<string> = new Set([
   'google.com',
   'googleusercontent.com',
   'googleapis.com',
@@ -387,36 +388,10 @@ async function announce(deps: CampaignDeps, a: CampaignAssignment | null, log: L
   }
 }
 
-const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
-
-/**
- * Groups a finished job: computes its lure, asks the store to assign it, and announces a campaign
- * that gained members. Suspicious jobs are grouped, and reported ones whatever their verdict (many
- * reports of one original make one campaign with many reporters, even when the original looks
- * clean: that many people found it suspect is the finding). Best effort: a failure is logged, the
- * job's verdict is stored already.
- */
-export async function recordCampaign(
-  deps: CampaignDeps,
-  jobId: string,
-  email: Email,
-  result: AnalysisResult,
-  log: Logger,
-  reported = false,
-): Promise<void> {
-  try {
-    const lure = lureToGroup(jobId, email, result, reported);
-    if (!lure) return;
-    await announce(deps, await deps.campaigns.assign(lure), log);
-  } catch (e) {
-    log.warn({ err: errText(e) }, 'could not group the job');
-  }
-}
-
 export interface CampaignGrouper {
   /**
-   * Queues a finished job to be grouped (as recordCampaign does) in the background; a job that
-   * cannot join a campaign is left out here, before any SQL. Never throws.
+   * Queues a finished job to be grouped in the background (suspicious jobs, and reported ones whatever
+   * their verdict); a job that cannot join a campaign is left out here, before any SQL. Never throws.
    */
   add(jobId: string, email: Email, result: AnalysisResult, log: Logger, reported?: boolean): void;
   /** Resolves once every job queued so far (and since, while waiting) is grouped. */
@@ -467,7 +442,7 @@ export function createCampaignGrouper(
       answers = await deps.campaigns.assignMany(batch.map((b) => b.lure));
     } catch (e) {
       if (batch.length === 1) {
-        batch[0]?.log.warn({ err: errText(e) }, 'could not group the job');
+        batch[0]?.log.warn({ err: errorText(e) }, 'could not group the job');
         return;
       }
       for (const b of batch) await group([b]);
@@ -478,7 +453,7 @@ export function createCampaignGrouper(
       try {
         await announce(deps, answers[i] ?? null, b.log);
       } catch (e) {
-        b.log.warn({ err: errText(e) }, 'could not group the job');
+        b.log.warn({ err: errorText(e) }, 'could not group the job');
       }
     }
   }
@@ -501,7 +476,7 @@ export function createCampaignGrouper(
       }
       const batch = queue.splice(0, maxBatch);
       inBatch = batch.length;
-      await group(batch).catch((e) => log.warn({ err: errText(e) }, 'could not group jobs'));
+      await group(batch).catch((e) => log.warn({ err: errorText(e) }, 'could not group jobs'));
       inBatch = 0;
     }
     chain = undefined;
@@ -517,7 +492,7 @@ export function createCampaignGrouper(
       try {
         lure = lureToGroup(jobId, email, result, reported);
       } catch (e) {
-        jlog.warn({ err: errText(e) }, 'could not group the job');
+        jlog.warn({ err: errorText(e) }, 'could not group the job');
         return;
       }
       if (!lure) return;

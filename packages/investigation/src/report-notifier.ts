@@ -1,5 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { AnalysisEvent, AnalysisResult, JobReport, type Topology } from '@trawl/contracts';
+import {
+  AnalysisEvent,
+  AnalysisResult,
+  errorText,
+  JobReport,
+  type Topology,
+} from '@trawl/contracts';
 import {
   type Broker,
   boundedSmtp,
@@ -11,6 +17,7 @@ import {
 import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { NOTIFY_ERROR_CODES } from './errors.ts';
 
 /**
  * Reporter notifications (issue 17): when a reported message (reported-mail triage, issue 16:
@@ -33,14 +40,7 @@ export interface MailTransport {
   }): Promise<unknown>;
 }
 
-export const NOTIFY_ERROR_CODES = {
-  /** The template file is missing, unreadable or has no `Subject:` line (start-up). */
-  template: 'TRAWL_ERR_NOTIFY_TEMPLATE',
-  /** The SMTP relay refused or could not be reached (logged; retried). */
-  send: 'TRAWL_ERR_NOTIFY_SEND',
-} as const;
-
-export class NotifyTemplateError extends Error {
+class NotifyTemplateError extends Error {
   readonly code = NOTIFY_ERROR_CODES.template;
 }
 
@@ -50,7 +50,7 @@ export interface ReportTemplate {
 }
 
 /** The placeholders a template may use (`{{name}}`); an unknown one is a start-up error. */
-export const TEMPLATE_PLACEHOLDERS = [
+const TEMPLATE_PLACEHOLDERS = [
   'subject',
   'sender',
   'wrapper_subject',
@@ -80,7 +80,7 @@ function placeholdersOf(text: string): string[] {
  * A template: a first line `Subject: …`, a blank line, then the body (plain text). Throws
  * NotifyTemplateError naming the problem.
  */
-export function parseTemplate(text: string, where = 'template'): ReportTemplate {
+function parseTemplate(text: string, where = 'template'): ReportTemplate {
   const t = text.replace(/\r\n/g, '\n');
   const nl = t.indexOf('\n');
   const first = nl < 0 ? t : t.slice(0, nl);
@@ -105,13 +105,13 @@ export function loadTemplate(file: string): ReportTemplate {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new NotifyTemplateError(`${file}: ${(err as Error).message}`);
+    throw new NotifyTemplateError(`${file}: ${errorText(err)}`);
   }
   return parseTemplate(text, file);
 }
 
 /** Replaces each `{{name}}` by its value (a scan; values are inserted as they are). */
-export function fill(text: string, values: Record<Placeholder, string>): string {
+function fill(text: string, values: Record<Placeholder, string>): string {
   let out = '';
   let from = 0;
   for (let i = text.indexOf('{{', from); i >= 0; i = text.indexOf('{{', from)) {
@@ -136,7 +136,7 @@ function oneLine(s: string, max = 300): string {
   return s.replace(/[\r\n\t]+/g, ' ').slice(0, max);
 }
 
-export function renderNotification(
+function renderNotification(
   t: ReportTemplate,
   v: {
     report: JobReport;
@@ -162,7 +162,7 @@ export function renderNotification(
   return { subject: oneLine(fill(t.subject, values), 998), text: fill(t.body, values) };
 }
 
-export interface ReportNotifierOptions {
+interface ReportNotifierOptions {
   /** Events handled at once (default 4). */
   prefetch?: number;
   /**
@@ -194,7 +194,7 @@ export interface ReportNotifierDeps {
   options?: ReportNotifierOptions;
 }
 
-export type NotifyOutcome = 'sent' | 'already-sent' | 'not-a-report' | 'not-completed' | 'busy';
+type NotifyOutcome = 'sent' | 'already-sent' | 'not-a-report' | 'not-completed' | 'busy';
 
 export interface ReportNotifier {
   /** Declares its queue (bound to trawl.results) and starts consuming verdict events. */
@@ -208,7 +208,7 @@ export interface ReportNotifier {
 }
 
 /** The durable queue of the notifier: `<prefix>trawl.results.report-notify`. */
-export function reportNotifyQueue(t: Topology): string {
+function reportNotifyQueue(t: Topology): string {
   return `${t.exchanges.results}.report-notify`;
 }
 
@@ -314,7 +314,7 @@ export function createReportNotifier(d: ReportNotifierDeps): ReportNotifier {
         headers: { 'Auto-Submitted': 'auto-replied', 'X-Trawl-Job-Id': jobId },
       });
     } catch (err) {
-      const detail = String((err as Error)?.message ?? err).slice(0, 500);
+      const detail = errorText(err).slice(0, 500);
       await d.sql
         .query(`UPDATE report_notifications SET state = 'failed', error = $2 WHERE job_id = $1`, [
           jobId,
@@ -348,12 +348,9 @@ export function createReportNotifier(d: ReportNotifierDeps): ReportNotifier {
       }
       await delivery.ack();
     } catch (err) {
-      const code = (err as { code?: string }).code ?? 'TRAWL_ERR_NOTIFY';
+      const code = (err as { code?: string }).code ?? NOTIFY_ERROR_CODES.internal;
       if (delivery.deliveryCount >= maxDeliveries) {
-        log.error(
-          { job_id: jobId, code, err: String((err as Error).message) },
-          'reporter notification given up',
-        );
+        log.error({ job_id: jobId, code, err: errorText(err) }, 'reporter notification given up');
         await delivery.ack();
         return;
       }
@@ -362,7 +359,7 @@ export function createReportNotifier(d: ReportNotifierDeps): ReportNotifier {
           job_id: jobId,
           code,
           attempt: delivery.deliveryCount,
-          err: String((err as Error).message),
+          err: errorText(err),
         },
         'reporter notification failed; retried',
       );
@@ -389,7 +386,7 @@ export function createReportNotifier(d: ReportNotifierDeps): ReportNotifier {
       try {
         if ((await notify(job_id)) === 'sent') sent++;
       } catch (err) {
-        log.warn({ job_id, err: String((err as Error).message) }, 'sweep: notification failed');
+        log.warn({ job_id, err: errorText(err) }, 'sweep: notification failed');
       }
     }
     if (sent > 0) log.info({ sent }, 'sweep: reporters notified');
@@ -410,9 +407,7 @@ export function createReportNotifier(d: ReportNotifierDeps): ReportNotifier {
       );
       consumer = await d.broker.consume(queue, handle, { prefetch: o.prefetch ?? 4 });
       // in the background: start-up does not wait for the relay
-      void sweep().catch((err: unknown) =>
-        log.warn({ err: String((err as Error)?.message ?? err) }, 'sweep failed'),
-      );
+      void sweep().catch((err: unknown) => log.warn({ err: errorText(err) }, 'sweep failed'));
     },
     async stop() {
       stopped = true;

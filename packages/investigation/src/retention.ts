@@ -1,3 +1,4 @@
+import { errorText } from '@trawl/contracts';
 import {
   type Cache,
   createRetentionRepository,
@@ -22,7 +23,7 @@ export interface RetentionPolicy {
   refreshTokenDays: number;
 }
 
-export interface RetentionOptions {
+interface RetentionOptions {
   /** Minimum time between two runs started by tick() (default one hour). */
   intervalMs?: number;
   /** Rows per statement (default 500). */
@@ -30,7 +31,7 @@ export interface RetentionOptions {
 }
 
 /** What one run removed. */
-export interface RetentionReport {
+interface RetentionReport {
   bodiesPurged: number;
   jobsDeleted: number;
   sendersDeleted: number;
@@ -59,7 +60,7 @@ export interface RetentionDeps {
 }
 
 /** Advisory lock key of the retention purge ("trawl-rt"). */
-export const RETENTION_LOCK_KEY = 0x7472_7274;
+const RETENTION_LOCK_KEY = 0x7472_7274;
 
 const DAY_MS = 86_400_000;
 
@@ -166,10 +167,7 @@ export function createRetention(deps: RetentionDeps): Retention {
     tick() {
       if (!enabled || stopped || running || Date.now() - lastStart < intervalMs) return;
       runOnce().catch((e: unknown) =>
-        logger.warn(
-          { err: e instanceof Error ? e.message : String(e) },
-          'retention purge failed; retried at the next interval',
-        ),
+        logger.warn({ err: errorText(e) }, 'retention purge failed; retried at the next interval'),
       );
     },
     async stop() {

@@ -4,6 +4,7 @@ import {
   type Email,
   type EmailLimits,
   emailParser,
+  errorText,
   parseWith,
   type ValidationProblem,
 } from '@trawl/contracts';
@@ -130,7 +131,7 @@ function collect(
     }
     if (err instanceof MailUnparseableError) throw err;
     throw new MailUnparseableError(
-      `message is not readable MIME: ${String((err as Error)?.message ?? err)}`,
+      `message is not readable MIME: ${errorText(err)}`,
       undefined,
       err,
     );

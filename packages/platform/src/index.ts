@@ -82,6 +82,12 @@ export {
   FEEDBACK_VERDICTS,
   publicFeedback,
 } from './store/feedback-repository.ts';
+export {
+  /** The statement of a batch of job finishes (group commit, ADR 007), for its benchmark. */
+  buildFinishSql,
+  /** The parameters of one job finish in that statement, for its benchmark. */
+  pushParams,
+} from './store/job-finish-batch.ts';
 export type * from './store/list-repository.ts';
 export { createListRepository } from './store/list-repository.ts';
 export type * from './store/message-repository.ts';

@@ -4,6 +4,7 @@ import {
   type Email,
   EnrichmentResult,
   type EnrichRequest,
+  errorText,
   safeParseAnalyzerAnswer,
 } from '@trawl/contracts';
 import type { z } from 'zod';
@@ -81,7 +82,7 @@ export function createInProcessInvoker(opts: InProcessInvokerOptions): PluginInv
 
   function failed(kind: PluginKind, id: string, e: unknown): PluginCallError {
     if (e instanceof PluginCallError) return e;
-    const msg = e instanceof Error ? e.message : String(e);
+    const msg = errorText(e);
     return new PluginCallError('status', kind, id, `${pluginLabel(kind, id)} failed: ${msg}`, {
       statusCode: 500,
       cause: e,

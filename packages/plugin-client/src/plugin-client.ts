@@ -5,6 +5,7 @@ import {
   type Email,
   EnrichmentResult,
   type EnrichRequest,
+  errorText,
   isNotConfigured,
   PeerAnswerError,
   readBounded,
@@ -208,7 +209,7 @@ export function createPluginClient(opts: PluginClientOptions = {}): PluginClient
       if (outer?.aborted)
         return new PluginCallError('aborted', kind, id, `${label}: call cancelled`, { cause });
       const code = (cause as { code?: string } | null)?.code;
-      const msg = cause instanceof Error ? cause.message : String(cause);
+      const msg = errorText(cause);
       return new PluginCallError(
         'unreachable',
         kind,
@@ -284,7 +285,7 @@ export function createPluginClient(opts: PluginClientOptions = {}): PluginClient
           'invalidAnswer',
           kind,
           id,
-          `${label} answered invalid JSON: ${oneLine(e instanceof Error ? e.message : String(e), 120)}`,
+          `${label} answered invalid JSON: ${oneLine(errorText(e), 120)}`,
           { cause: e },
         );
       }
@@ -325,7 +326,7 @@ export function createPluginClient(opts: PluginClientOptions = {}): PluginClient
         return {
           ok: false,
           latency_ms: Math.round((performance.now() - started) * 100) / 100,
-          error: e instanceof Error ? e.message : String(e),
+          error: errorText(e),
         };
       }
     },

@@ -1,3 +1,4 @@
+import { errorText } from '@trawl/contracts';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
@@ -127,12 +128,7 @@ export async function startPlugin(
             logger.info({ plugin: def.id, version: next.version }, 'settings changed');
           }),
         )
-          .catch((e: unknown) =>
-            logger.warn(
-              { err: e instanceof Error ? e.message : String(e) },
-              'settings refresh failed',
-            ),
-          )
+          .catch((e: unknown) => logger.warn({ err: errorText(e) }, 'settings refresh failed'))
           .finally(() => {
             busy = false;
           });

@@ -10,6 +10,7 @@ import {
   type EnrichmentResult,
   EnrichmentResult as EnrichmentResultSchema,
   type EnrichRequest,
+  errorText,
   isNotConfigured,
   type JobError,
   NOT_CONFIGURED,
@@ -105,12 +106,6 @@ interface CelStage {
 
 function ms(x: number): number {
   return x <= 0 ? 0 : Math.round(x * 1000) / 1000;
-}
-
-function errorText(e: unknown): string {
-  if (e instanceof Error) return e.message || e.name;
-  if (typeof e === 'string') return e;
-  return 'unknown error';
 }
 
 const CANCELLED: AbortReason = { kind: 'cancelled', message: 'cancelled' };

@@ -1,10 +1,10 @@
-import { AnalysisRequestMessage, type Email, toProblems } from '@trawl/contracts';
+import { AnalysisRequestMessage, type Email, errorText, toProblems } from '@trawl/contracts';
 import type { Delivery, FinishedJob, Store } from '@trawl/platform';
 import { type RunOutcome, WORKFLOW_ERROR_CODES } from '@trawl/workflow-engine';
 import type { Logger } from 'pino';
 import type { CampaignQueue } from './campaign-queue.ts';
 import type { ConfigSource } from './config-snapshot.ts';
-import { errText, ORCHESTRATOR_ERROR_CODES } from './errors.ts';
+import { ORCHESTRATOR_ERROR_CODES } from './errors.ts';
 import { jobIdOf, storedEmail } from './job-message.ts';
 import type { OrchestratorMetrics } from './metrics.ts';
 import { type JobRunDeps, runJob, withJobEvidence } from './run-job.ts';
@@ -59,7 +59,8 @@ export function createRequestHandler(deps: AnalysisRequestDeps): (d: Delivery) =
         return await fn();
       } catch (e) {
         if (state.stopping || Date.now() - started + wait > deps.storeRetryMs) throw e;
-        if (attempt === 1) jlog.warn({ err: errText(e) }, `store unavailable (${what}): retrying`);
+        if (attempt === 1)
+          jlog.warn({ err: errorText(e) }, `store unavailable (${what}): retrying`);
         await delay(wait);
         wait = Math.min(wait * 2, 2000);
       }
@@ -92,7 +93,7 @@ export function createRequestHandler(deps: AnalysisRequestDeps): (d: Delivery) =
             jlog,
           );
         } catch (e) {
-          jlog.error({ err: errText(e) }, 'could not fail the job of an invalid request');
+          jlog.error({ err: errorText(e) }, 'could not fail the job of an invalid request');
         }
       }
       await d.nack({ requeue: false });
@@ -146,7 +147,7 @@ export function createRequestHandler(deps: AnalysisRequestDeps): (d: Delivery) =
         const ev = job ? settlement.eventFromJob(job, msg.origin) : null;
         if (ev) await settlement.publishEvent(ev);
       } catch (e) {
-        jlog.warn({ err: errText(e) }, 'could not re-publish the event of a finished job');
+        jlog.warn({ err: errorText(e) }, 'could not re-publish the event of a finished job');
       }
       jlog.debug({}, 'job already finished or unknown: skipped');
       await d.ack();
@@ -185,7 +186,7 @@ export function createRequestHandler(deps: AnalysisRequestDeps): (d: Delivery) =
     try {
       outcome = await runJob(deps.run, snapshot, wf, email, ac.signal);
     } catch (e) {
-      jlog.error({ err: errText(e), stack: (e as Error).stack }, 'the engine threw');
+      jlog.error({ err: errorText(e), stack: (e as Error).stack }, 'the engine threw');
       outcome = {
         status: 'failed',
         error: { code: ORCHESTRATOR_ERROR_CODES.internal, message: 'internal error while running' },
@@ -211,7 +212,10 @@ export function createRequestHandler(deps: AnalysisRequestDeps): (d: Delivery) =
     // The evidence (issue 16): in a completed job's result, and the search terms of the job.
     const withEv = withJobEvidence(email, outcome, snapshot);
     if (withEv.error !== undefined) {
-      jlog.error({ err: errText(withEv.error) }, 'could not build the evidence: stored without it');
+      jlog.error(
+        { err: errorText(withEv.error) },
+        'could not build the evidence: stored without it',
+      );
     }
     outcome = withEv.outcome;
 
@@ -267,7 +271,7 @@ export function createRequestHandler(deps: AnalysisRequestDeps): (d: Delivery) =
     }
     // Best effort: the verdict is stored; a sender that could not be recorded must not requeue it.
     if (finished.senderError !== undefined) {
-      jlog.warn({ err: errText(finished.senderError) }, 'could not record the sender history');
+      jlog.warn({ err: errorText(finished.senderError) }, 'could not record the sender history');
     }
     if (outcome.status === 'completed') {
       jlog.info(

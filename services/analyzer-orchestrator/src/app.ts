@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Topology } from '@trawl/contracts';
+import { errorText } from '@trawl/contracts';
 import type { Retention } from '@trawl/investigation';
 import {
   type Broker,
@@ -23,7 +24,6 @@ import { createCampaignQueue } from './campaign-queue.ts';
 import type { ConfigSource } from './config-snapshot.ts';
 import { consumeControlEvents } from './control-events.ts';
 import { createDeadLetterHandler } from './dead-letters.ts';
-import { errText } from './errors.ts';
 import { createMetrics, type OrchestratorMetrics } from './metrics.ts';
 import { createReaper } from './reaper.ts';
 import { createSettlement } from './settlement.ts';
@@ -40,9 +40,9 @@ import { delayUntilAborted } from './stop-delay.ts';
  * This file wires them, tracks the messages in flight, and starts and stops them in order.
  */
 
-export const SERVICE_NAME = 'analyzer-orchestrator';
+const SERVICE_NAME = 'analyzer-orchestrator';
 
-export interface OrchestratorOptions {
+interface OrchestratorOptions {
   /** Unacked request messages at once = jobs run concurrently (default 16). */
   prefetch?: number;
   /** How often the reaper looks for stuck jobs (default 30000; 0 = never, call reapOnce()). */
@@ -184,7 +184,7 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
     const entry: Running = { done: Promise.resolve() };
     entry.done = fn(d)
       .catch(async (e) => {
-        log.error({ err: errText(e) }, 'unexpected error while handling a message');
+        log.error({ err: errorText(e) }, 'unexpected error while handling a message');
         await d.nack({ requeue: true }).catch(() => undefined);
       })
       .finally(() => running.delete(entry));
@@ -232,7 +232,7 @@ export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
           await watchListChanges(broker, t, `orchestrator.${instanceId}`, () =>
             lists.reload().then(
               () => log.info({}, 'allow and block lists read again'),
-              (err: unknown) => log.warn({ err: errText(err) }, 'lists could not be read again'),
+              (err: unknown) => log.warn({ err: errorText(err) }, 'lists could not be read again'),
             ),
           ),
         );

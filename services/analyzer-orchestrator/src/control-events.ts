@@ -1,8 +1,7 @@
-import { ConfigReloadedEvent, type Topology } from '@trawl/contracts';
+import { ConfigReloadedEvent, errorText, type Topology } from '@trawl/contracts';
 import { type Broker, type Consumer, type Delivery, declareControlQueue } from '@trawl/platform';
 import type { Logger } from 'pino';
 import type { ConfigSource } from './config-snapshot.ts';
-import { errText } from './errors.ts';
 
 export interface ControlEventsDeps {
   broker: Broker;
@@ -37,7 +36,10 @@ export async function consumeControlEvents(deps: ControlEventsDeps): Promise<Con
           'configuration reloaded: jobs starting now use it',
         );
       } catch (e) {
-        log.error({ err: errText(e) }, 'configuration reload failed: previous configuration kept');
+        log.error(
+          { err: errorText(e) },
+          'configuration reload failed: previous configuration kept',
+        );
       }
     }
     await d.ack();

@@ -20,8 +20,3 @@ export const ORCHESTRATOR_ERROR_CODES = {
   /** An unexpected error while running a job (a bug); details are in the log. */
   internal: ERROR_CODES.internal,
 } as const;
-
-/** The message of a thrown value, for a log line. */
-export function errText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}

@@ -1,26 +1,24 @@
-// The invokers the orchestrator takes (re-exported for main.ts, embedded mode and the benchmark).
+// The analyzer orchestrator's public face (issue 30): what embedded mode, the benchmarks and the
+// tests across services use. Everything else stays inside the service.
 export {
-  createInProcessInvoker,
-  createPluginClient,
-  type PluginClient,
-  type PluginInvoker,
-} from '@trawl/plugin-client';
-export { analyzerCacheKey, createAnalyzerCache, emailHash } from './analyzer-cache.ts';
-export {
+  /** Builds the orchestrator over its ports (store, broker, cache, invoker); it never listens. */
   buildOrchestrator,
+  /** A built orchestrator: start consuming, stop, its metrics. */
   type Orchestrator,
+  /** The ports and options buildOrchestrator takes. */
   type OrchestratorDeps,
-  type OrchestratorOptions,
-  SERVICE_NAME,
 } from './app.ts';
 export {
+  /** A compiled configuration: workflows, service settings, the analyzers' settings. */
   type ConfigSnapshot,
+  /** What the orchestrator reads its configuration from. */
   type ConfigSource,
+  /** A configuration source over a loader: reload() swaps the snapshot when the load succeeds. */
   createConfigSource,
-  type SnapshotInput,
+  /** Compiles a snapshot from configuration files' content. */
   snapshotFromFiles,
 } from './config-snapshot.ts';
-export { createEngineDeps, type EngineDepsOptions } from './engine-deps.ts';
-export { ORCHESTRATOR_ERROR_CODES } from './errors.ts';
-export { createJobRunner, type JobRunner, type JobRunnerDeps } from './job-runner.ts';
-export { createMetrics, type OrchestratorMetrics } from './metrics.ts';
+export {
+  /** Runs one job through the engine with the orchestrator's deadlines (benchmarks and tests). */
+  createJobRunner,
+} from './job-runner.ts';

@@ -39,4 +39,3 @@ export function createJobRunner(deps: JobRunnerDeps) {
     return withJobEvidence(email, outcome, snapshot).outcome;
   };
 }
-export type JobRunner = ReturnType<typeof createJobRunner>;

@@ -1,7 +1,8 @@
+import { errorText } from '@trawl/contracts';
 import type { Retention } from '@trawl/investigation';
 import type { Store } from '@trawl/platform';
 import type { Logger } from 'pino';
-import { errText, ORCHESTRATOR_ERROR_CODES } from './errors.ts';
+import { ORCHESTRATOR_ERROR_CODES } from './errors.ts';
 import type { Settlement } from './settlement.ts';
 
 export interface ReaperDeps {
@@ -83,7 +84,7 @@ export function createReaper(deps: ReaperDeps): Reaper {
     start() {
       if (deps.intervalMs <= 0) return;
       timer = setInterval(() => {
-        reapOnce().catch((e) => log.error({ err: errText(e) }, 'reaper failed'));
+        reapOnce().catch((e) => log.error({ err: errorText(e) }, 'reaper failed'));
         deps.retention?.tick();
       }, deps.intervalMs);
       timer.unref();

@@ -1,13 +1,13 @@
 import {
   AnalysisEvent,
   type AnalysisRequestMessage,
+  errorText,
   type Job,
   type JobError,
   type Topology,
 } from '@trawl/contracts';
 import { type Broker, type Cache, type Delivery, type Store, storableJson } from '@trawl/platform';
 import type { Logger } from 'pino';
-import { errText } from './errors.ts';
 import type { OrchestratorMetrics } from './metrics.ts';
 
 /** Where the request came from (mail retrievers), carried into the job's event. */
@@ -103,7 +103,7 @@ export function createSettlement(deps: SettlementDeps): Settlement {
       const text = storableJson(cachedJobText(job));
       await cache.set(`job:${jobId}`, text, deps.jobCacheTtlSeconds);
     } catch (e) {
-      jlog.warn({ err: errText(e) }, 'could not write the job to the cache');
+      jlog.warn({ err: errorText(e) }, 'could not write the job to the cache');
       await cache.del(`job:${jobId}`).catch(() => undefined);
     }
   }
@@ -152,14 +152,14 @@ export function createSettlement(deps: SettlementDeps): Settlement {
       try {
         await publishEvent(ev);
       } catch (e) {
-        jlog.warn({ err: errText(e) }, 'could not publish analysis.failed');
+        jlog.warn({ err: errorText(e) }, 'could not publish analysis.failed');
       }
     }
     return true;
   }
 
   async function requeueLater(d: Delivery, jlog: Logger, e: unknown, why: string): Promise<void> {
-    jlog.error({ err: errText(e) }, why);
+    jlog.error({ err: errorText(e) }, why);
     await deps.delay(deps.requeueDelayMs);
     await d.nack({ requeue: true });
   }
@@ -187,7 +187,7 @@ export function createSettlement(deps: SettlementDeps): Settlement {
       } catch (e) {
         // The result is stored; the redelivered message publishes the event again.
         jlog.warn(
-          { err: errText(e) },
+          { err: errorText(e) },
           'could not publish the event: message returned to the queue',
         );
         await d.nack({ requeue: true }).catch(() => undefined);

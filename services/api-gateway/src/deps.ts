@@ -12,7 +12,14 @@ import type { Registry } from 'prom-client';
 import type { ConfigState } from './config-state.ts';
 import type { GatewayOptions } from './options.ts';
 import type { ReleaseDelivery } from './quarantine-release.ts';
-import type { BackupResult } from './routes/backup.ts';
+
+/** What an online backup wrote (embedded mode). */
+export interface BackupResult {
+  /** The file written, on the server's disk. */
+  file: string;
+  bytes: number;
+  created_at: string;
+}
 
 /** Calls plugins: the HTTP plugin client in scale-out mode, an in-process invoker in embedded mode. */
 export interface PluginInvoker {
@@ -48,7 +55,7 @@ export interface GatewayDeps {
   /** An online database backup (embedded mode, PGlite): enables POST /api/v1/system/backup. */
   backup?: () => Promise<BackupResult>;
   /**
-   * Trains the classifier from a job's analyst feedback (learnFeedback of @trawl/analyzers, issue
+   * Trains the classifier from a job's analyst feedback (learnFeedback of @trawl/investigation, issue
    * 17); without it, feedback is stored and not learnt.
    */
   learnFeedback?: (jobId: string) => Promise<{ outcome: string }>;

@@ -14,7 +14,15 @@ export {
   RELOAD_LOCK_KEY,
   type ReloadOutcome,
 } from './config-state.ts';
+export {
+  /** The gateway's CPU work off the HTTP thread (MIME parsing, message views): its benchmark. */
+  createCpuWork,
+} from './cpu-work/cpu-work.ts';
 export type { GatewayDeps, PluginInvoker } from './deps.ts';
+export {
+  /** The stored JSON text of a submitted Email (its fast serializer): its benchmark. */
+  serializeEmail,
+} from './email-json.ts';
 export { GATEWAY_ERRORS } from './errors.ts';
 export {
   buildConfiguredGateway,

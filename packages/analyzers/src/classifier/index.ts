@@ -49,6 +49,3 @@ export function createClassifierAnalyzer(deps: ClassifierDeps = {}) {
     },
   });
 }
-
-/** Without a state: always abstains (the eval's default and a registry listing). */
-export const analyzer = createClassifierAnalyzer();

@@ -1,4 +1,4 @@
-import { describeAnswer, fetchBounded, PeerAnswerError } from '@trawl/contracts';
+import { describeAnswer, errorText, fetchBounded, PeerAnswerError } from '@trawl/contracts';
 import { z } from 'zod';
 import {
   LlmBadAnswerError,
@@ -85,7 +85,7 @@ export async function chat(
     if (e instanceof PeerAnswerError && e.kind === 'timeout')
       throw new LlmTimeoutError(s.llm_timeout);
     if (e instanceof PeerAnswerError) throw new LlmBadAnswerError('the answer is too large');
-    throw new LlmUnavailableError(e instanceof Error ? e.message : String(e), e);
+    throw new LlmUnavailableError(errorText(e), e);
   }
   const status = res.status;
   if (status >= 500 || status === 429) {

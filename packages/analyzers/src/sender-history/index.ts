@@ -2,12 +2,7 @@ import { TransientError } from '@trawl/contracts';
 import type { SenderHistoryRepository, SenderStats } from '@trawl/platform';
 import { defineContextProvider } from '@trawl/plugin-sdk';
 import { z } from 'zod';
-
-/** Error codes of the sender-history provider (listed in docs/errors.md). */
-const SENDER_HISTORY_ERROR_CODES = {
-  /** The database behind the sender history cannot be read. */
-  unavailable: 'TRAWL_ERR_SENDER_HISTORY_UNAVAILABLE',
-} as const;
+import { SENDER_HISTORY_ERROR_CODES } from './errors.ts';
 
 const SenderHistorySettings = z.object({
   /** Cache hint returned to the platform. */

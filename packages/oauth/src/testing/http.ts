@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { errorText } from '@trawl/contracts';
 
 /** The body of a test server's request (bounded: 30 MiB). */
 export async function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -41,7 +42,7 @@ export async function startTestHttpServer(
     readBody(req)
       .then((body) => handle(req, res, body))
       .catch((err: unknown) => {
-        if (!res.headersSent) sendJson(res, 500, { error: String((err as Error).message) });
+        if (!res.headersSent) sendJson(res, 500, { error: errorText(err) });
         else res.destroy();
       });
   });

@@ -2,7 +2,9 @@
  * `pnpm db:migrate [DATABASE_URL]`: applies the pending migrations to PostgreSQL.
  * Without an argument the URL comes from the configuration (DATABASE_URL or the POSTGRES_* parts).
  */
+
 import { loadConfigOrExit, redactUrl } from '@trawl/config';
+import { errorText } from '@trawl/contracts';
 import { migrate } from '../store/migrate.ts';
 import { createPgClient } from '../store/pg-client.ts';
 
@@ -27,7 +29,7 @@ async function main(): Promise<void> {
 main().catch((err: unknown) => {
   const code = (err as { code?: unknown }).code;
   process.stderr.write(
-    `migration failed${typeof code === 'string' ? ` (${code})` : ''}: ${err instanceof Error ? err.message : String(err)}\n`,
+    `migration failed${typeof code === 'string' ? ` (${code})` : ''}: ${errorText(err)}\n`,
   );
   process.exit(1);
 });

@@ -1,4 +1,4 @@
-import { backoffDelay } from '@trawl/contracts';
+import { backoffDelay, errorText } from '@trawl/contracts';
 import amqp, {
   type Channel,
   type ChannelModel,
@@ -185,8 +185,7 @@ export function createRabbitBroker(opts: RabbitBrokerOptions): RabbitBroker {
     try {
       return await fn(ch);
     } catch (err) {
-      if (isNotFound(err))
-        throw brokerNotFound(err instanceof Error ? err.message : String(err), err);
+      if (isNotFound(err)) throw brokerNotFound(errorText(err), err);
       if (err instanceof Error && /PRECONDITION_FAILED/.test(err.message)) throw err;
       if (!conn) throw brokerUnavailable('broker connection lost', err);
       throw err;

@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { errorText } from '@trawl/contracts';
 import { migrationFailed } from '../errors.ts';
 import type { SqlClient } from './types.ts';
 
@@ -57,10 +58,7 @@ export async function migrate(
           await tx.query('INSERT INTO trawl_migrations (id) VALUES ($1)', [m.id]);
         });
       } catch (err) {
-        throw migrationFailed(
-          `migration ${m.id} failed: ${err instanceof Error ? err.message : String(err)}`,
-          err,
-        );
+        throw migrationFailed(`migration ${m.id} failed: ${errorText(err)}`, err);
       }
       applied.push(m.id);
     }

@@ -1,14 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { actorOf } from '../auth/access.ts';
 import type { GatewayContext } from '../context.ts';
-
-/** What an online backup wrote (embedded mode). */
-export interface BackupResult {
-  /** The file written, on the server's disk. */
-  file: string;
-  bytes: number;
-  created_at: string;
-}
+import type { BackupResult } from '../deps.ts';
 
 /**
  * POST /api/v1/system/backup (admin): an online backup of the embedded mode's database, taken

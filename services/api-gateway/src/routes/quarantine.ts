@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { parseWith, QuarantineSubmit, TransientError, TrawlError } from '@trawl/contracts';
+import {
+  errorText,
+  parseWith,
+  QuarantineSubmit,
+  TransientError,
+  TrawlError,
+} from '@trawl/contracts';
 import type { FastifyPluginAsync } from 'fastify';
 import { actorOf } from '../auth/access.ts';
 import type { ServicePrincipal } from '../auth/service-principals.ts';
@@ -117,7 +123,7 @@ export function quarantineRoutes(ctx: GatewayContext): FastifyPluginAsync {
           });
         } catch (err) {
           await ctx.store.quarantine.unclaim(id).catch(() => undefined);
-          const detail = err instanceof Error ? err.message : String(err);
+          const detail = errorText(err);
           await ctx.audit.record(request, {
             actor: by,
             action: 'quarantine.release',

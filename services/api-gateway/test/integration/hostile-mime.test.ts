@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { manyPartsMessage, rawMessage } from '../../src/testing/raw-messages.ts';
 import { RAW_MESSAGE, sampleEmail } from '../fixtures/email.ts';
 import {
   bearer,
@@ -10,7 +11,6 @@ import {
   seedUsers,
   startGateway,
 } from '../helpers/harness.ts';
-import { manyPartsMessage, rawMessage } from '../helpers/raw-messages.ts';
 import { realPlatform } from '../helpers/real-platform.ts';
 
 /**

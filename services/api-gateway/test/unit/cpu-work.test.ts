@@ -2,8 +2,8 @@ import { DEFAULT_EMAIL_LIMITS, TransientError, TrawlError } from '@trawl/contrac
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CpuWork, createCpuWork } from '../../src/cpu-work/cpu-work.ts';
 import { messageViewOf } from '../../src/message-view.ts';
+import { rawMessage } from '../../src/testing/raw-messages.ts';
 import { RAW_MESSAGE } from '../fixtures/email.ts';
-import { rawMessage } from '../helpers/raw-messages.ts';
 
 /**
  * The gateway's CPU work (issue 15): a large raw message is parsed, and a large HTML body

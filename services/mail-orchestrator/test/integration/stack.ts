@@ -19,10 +19,9 @@ import {
   type ImapRetrieverService,
   ImapSettings,
 } from '@trawl/retriever-imap';
-import { startTestDovecot, type TestDovecot } from '@trawl/retriever-imap/testing';
+import { openTestImap, startTestDovecot, type TestDovecot } from '@trawl/retriever-imap/testing';
 import type { CompiledWorkflow } from '@trawl/workflow-engine';
 import type { FastifyInstance } from 'fastify';
-import { ImapFlow } from 'imapflow';
 import { pino } from 'pino';
 import { messageIdOf } from '../../src/index.ts';
 
@@ -238,17 +237,7 @@ export function corpusSample(count: number, skip = 0): CorpusMessage[] | null {
 
 /** A second IMAP connection: appends and reads folders (paths with '/', any delimiter). */
 export async function mailboxInspector(d: TestDovecot) {
-  const c = new ImapFlow({
-    host: d.host,
-    port: d.port,
-    secure: false,
-    auth: { user: d.user, pass: d.password },
-    logger: false,
-  });
-  c.on('error', () => undefined);
-  await c.connect();
-  const delimiter = c.namespace?.delimiter || '/';
-  const path = (p: string) => p.split('/').join(delimiter);
+  const { client: c, path } = await openTestImap(d);
   return {
     async append(raw: Buffer) {
       await c.append('INBOX', raw);

@@ -13,8 +13,8 @@ import {
   ImapSettings,
   type ImapSettingsInput,
 } from '../../src/index.ts';
+import { inspector, mail } from '../../src/testing/imap-inspector.ts';
 import { dovecotAvailable, startTestDovecot, type TestDovecot } from '../../src/testing/index.ts';
-import { inspector, mail } from '../helpers/imap.ts';
 
 const KEY = 'internal-key-for-tests-0123456789';
 const USER = 'reports@corp.example';

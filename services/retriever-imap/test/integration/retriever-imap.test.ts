@@ -3,8 +3,8 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOVECOT_HINT, requireComponent } from '../../../../test/support/require-component.ts';
 import { createImapRetriever, type ImapRetrieverService, ImapSettings } from '../../src/index.ts';
+import { inspector, mail } from '../../src/testing/imap-inspector.ts';
 import { dovecotAvailable, startTestDovecot, type TestDovecot } from '../../src/testing/index.ts';
-import { inspector, mail } from '../helpers/imap.ts';
 
 const KEY = 'internal-key-for-tests-0123456789';
 const silent = pino({ level: 'silent' });

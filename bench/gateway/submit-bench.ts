@@ -28,13 +28,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { diffFiles, findRepoRoot, testInfra } from '@trawl/config';
-import { topology } from '@trawl/contracts';
-import type { Broker, Cache, Store } from '@trawl/platform';
-import * as platform from '@trawl/platform';
-import { memoryPlatform, testRedis, testSchema, uniqueSuffix } from '@trawl/platform/testing';
-import type { CompiledWorkflow } from '@trawl/workflow-engine';
-import Fastify from 'fastify';
 import {
   buildApp,
   createConfigState,
@@ -43,8 +36,15 @@ import {
   gatewayLogDestination,
   hashPassword,
   loadSnapshot,
-} from '../../src/index.ts';
-import { type PidGroups, pidsNamed, since, snapshot } from './cpu-accounting.ts';
+} from '@trawl/api-gateway';
+import { diffFiles, findRepoRoot, testInfra } from '@trawl/config';
+import { topology } from '@trawl/contracts';
+import type { Broker, Cache, Store } from '@trawl/platform';
+import * as platform from '@trawl/platform';
+import { memoryPlatform, testRedis, testSchema, uniqueSuffix } from '@trawl/platform/testing';
+import type { CompiledWorkflow } from '@trawl/workflow-engine';
+import Fastify from 'fastify';
+import { type PidGroups, pidsNamed, since, snapshot } from '../support/cpu-accounting.ts';
 
 const args = Object.fromEntries(
   process.argv.slice(2).map((a) => {

@@ -1,8 +1,11 @@
 import { ImapFlow } from 'imapflow';
-import type { TestDovecot } from '../../src/testing/index.ts';
+import type { TestDovecot } from './dovecot.ts';
 
-/** A second IMAP client for tests: appends and inspects folders (server delimiter '.'). */
-export async function inspector(d: TestDovecot) {
+/**
+ * A second IMAP connection to a test Dovecot, logged in as its user, and the server's spelling of a
+ * folder path written with '/'.
+ */
+export async function openTestImap(d: TestDovecot) {
   const c = new ImapFlow({
     host: d.host,
     port: d.port,
@@ -13,7 +16,12 @@ export async function inspector(d: TestDovecot) {
   c.on('error', () => undefined);
   await c.connect();
   const delimiter = c.namespace?.delimiter || '/';
-  const path = (p: string) => p.split('/').join(delimiter);
+  return { client: c, path: (p: string) => p.split('/').join(delimiter) };
+}
+
+/** A second IMAP client for tests: appends and inspects folders (server delimiter '.'). */
+export async function inspector(d: TestDovecot) {
+  const { client: c, path } = await openTestImap(d);
   return {
     client: c,
     path,

@@ -11,9 +11,9 @@
  * Options: --sizes=2k,16k,64k,256k,1m,10m (message sizes), --runs=20 (per size and mode).
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createCpuWork } from '@trawl/api-gateway';
+import { rawMessage } from '@trawl/api-gateway/testing';
 import { DEFAULT_EMAIL_LIMITS } from '@trawl/contracts';
-import { createCpuWork } from '../../src/cpu-work/cpu-work.ts';
-import { rawMessage } from '../helpers/raw-messages.ts';
 
 const args = Object.fromEntries(
   process.argv.slice(2).map((a) => {
