@@ -59,6 +59,7 @@ export {
   serviceChild,
   serviceLoggerOptions,
 } from './service-logger.ts';
+export { createShutdown, type Shutdown } from './shutdown.ts';
 export {
   type BoundedSmtp,
   boundedSmtp,

@@ -1,0 +1,51 @@
+import { errorInfo, type PlatformLogger } from './logger.ts';
+
+/** One step of a shutdown: a name (for the logs and `order()`) and what it closes. */
+interface ShutdownStep {
+  name: string;
+  close: () => unknown;
+}
+
+/**
+ * The ordered stop of an assembly (ADR 021): each part is registered as it is opened, and `close()`
+ * stops them in the reverse order (the last opened first: stop taking work, then finish it, then
+ * close the clients), each once, the next one even when one fails.
+ */
+export interface Shutdown {
+  /** Registers what closes the part just opened. */
+  add(name: string, close: () => unknown): void;
+  /** The step names in the order `close()` runs them. */
+  order(): string[];
+  /**
+   * Runs every step once, last registered first. A step that throws is logged and the others still
+   * run; the first error is thrown once all have run. A second call waits for the first.
+   */
+  close(): Promise<void>;
+}
+
+export function createShutdown(logger?: Pick<PlatformLogger, 'warn'>): Shutdown {
+  const steps: ShutdownStep[] = [];
+  let closing: Promise<void> | undefined;
+  return {
+    add(name, close) {
+      if (closing) throw new Error(`shutdown: ${name} registered after close()`);
+      steps.push({ name, close });
+    },
+    order: () => steps.map((s) => s.name).reverse(),
+    close() {
+      closing ??= (async () => {
+        let first: unknown;
+        for (const step of [...steps].reverse()) {
+          try {
+            await step.close();
+          } catch (err) {
+            first ??= err;
+            logger?.warn({ err: errorInfo(err), step: step.name }, 'error while closing');
+          }
+        }
+        if (first !== undefined) throw first;
+      })();
+      return closing;
+    },
+  };
+}
