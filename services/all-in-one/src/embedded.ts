@@ -1,25 +1,24 @@
 import { mkdirSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { buildOrchestrator, type Orchestrator } from '@trawl/analyzer-orchestrator';
 import {
-  builtinPlugins,
-  createAnalysisPool,
-  createEmbeddedInvoker,
-  createListCache,
-} from '@trawl/analyzers';
+  type Orchestrator,
+  type OrchestratorDescription,
+  orchestratorSettings,
+  startOrchestrator,
+} from '@trawl/analyzer-orchestrator';
 import {
-  bootstrapAdmin,
-  buildConfiguredGateway,
-  createConfigState,
   createGatewayLogger,
-  loadSnapshot,
-  startGatewayBackground,
+  type GatewayDescription,
+  gatewaySettings,
+  startGateway,
 } from '@trawl/api-gateway';
-import { type AppConfig, diffFiles } from '@trawl/config';
+import type { AppConfig } from '@trawl/config';
 import { topology } from '@trawl/contracts';
-import { reportNotifierFromConfig, retentionOfStore } from '@trawl/investigation';
-import { buildMailOrchestrator, type MailOrchestrator } from '@trawl/mail-orchestrator';
+import {
+  type MailOrchestratorDescription,
+  mailOrchestratorSettings,
+  startMailOrchestrator,
+} from '@trawl/mail-orchestrator';
 import {
   type Broker,
   type Cache,
@@ -29,18 +28,20 @@ import {
   createPgliteClient,
   createServiceBroker,
   createServiceCache,
+  createShutdown,
   createStore,
   declareTopology,
   migrate,
   type SqlClient,
 } from '@trawl/platform';
-import type { CompiledWorkflow } from '@trawl/workflow-engine';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import { writeBackup } from './backup.ts';
-import { configSourceFrom } from './config-source.ts';
 import { type EmbeddedRetrievers, startEmbeddedRetrievers } from './embedded-retrievers.ts';
 import { requeueUnfinished } from './requeue.ts';
+
+export { connectHost } from '@trawl/api-gateway';
 
 export interface EmbeddedOptions {
   logger?: Logger;
@@ -54,11 +55,12 @@ export interface EmbeddedOptions {
   retrievers?: EmbeddedRetrievers;
 }
 
-/** The address to reach a server listening on `host` from this machine. */
-export function connectHost(host: string): string {
-  if (host === '0.0.0.0' || host === '' || host === '::' || host === '[::]') return '127.0.0.1';
-  if (host.includes(':') && !host.startsWith('[')) return `[${host}]`;
-  return host;
+/** The options each assembly of the process compiled, and the process's stop order. */
+export interface EmbeddedDescription {
+  orchestrator: OrchestratorDescription;
+  gateway: GatewayDescription;
+  mail?: MailOrchestratorDescription | undefined;
+  stopOrder: string[];
 }
 
 /** What runs, and how to stop it. */
@@ -82,143 +84,59 @@ export interface Embedded {
   mail: boolean;
   app: FastifyInstance;
   orchestrator: Orchestrator;
+  describe(): EmbeddedDescription;
   /** Stops accepting requests, finishes in-flight jobs within the grace period, closes clients. */
   close(): Promise<void>;
 }
 
+/** The clients of embedded mode: the servers whose URL is given explicitly, else in-process ones. */
+async function openPorts(
+  cfg: AppConfig,
+  logger: Logger,
+  shutdown: ReturnType<typeof createShutdown>,
+): Promise<{ sql: SqlClient; broker: Broker; cache: Cache }> {
+  let sql: SqlClient;
+  if (cfg.database.explicit) {
+    sql = createPgClient({ url: cfg.database.url, applicationName: 'trawl-all-in-one' });
+  } else {
+    const dir = join(cfg.dataDir, 'pglite');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    sql = await createPgliteClient({ dataDir: dir });
+  }
+  shutdown.add('database', () => sql.close());
+  await migrate(sql);
+  const broker: Broker = cfg.rabbitmq.explicit
+    ? createServiceBroker(cfg, 'all-in-one', logger)
+    : createMemoryBroker({ logger });
+  shutdown.add('broker', () => broker.close());
+  const cache: Cache = cfg.redis.explicit
+    ? createServiceCache(cfg, 'all-in-one', logger)
+    : createMemoryCache({ maxEntries: 50_000, prefix: 'trawl:' });
+  shutdown.add('cache', () => cache.close());
+  return { sql, broker, cache };
+}
+
 /**
- * Every service in this process: the gateway, one analyzer orchestrator, the built-in analyzers
- * called in-process (the offline ones in worker threads), and the mail orchestrator when retrievers are configured. PostgreSQL, RabbitMQ
- * and Redis are used only when their URL is given explicitly (DATABASE_URL, RABBITMQ_URL,
- * REDIS_URL); otherwise PGlite with its data in TRAWL_DATA_DIR, the in-process broker and cache.
+ * Every service in this process (ADR 021): the list of the services' own assemblies over
+ * in-process ports, nothing more. The analyzer orchestrator (the built-in analyzers in-process),
+ * the gateway (calling the same invoker for dry runs), the Graph and Gmail retrievers when their
+ * mailboxes are named, and the mail orchestrator when retrievers are configured, submitting to
+ * the gateway directly. PostgreSQL, RabbitMQ and Redis are used only when their URL is given
+ * explicitly (DATABASE_URL, RABBITMQ_URL, REDIS_URL); otherwise PGlite with its data in
+ * TRAWL_DATA_DIR, the in-process broker and cache.
  */
 export async function startEmbedded(cfg: AppConfig, opts: EmbeddedOptions = {}): Promise<Embedded> {
   const logger = opts.logger ?? createGatewayLogger(cfg.pinoLevel);
   const version = opts.version ?? '0.0.0';
-  const closers: (() => Promise<void>)[] = [];
-  const closeAll = async () => {
-    for (const c of closers.reverse()) {
-      try {
-        await c();
-      } catch (err) {
-        logger.warn({ err }, 'error while closing');
-      }
-    }
-    closers.length = 0;
-  };
-
+  const shutdown = createShutdown(logger);
   try {
-    // Store.
-    let sql: SqlClient;
-    if (cfg.database.explicit) {
-      sql = createPgClient({ url: cfg.database.url, applicationName: 'trawl-all-in-one' });
-    } else {
-      const dir = join(cfg.dataDir, 'pglite');
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-      sql = await createPgliteClient({ dataDir: dir });
-    }
-    closers.push(() => sql.close());
-    await migrate(sql);
+    const { sql, broker, cache } = await openPorts(cfg, logger, shutdown);
     const store = createStore(sql);
-
-    // Broker.
-    const broker: Broker = cfg.rabbitmq.explicit
-      ? createServiceBroker(cfg, 'all-in-one', logger)
-      : createMemoryBroker({ logger });
-    closers.push(() => broker.close());
     const topo = topology(cfg.brokerPrefix);
     await declareTopology(broker, topo);
+    const ports = { sql, store, broker, topology: topo, cache, logger };
 
-    // Cache.
-    const cache: Cache = cfg.redis.explicit
-      ? createServiceCache(cfg, 'all-in-one', logger)
-      : createMemoryCache({ maxEntries: 50_000, prefix: 'trawl:' });
-    closers.push(() => cache.close());
-
-    // Configuration and plugins.
-    // the allow and block lists (issue 32): read again on every `lists.changed` event
-    const lists = createListCache(store.lists);
-    const builtins = builtinPlugins({
-      senders: store.senders,
-      classifier: store.classifier,
-      lists,
-    });
-    const known = {
-      analyzers: Object.values(builtins)
-        .filter((p) => p.kind === 'analyzer')
-        .map((p) => p.id),
-      providers: Object.values(builtins)
-        .filter((p) => p.kind === 'context_provider')
-        .map((p) => p.id),
-    };
-    const loadOpts = { knownAnalyzers: known.analyzers, knownProviders: known.providers };
-    const initial = loadSnapshot(cfg, loadOpts);
-    let current = initial;
-    // The offline analyzers run in worker threads (TRAWL_ANALYSIS_WORKERS, one per core by
-    // default; ADR 010): the one thread that answers HTTP and consumes the queue never runs them,
-    // and a call past its deadline is stopped.
-    const workers = cfg.analysisWorkers ?? availableParallelism();
-    const pool =
-      workers > 0
-        ? await createAnalysisPool({
-            size: workers,
-            defaultTimeoutMs: initial.files.service.analyzer.timeout_ms,
-            onReplace: (info) => logger.warn(info, 'analysis worker replaced'),
-          })
-        : undefined;
-    if (pool) closers.push(() => pool.close());
-    const invoker = createEmbeddedInvoker({
-      builtins,
-      service: () => current.files.service,
-      internalApiKey: cfg.internalApiKey,
-      pool,
-    });
-    closers.push(() => invoker.close());
-    const configState = createConfigState<CompiledWorkflow>({
-      initial,
-      load: () => loadSnapshot(cfg, loadOpts),
-      diff: diffFiles,
-      store,
-      broker,
-      topology: topo,
-      onSwap: (next) => {
-        current = next;
-        invoker.setService(next.files.service);
-      },
-      onPublishError: (err) => logger.warn({ err }, 'config.reloaded could not be published'),
-    });
-    await configState.recordCurrent(null);
-    const adminCreated = await bootstrapAdmin(
-      store,
-      { username: cfg.auth.adminUser, password: cfg.auth.adminPassword },
-      logger,
-    );
-
-    // One /metrics (the gateway's) shows every component of the process.
-    const metricsRegistries: Orchestrator['registry'][] = [];
-
-    // Orchestrator.
-    const orchestrator = buildOrchestrator({
-      broker,
-      store,
-      cache,
-      invoker,
-      config: configSourceFrom(() => configState.current().files),
-      topology: topo,
-      logger,
-      lists,
-      options: {
-        prefetch: cfg.orchestrator.prefetch,
-        reaperIntervalMs: cfg.orchestrator.reaperIntervalMs,
-        jobGraceMs: cfg.orchestrator.jobGraceMs,
-        // With the in-memory broker every unfinished job is queued again at start (below), so no
-        // stored job is left without a message; with RabbitMQ the reaper closes that gap.
-        ...(broker.kind === 'memory' ? {} : { queuedMaxMs: cfg.orchestrator.queuedMaxMs }),
-        serviceVersion: version,
-        instanceId: 'embedded',
-      },
-      retention: retentionOfStore(sql, cache, cfg.retention, logger),
-    });
+    // With the in-process broker every unfinished job is queued again (a fresh broker is empty).
     let requeued = 0;
     if (broker.kind === 'memory') {
       requeued = await requeueUnfinished({
@@ -230,101 +148,105 @@ export async function startEmbedded(cfg: AppConfig, opts: EmbeddedOptions = {}):
       });
       if (requeued > 0) logger.info({ requeued }, 'unfinished jobs re-queued');
     }
-    metricsRegistries.push(orchestrator.registry);
-    await orchestrator.start();
-    closers.push(() => orchestrator.stop(cfg.orchestrator.shutdownGraceMs));
-    // Reporter notifications (issue 17): on when TRAWL_SMTP_URL is set.
-    const notifier = reportNotifierFromConfig(cfg.notify, { broker, topology: topo, sql, logger });
-    if (notifier) {
-      await notifier.start();
-      closers.push(() => notifier.stop());
-    }
 
-    // Gateway.
-    const app = await buildConfiguredGateway(cfg, sql, {
-      store,
-      broker,
-      cache,
-      topology: topo,
-      configState,
-      invoker,
-      logger,
-      version,
-      metricsRegistries,
-      ...(sql.dumpDataDir ? { backup: () => writeBackup(sql, join(cfg.dataDir, 'backups')) } : {}),
-    });
-    closers.push(() => app.close());
-    // Webhook deliveries (issue 17): the outbox in the same database, claimed by this process.
-    const background = startGatewayBackground({ cfg, sql, store, logger, version });
-    closers.push(() => background.stop());
-    const port = opts.port ?? cfg.gateway.port;
-    // 127.0.0.1 unless TRAWL_HOST says otherwise: a laptop's Trawl is not served to its network.
-    const host = opts.host ?? cfg.gateway.embeddedHost;
-    await app.listen({ host, port });
-    const address = app.server.address();
-    const boundPort = typeof address === 'object' && address ? address.port : port;
-    const url = `http://${connectHost(host)}:${boundPort}`;
+    // One /metrics (the gateway's) shows every component of the process.
+    const registries: Registry[] = [];
+    const orchestrator = await startOrchestrator(
+      ports,
+      orchestratorSettings(cfg, { version, listen: false, instanceId: 'embedded' }),
+    );
+    shutdown.add('analyzer-orchestrator', () => orchestrator.close());
+    registries.push(orchestrator.orchestrator.registry);
+
+    const gateway = await startGateway(
+      {
+        ...ports,
+        invoker: orchestrator.invoker,
+        metricsRegistries: registries,
+        ...(sql.dumpDataDir
+          ? { backup: () => writeBackup(sql, join(cfg.dataDir, 'backups')) }
+          : {}),
+      },
+      {
+        ...gatewaySettings(cfg, {
+          version,
+          // 127.0.0.1 unless TRAWL_HOST says otherwise: a laptop's Trawl is not served to its network.
+          listen: {
+            host: opts.host ?? cfg.gateway.embeddedHost,
+            port: opts.port ?? cfg.gateway.port,
+          },
+        }),
+        known: orchestrator.builtins,
+      },
+    );
+    shutdown.add('api-gateway', () => gateway.close());
 
     // Mail orchestrator, when retrievers are configured (or run here: Graph, Gmail).
-    let mail: MailOrchestrator | undefined;
+    let mail: Awaited<ReturnType<typeof startMailOrchestrator>> | undefined;
     let mailRetrievers = cfg.mailRetrievers;
-    if (opts.retrievers && (opts.retrievers.graph || opts.retrievers.gmail) && cfg.internalApiKey) {
-      const own = await startEmbeddedRetrievers(cfg, opts.retrievers, {
+    const own = opts.retrievers?.graph || opts.retrievers?.gmail;
+    if (own && cfg.internalApiKey && opts.retrievers) {
+      const started = await startEmbeddedRetrievers(cfg, opts.retrievers, {
         logger,
         cache,
         version,
-        registries: metricsRegistries,
+        registries,
       });
-      closers.push(() => own.close());
-      mailRetrievers = { ...cfg.mailRetrievers, ...own.entries };
+      shutdown.add('retrievers', () => started.close());
+      mailRetrievers = { ...cfg.mailRetrievers, ...started.entries };
     }
-    const retrievers = Object.values(mailRetrievers).filter((r) => r.enabled !== false);
-    if (retrievers.length > 0 || opts.retrievers?.graph || opts.retrievers?.gmail) {
+    const enabled = Object.values(mailRetrievers).filter((r) => r.enabled !== false);
+    if (enabled.length > 0 || own) {
       if (!cfg.internalApiKey) {
         logger.warn(
           'TRAWL_MAIL_RETRIEVERS is set but INTERNAL_API_KEY is not: mail ingestion is off',
         );
       } else {
-        mail = buildMailOrchestrator({
-          retrievers: mailRetrievers,
-          gateway: { baseUrl: url },
-          internalApiKey: cfg.internalApiKey,
-          broker,
-          topology: topo,
-          cache,
-          logger,
-          options: { serviceVersion: version, maxMessageBytes: cfg.limits.rawMessageBytes },
-        });
-        metricsRegistries.push(mail.registry);
-        await mail.start();
-        const m = mail;
-        closers.push(() => m.stop(cfg.orchestrator.shutdownGraceMs));
-        await mail.app.listen({
-          host: cfg.mailOrchestratorHost,
-          port: cfg.mailOrchestratorPort,
-        });
-        closers.push(() => m.app.close());
+        const m = await startMailOrchestrator(
+          {
+            broker,
+            topology: topo,
+            cache,
+            logger,
+            gateway: { url: gateway.url, app: gateway.app },
+          },
+          mailOrchestratorSettings(cfg, {
+            version,
+            internalApiKey: cfg.internalApiKey,
+            retrievers: mailRetrievers,
+          }),
+        );
+        mail = m;
+        shutdown.add('mail-orchestrator', () => m.close());
+        registries.push(m.mail.registry);
       }
     }
 
     return {
-      url,
-      port: boundPort,
-      host: typeof address === 'object' && address ? address.address : host,
+      url: gateway.url,
+      port: gateway.port,
+      host: gateway.host,
       backends: {
         store: cfg.database.explicit ? 'postgres' : 'pglite',
         broker: broker.kind,
         cache: cfg.redis.explicit ? 'redis' : 'memory',
       },
       requeued,
-      adminCreated,
+      adminCreated: gateway.adminCreated,
       mail: mail !== undefined,
-      app,
-      orchestrator,
-      close: closeAll,
+      app: gateway.app,
+      orchestrator: orchestrator.orchestrator,
+      describe: () => ({
+        orchestrator: orchestrator.describe(),
+        gateway: gateway.describe(),
+        ...(mail ? { mail: mail.describe() } : {}),
+        stopOrder: shutdown.order(),
+      }),
+      // errors are logged by the shutdown; a stop goes on to the end
+      close: () => shutdown.close().catch(() => undefined),
     };
   } catch (err) {
-    await closeAll();
+    await shutdown.close().catch(() => undefined);
     throw err;
   }
 }

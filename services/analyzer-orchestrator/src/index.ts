@@ -9,6 +9,14 @@ export {
   type OrchestratorDeps,
 } from './app.ts';
 export {
+  /** What startOrchestrator compiled (pools, deadlines, batch sizes, stop order): ADR 021. */
+  type OrchestratorDescription,
+  /** The running orchestrator: its parts, describe() and one ordered close(). */
+  type RunningOrchestrator,
+  /** The orchestrator's one assembly (main.ts and embedded mode): ports and settings in, running. */
+  startOrchestrator,
+} from './assembly.ts';
+export {
   /** A compiled configuration: workflows, service settings, the analyzers' settings. */
   type ConfigSnapshot,
   /** What the orchestrator reads its configuration from. */
@@ -22,3 +30,7 @@ export {
   /** Runs one job through the engine with the orchestrator's deadlines (benchmarks and tests). */
   createJobRunner,
 } from './job-runner.ts';
+export {
+  /** The orchestrator's settings from the configuration: the one place its defaults live. */
+  orchestratorSettings,
+} from './settings.ts';

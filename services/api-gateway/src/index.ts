@@ -1,4 +1,13 @@
 export { buildApp } from './app.ts';
+export {
+  connectHost,
+  type GatewayDescription,
+  type GatewayPorts,
+  type GatewaySettings,
+  gatewaySettings,
+  type RunningGateway,
+  startGateway,
+} from './assembly.ts';
 export { PASSWORD_MIN_CHARS, passwordProblems } from './auth/password-policy.ts';
 export { hashPassword, verifyPassword } from './auth/passwords.ts';
 export { bootstrapAdmin } from './bootstrap.ts';

@@ -1,87 +1,44 @@
-import { type AppConfig, ConfigError, diffFiles, exitWithProblems } from '@trawl/config';
+import { type AppConfig, ConfigError, exitWithProblems } from '@trawl/config';
 import {
   connectServiceMessaging,
   createPgClient,
+  createShutdown,
   createStore,
   migrate,
   type RunningService,
   runServiceMain,
 } from '@trawl/platform';
-import { createPluginClient, pluginTargets } from '@trawl/plugin-client';
-import type { CompiledWorkflow } from '@trawl/workflow-engine';
-import { bootstrapAdmin } from './bootstrap.ts';
-import { followConfigReloads } from './config-events.ts';
-import { loadSnapshot } from './config-loader.ts';
-import { createConfigState } from './config-state.ts';
-import { buildConfiguredGateway, startGatewayBackground } from './gateway-process.ts';
+import { gatewaySettings, startGateway } from './assembly.ts';
 import { createGatewayLogger, gatewayLogDestination } from './logger.ts';
+
+/** A configuration problem of the files: printed with every problem listed, exit 1. */
+function exitOnConfigProblem(err: unknown): void {
+  if (err instanceof ConfigError) exitWithProblems(err);
+  const problems = (err as { problems?: { path: string; message: string }[] }).problems;
+  if (problems?.length) exitWithProblems(new ConfigError(problems));
+}
 
 async function main(cfg: AppConfig, version: string): Promise<RunningService> {
   const logger = createGatewayLogger(cfg.pinoLevel, gatewayLogDestination());
-
-  let initial: ReturnType<typeof loadSnapshot>;
+  const shutdown = createShutdown(logger);
   try {
-    initial = loadSnapshot(cfg);
-  } catch (err) {
-    if (err instanceof ConfigError) exitWithProblems(err);
-    const problems = (err as { problems?: { path: string; message: string }[] }).problems ?? [];
-    exitWithProblems(
-      new ConfigError(problems.length ? problems : [{ path: '', message: (err as Error).message }]),
+    const sql = createPgClient({ url: cfg.database.url, applicationName: 'trawl-api-gateway' });
+    shutdown.add('postgres', () => sql.close());
+    await migrate(sql);
+    const { broker, topology, cache } = await connectServiceMessaging(cfg, 'api-gateway', logger);
+    shutdown.add('rabbitmq', () => broker.close());
+    shutdown.add('redis', () => cache.close());
+    const gateway = await startGateway(
+      { sql, store: createStore(sql), broker, topology, cache, logger },
+      gatewaySettings(cfg, { version }),
     );
+    shutdown.add('gateway', () => gateway.close());
+  } catch (err) {
+    await shutdown.close().catch(() => undefined);
+    exitOnConfigProblem(err);
+    throw err;
   }
-
-  const sql = createPgClient({ url: cfg.database.url, applicationName: 'trawl-api-gateway' });
-  await migrate(sql);
-  const store = createStore(sql);
-  const { broker, topology, cache } = await connectServiceMessaging(cfg, 'api-gateway', logger);
-
-  const invoker = createPluginClient({
-    ...pluginTargets(initial.files.service),
-    internalApiKey: cfg.internalApiKey,
-  });
-  const configState = createConfigState<CompiledWorkflow>({
-    initial,
-    load: () => loadSnapshot(cfg),
-    diff: diffFiles,
-    store,
-    broker,
-    topology,
-    onSwap: (next) => invoker.setTargets(pluginTargets(next.files.service)),
-    onPublishError: (err) => logger.warn({ err }, 'config.reloaded could not be published'),
-  });
-  await configState.recordCurrent(null);
-  await bootstrapAdmin(
-    store,
-    { username: cfg.auth.adminUser, password: cfg.auth.adminPassword },
-    logger,
-  );
-
-  const app = await buildConfiguredGateway(cfg, sql, {
-    store,
-    broker,
-    cache,
-    topology,
-    configState,
-    invoker,
-    logger,
-    version,
-  });
-  const follower = await followConfigReloads({ broker, topology, configState, logger });
-  await app.listen({ host: cfg.gateway.host, port: cfg.gateway.port });
-  const background = startGatewayBackground({ cfg, sql, store, logger, version });
-
-  return {
-    logger,
-    async stop() {
-      await app.close();
-      await background.stop();
-      await follower.cancel();
-      await invoker.close();
-      await broker.close();
-      await cache.close();
-      await sql.close();
-    },
-  };
+  return { logger, stop: () => shutdown.close() };
 }
 
 void runServiceMain(

@@ -14,7 +14,11 @@ import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { DedupStore } from './dedup-store.ts';
 import { MAIL_ERRORS } from './errors.ts';
-import { createGatewayClient, type GatewayClient } from './gateway-client.ts';
+import {
+  createGatewayClient,
+  type GatewayClient,
+  type GatewayTransport,
+} from './gateway-client.ts';
 import { ACKED_OUTCOMES, createMessageProcessor, type Outcome } from './message-processor.ts';
 import { createMailMetrics, type MailMetrics } from './metrics.ts';
 import { createPoller, type PassReport, type PolledRetriever } from './poller.ts';
@@ -59,8 +63,13 @@ export interface MailOrchestratorOptions {
 
 export interface MailOrchestratorDeps {
   retrievers: MailRetrievers;
-  /** The gateway: a client, or its base URL (the internal key is `internalApiKey`). */
-  gateway: GatewayClient | { baseUrl: string; workflowId?: string };
+  /**
+   * The gateway: a client, or its base URL (the internal key is `internalApiKey`) with, when it
+   * runs in this process, the transport that calls it directly (inProcessTransport).
+   */
+  gateway:
+    | GatewayClient
+    | { baseUrl: string; workflowId?: string; transport?: GatewayTransport | undefined };
   /**
    * The platform key (INTERNAL_API_KEY). Never sent: each retriever gets its own credential
    * derived from it, messages go to the gateway with their retriever's credential, job reads with
@@ -112,6 +121,7 @@ export function buildMailOrchestrator(deps: MailOrchestratorDeps): MailOrchestra
       : createGatewayClient({
           baseUrl: deps.gateway.baseUrl,
           workflowId: deps.gateway.workflowId,
+          transport: deps.gateway.transport,
           internalApiKey: deps.internalApiKey,
           timeoutMs: gatewayTimeoutMs,
         });

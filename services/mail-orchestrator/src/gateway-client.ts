@@ -16,7 +16,25 @@ export interface GatewayClientOptions {
   timeoutMs: number;
   /** Query workflow_id for raw submissions (default: the gateway's default workflow). */
   workflowId?: string | undefined;
+  /**
+   * How a request reaches the gateway: HTTP to `baseUrl` (default), or a direct call into a
+   * gateway in the same process (inProcessTransport: no socket, the raw bytes passed as they are).
+   */
+  transport?: GatewayTransport | undefined;
 }
+
+/** One request to the gateway: method, path (with its query), headers, body. */
+export type GatewayTransport = (
+  method: 'GET' | 'POST',
+  path: string,
+  init: {
+    headers: Record<string, string>;
+    body?: Buffer;
+    timeoutMs: number;
+    maxBytes: number;
+    signal?: AbortSignal | undefined;
+  },
+) => Promise<HttpAnswer>;
 
 export type SubmitOutcome =
   | { kind: 'accepted'; jobId: string; emailId: string }
@@ -115,6 +133,18 @@ export function createGatewayClient(o: GatewayClientOptions): GatewayClient {
   const derive = credentialDeriver(o.internalApiKey);
   const own = { 'x-internal-api-key': derive({ kind: 'service', id: 'mail-orchestrator' }) };
 
+  const transport: GatewayTransport =
+    o.transport ??
+    ((method, path, init) =>
+      httpCall(`${base}${path}`, {
+        method,
+        headers: init.headers,
+        ...(init.body ? { body: init.body } : {}),
+        timeoutMs: init.timeoutMs,
+        maxBytes: init.maxBytes,
+        signal: init.signal,
+      }));
+
   async function call(
     method: 'GET' | 'POST',
     path: string,
@@ -126,8 +156,7 @@ export function createGatewayClient(o: GatewayClientOptions): GatewayClient {
     },
   ) {
     try {
-      return await httpCall(`${base}${path}`, {
-        method,
+      return await transport(method, path, {
         headers: { ...(extra.auth ?? own), ...extra.headers },
         ...(extra.body ? { body: extra.body } : {}),
         timeoutMs: o.timeoutMs,

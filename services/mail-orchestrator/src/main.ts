@@ -2,10 +2,11 @@ import { type AppConfig, ConfigError, exitWithProblems } from '@trawl/config';
 import {
   connectServiceMessaging,
   createServiceLogger,
+  createShutdown,
   type RunningService,
   runServiceMain,
 } from '@trawl/platform';
-import { buildMailOrchestrator } from './app.ts';
+import { mailOrchestratorSettings, startMailOrchestrator } from './assembly.ts';
 
 // A bad TRAWL_MAIL_RETRIEVERS stops start-up in runServiceMain, naming the variable and the problem.
 async function main(cfg: AppConfig, version: string): Promise<RunningService> {
@@ -17,38 +18,34 @@ async function main(cfg: AppConfig, version: string): Promise<RunningService> {
     );
   }
   const logger = createServiceLogger('mail-orchestrator', cfg.pinoLevel);
+  const shutdown = createShutdown(logger);
   const { broker, topology, cache } = await connectServiceMessaging(
     cfg,
     'mail-orchestrator',
     logger,
   );
-
-  const orchestrator = buildMailOrchestrator({
-    retrievers: cfg.mailRetrievers,
-    gateway: { baseUrl: cfg.gateway.url },
+  shutdown.add('rabbitmq', () => broker.close());
+  shutdown.add('redis', () => cache.close());
+  const settings = mailOrchestratorSettings(cfg, {
+    version,
     internalApiKey: cfg.internalApiKey,
-    broker,
-    topology,
-    cache,
-    logger,
-    options: { serviceVersion: version, maxMessageBytes: cfg.limits.rawMessageBytes },
   });
-  await orchestrator.start();
-  await orchestrator.app.listen({
-    host: cfg.mailOrchestratorHost,
-    port: cfg.mailOrchestratorPort,
-  });
-  logger.info({ port: cfg.mailOrchestratorPort }, 'listening');
+  try {
+    const running = await startMailOrchestrator(
+      { broker, topology, cache, logger, gateway: { url: cfg.gateway.url } },
+      settings,
+    );
+    shutdown.add('mail-orchestrator', () => running.close());
+  } catch (err) {
+    await shutdown.close().catch(() => undefined);
+    throw err;
+  }
+  logger.info({ port: settings.listen.port }, 'listening');
 
   return {
     logger,
-    hardExitMs: cfg.orchestrator.shutdownGraceMs + 15_000,
-    async stop() {
-      await orchestrator.app.close();
-      await orchestrator.stop(cfg.orchestrator.shutdownGraceMs);
-      await broker.close();
-      await cache.close();
-    },
+    hardExitMs: settings.shutdownGraceMs + 15_000,
+    stop: () => shutdown.close(),
   };
 }
 

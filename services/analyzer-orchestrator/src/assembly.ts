@@ -1,0 +1,234 @@
+import {
+  type AnalysisPool,
+  builtinPlugins,
+  createAnalysisPool,
+  createEmbeddedInvoker,
+  createListCache,
+  type EmbeddedInvoker,
+} from '@trawl/analyzers';
+import { type LoadedFiles, loadServiceFiles } from '@trawl/config';
+import type { Topology } from '@trawl/contracts';
+import { reportNotifierFromConfig, retentionOfStore } from '@trawl/investigation';
+import {
+  type Broker,
+  type Cache,
+  createShutdown,
+  type SqlClient,
+  type Store,
+} from '@trawl/platform';
+import { createPluginClient, pluginTargets } from '@trawl/plugin-client';
+import { checkCondition, checkConditionReferences } from '@trawl/workflow-engine';
+import type { Logger } from 'pino';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { buildOrchestrator, type Orchestrator } from './app.ts';
+import { type ConfigSource, createConfigSource, snapshotFromFiles } from './config-snapshot.ts';
+import type { OrchestratorSettings } from './settings.ts';
+
+/** What an orchestrator is given: the clients it talks through, opened and closed by its caller. */
+export interface OrchestratorPorts {
+  sql: SqlClient;
+  store: Store;
+  broker: Broker;
+  topology: Topology;
+  cache: Cache;
+  logger: Logger;
+  clock?: () => Date;
+  /** Where its metrics go (embedded mode: one registry per part, all served by the gateway). */
+  registry?: Registry;
+}
+
+/** The invoker the orchestrator's jobs call analyzers through, retargeted on a reload. */
+export type OrchestratorInvoker = EmbeddedInvoker;
+
+/** The options an assembly compiled (Temporal's compileWorkerOptions): what the parity test reads. */
+export interface OrchestratorDescription {
+  service: 'analyzer-orchestrator';
+  prefetch: number;
+  reaperIntervalMs: number;
+  jobGraceMs: number;
+  queuedMaxMs: number;
+  shutdownGraceMs: number;
+  analysis: {
+    inProcess: boolean;
+    workers: number;
+    pooledMinChars: number;
+    /** The pool's hard stop of a call without its own timeout (service.yaml analyzer.timeout_ms). */
+    defaultTimeoutMs: number;
+  };
+  retention: OrchestratorSettings['retention'];
+  notifier: boolean;
+  /** The steps of close(), in order. */
+  stopOrder: string[];
+}
+
+export interface RunningOrchestrator {
+  orchestrator: Orchestrator;
+  invoker: OrchestratorInvoker;
+  config: ConfigSource;
+  /** The analyzer and provider ids built into this process (none when they are called over HTTP). */
+  builtins: { analyzers: string[]; providers: string[] };
+  /** Where /health and /metrics listen, when they do. */
+  url?: string | undefined;
+  describe(): OrchestratorDescription;
+  /** Stops taking jobs, lets those in flight finish within the grace period, closes its parts. */
+  close(): Promise<void>;
+}
+
+/**
+ * The analyzer orchestrator, running (ADR 021): its configuration read from the files (again on
+ * `config.reloaded`), its invoker (the built-ins in this process, the offline ones in worker
+ * threads, or over HTTP), the consumer, the reaper with the retention purge, reporter
+ * notifications when TRAWL_SMTP_URL is set, and /health and /metrics when `settings.listen` says
+ * where. main.ts and embedded mode both call it; neither builds a part of it.
+ */
+export async function startOrchestrator(
+  ports: OrchestratorPorts,
+  settings: OrchestratorSettings,
+): Promise<RunningOrchestrator> {
+  const { sql, store, broker, topology, cache, logger } = ports;
+  const shutdown = createShutdown(logger);
+  try {
+    const load = (): LoadedFiles =>
+      loadServiceFiles(settings.files, {
+        checkCondition,
+        checkReferences: checkConditionReferences,
+      });
+    const compile = (f: LoadedFiles) =>
+      snapshotFromFiles({
+        version: f.version,
+        service: f.service,
+        workflows: f.workflows,
+        analyzerVersions: f.analyzerVersions,
+      });
+    let files = load();
+    const initial = compile(files);
+    const timeoutMs = files.service.analyzer.timeout_ms;
+    const a = settings.analysis;
+
+    let invoker: OrchestratorInvoker;
+    let pool: AnalysisPool | undefined;
+    let lists: { reload(): Promise<void> } | undefined;
+    const builtinIds = { analyzers: [] as string[], providers: [] as string[] };
+    if (a.inProcess) {
+      // the allow and block lists of the in-process `lists` analyzer (issue 32)
+      const listCache = createListCache(store.lists);
+      lists = listCache;
+      const builtins = builtinPlugins({
+        senders: store.senders,
+        classifier: store.classifier,
+        lists: listCache,
+      });
+      for (const p of Object.values(builtins)) {
+        (p.kind === 'analyzer' ? builtinIds.analyzers : builtinIds.providers).push(p.id);
+      }
+      if (a.workers > 0) {
+        const p = await createAnalysisPool({
+          size: a.workers,
+          defaultTimeoutMs: timeoutMs,
+          onReplace: (info) => logger.warn(info, 'analysis worker replaced'),
+        });
+        pool = p;
+        shutdown.add('analysis-pool', () => p.close());
+      }
+      invoker = createEmbeddedInvoker({
+        builtins,
+        service: () => files.service,
+        internalApiKey: a.internalApiKey,
+        pool,
+        pooledMinChars: a.pooledMinChars,
+      });
+    } else {
+      const http = createPluginClient({
+        ...pluginTargets(files.service, a.builtinsUrl),
+        internalApiKey: a.internalApiKey,
+        defaultTimeoutMs: timeoutMs,
+      });
+      invoker = {
+        analyze: (id, email, o) => http.analyze(id, email, o),
+        enrich: (id, req, o) => http.enrich(id, req, o),
+        health: (id) => http.health(id),
+        setService: (svc) => http.setTargets(pluginTargets(svc, a.builtinsUrl)),
+        close: () => http.close(),
+      };
+    }
+    const inv = invoker;
+    shutdown.add('invoker', () => inv.close());
+    const config = createConfigSource(initial, () => {
+      const next = load();
+      const snapshot = compile(next);
+      files = next;
+      inv.setService(next.service);
+      return snapshot;
+    });
+
+    const registry = ports.registry ?? new Registry();
+    if (settings.defaultMetrics && settings.listen) collectDefaultMetrics({ register: registry });
+    // The in-process broker starts empty: embedded mode queues every unfinished job again at
+    // start, so no stored job is left without a message; with RabbitMQ the reaper closes that gap.
+    const queuedMaxMs = broker.kind === 'memory' ? 0 : settings.consumer.queuedMaxMs;
+    const orchestrator = buildOrchestrator({
+      broker,
+      store,
+      cache,
+      invoker: inv,
+      config,
+      topology,
+      logger,
+      registry,
+      ...(ports.clock ? { clock: ports.clock } : {}),
+      options: {
+        prefetch: settings.consumer.prefetch,
+        reaperIntervalMs: settings.consumer.reaperIntervalMs,
+        jobGraceMs: settings.consumer.jobGraceMs,
+        queuedMaxMs,
+        serviceVersion: settings.serviceVersion,
+        ...(settings.instanceId ? { instanceId: settings.instanceId } : {}),
+      },
+      retention: retentionOfStore(sql, cache, settings.retention, logger),
+      lists,
+    });
+    let url: string | undefined;
+    if (settings.listen) {
+      shutdown.add('http', () => orchestrator.app.close());
+    }
+    await orchestrator.start();
+    shutdown.add('consumer', () => orchestrator.stop(settings.consumer.shutdownGraceMs));
+    // Reporter notifications (issue 17): on when TRAWL_SMTP_URL is set.
+    const notifier = reportNotifierFromConfig(settings.notify, { broker, topology, sql, logger });
+    if (notifier) {
+      await notifier.start();
+      shutdown.add('report-notifier', () => notifier.stop());
+    }
+    if (settings.listen) {
+      url = await orchestrator.app.listen(settings.listen);
+    }
+    const description: Omit<OrchestratorDescription, 'stopOrder'> = {
+      service: 'analyzer-orchestrator',
+      prefetch: settings.consumer.prefetch,
+      reaperIntervalMs: settings.consumer.reaperIntervalMs,
+      jobGraceMs: settings.consumer.jobGraceMs,
+      queuedMaxMs,
+      shutdownGraceMs: settings.consumer.shutdownGraceMs,
+      analysis: {
+        inProcess: a.inProcess,
+        workers: pool ? a.workers : 0,
+        pooledMinChars: pool ? a.pooledMinChars : 0,
+        defaultTimeoutMs: timeoutMs,
+      },
+      retention: settings.retention,
+      notifier: notifier !== undefined,
+    };
+    return {
+      orchestrator,
+      invoker: inv,
+      config,
+      builtins: builtinIds,
+      url,
+      describe: () => ({ ...description, stopOrder: shutdown.order() }),
+      close: () => shutdown.close(),
+    };
+  } catch (err) {
+    await shutdown.close().catch(() => undefined);
+    throw err;
+  }
+}
