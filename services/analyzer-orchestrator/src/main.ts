@@ -72,14 +72,14 @@ async function main(): Promise<RunningService> {
     throw e;
   }
   shutdown.add('orchestrator', () => running.close());
-  const d = running.describe();
+  // what the assembly compiled (the parity test with embedded mode reads this line)
   logger.info(
     {
       port: settings.listen?.port,
       config_version: running.config.getConfig().version,
-      analysis_workers: d.analysis.workers,
+      assembly: running.describe(),
     },
-    'analyzer orchestrator ready',
+    'assembled',
   );
 
   return {

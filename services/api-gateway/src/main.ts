@@ -33,6 +33,8 @@ async function main(cfg: AppConfig, version: string): Promise<RunningService> {
       gatewaySettings(cfg, { version }),
     );
     shutdown.add('gateway', () => gateway.close());
+    // what the assembly compiled (the parity test with embedded mode reads this line)
+    logger.info({ port: gateway.port, assembly: gateway.describe() }, 'assembled');
   } catch (err) {
     await shutdown.close().catch(() => undefined);
     exitOnConfigProblem(err);

@@ -36,11 +36,12 @@ async function main(cfg: AppConfig, version: string): Promise<RunningService> {
       settings,
     );
     shutdown.add('mail-orchestrator', () => running.close());
+    // what the assembly compiled (the parity test with embedded mode reads this line)
+    logger.info({ port: settings.listen.port, assembly: running.describe() }, 'assembled');
   } catch (err) {
     await shutdown.close().catch(() => undefined);
     throw err;
   }
-  logger.info({ port: settings.listen.port }, 'listening');
 
   return {
     logger,
