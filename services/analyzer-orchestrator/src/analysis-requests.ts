@@ -1,4 +1,11 @@
-import { AnalysisRequestMessage, type Email, errorText, toProblems } from '@trawl/contracts';
+import {
+  AnalysisRequestMessage,
+  type BackoffPolicy,
+  backoffDelay,
+  type Email,
+  errorText,
+  toProblems,
+} from '@trawl/contracts';
 import type { Delivery, FinishedJob, Store } from '@trawl/platform';
 import { type RunOutcome, WORKFLOW_ERROR_CODES } from '@trawl/workflow-engine';
 import type { Logger } from 'pino';
@@ -9,6 +16,9 @@ import { jobIdOf, storedEmail } from './job-message.ts';
 import type { OrchestratorMetrics } from './metrics.ts';
 import { type JobRunDeps, runJob, withJobEvidence } from './run-job.ts';
 import type { Settlement } from './settlement.ts';
+
+/** The pauses between store writes retried in-process: 100 ms doubling up to 2 s. */
+const STORE_RETRY_BACKOFF: BackoffPolicy = { initialMs: 100, maxMs: 2000 };
 
 /** What stop() changes while requests are handled (read on each request). */
 interface RequestRunState {
@@ -53,16 +63,15 @@ export function createRequestHandler(deps: AnalysisRequestDeps): (d: Delivery) =
    */
   async function retryStore<T>(what: string, jlog: Logger, fn: () => Promise<T>): Promise<T> {
     const started = Date.now();
-    let wait = 100;
     for (let attempt = 1; ; attempt++) {
       try {
         return await fn();
       } catch (e) {
+        const wait = backoffDelay(attempt, STORE_RETRY_BACKOFF);
         if (state.stopping || Date.now() - started + wait > deps.storeRetryMs) throw e;
         if (attempt === 1)
           jlog.warn({ err: errorText(e) }, `store unavailable (${what}): retrying`);
         await delay(wait);
-        wait = Math.min(wait * 2, 2000);
       }
     }
   }
