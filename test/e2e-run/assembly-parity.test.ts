@@ -18,6 +18,7 @@ const MAINS = {
   gateway: 'services/api-gateway/src/main.ts',
   orchestrator: 'services/analyzer-orchestrator/src/main.ts',
   mail: 'services/mail-orchestrator/src/main.ts',
+  analyzers: 'services/analyzers/src/main.ts',
 };
 const missing = Object.values(MAINS).filter((m) => !existsSync(join(ROOT, m)));
 
@@ -87,8 +88,10 @@ beforeAll(async () => {
     TRAWL_ORCHESTRATOR_PORT: String(await freePort()),
   });
   const mail = service(MAINS.mail, { TRAWL_MAIL_ORCHESTRATOR_PORT: String(await freePort()) });
+  const analyzers = service(MAINS.analyzers, { TRAWL_ANALYZERS_PORT: String(await freePort()) });
   logged.orchestrator = await assemblyOf(orchestrator);
   logged.mail = await assemblyOf(mail);
+  logged.analyzers = await assemblyOf(analyzers);
 }, 300_000);
 
 afterAll(async () => {
@@ -127,6 +130,14 @@ function without(d: object | undefined, steps: string[]) {
 }
 
 describe.skipIf(missing.length > 0)('one assembly per service: embedded = scale-out', () => {
+  it('the analyzers service (scale-out only) runs its analysis on the main thread by default', () => {
+    expect(logged.analyzers).toMatchObject({
+      service: 'analyzers',
+      workers: 0,
+      stopOrder: ['lists-watch', 'http'],
+    });
+  });
+
   it('compiles the same pools, deadlines, batch sizes and stop order in both shapes', async () => {
     const config = await importVia<typeof import('@trawl/config')>(
       'services/all-in-one',
