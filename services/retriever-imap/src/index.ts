@@ -19,3 +19,10 @@ export {
   imapOAuthGrant,
   imapSettingsFromEnv,
 } from './settings.ts';
+export {
+  type RetrieverImapPorts,
+  type RetrieverImapSettings,
+  type RunningRetrieverImap,
+  retrieverImapSettings,
+  startRetrieverImap,
+} from './start.ts';

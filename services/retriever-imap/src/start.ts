@@ -1,0 +1,76 @@
+import type { AppConfig } from '@trawl/config';
+import { createShutdown } from '@trawl/platform';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { createImapRetriever, type ImapRetrieverService } from './create-retriever.ts';
+import type { ImapSettings } from './settings.ts';
+
+/** What the IMAP retriever is given by its caller. */
+export interface RetrieverImapPorts {
+  logger: Logger;
+  registry?: Registry;
+}
+
+/** Everything the IMAP retriever is assembled with, compiled once by retrieverImapSettings. */
+export interface RetrieverImapSettings {
+  imap: ImapSettings;
+  /** TRAWL_RETRIEVER_IMAP_HOST / _PORT: where the retriever protocol is served. */
+  listen: { host: string; port: number };
+  /** TRAWL_RETRIEVER_KEY: required on /internal/* when set. */
+  internalApiKey: string | undefined;
+  version: string;
+}
+
+export interface RunningRetrieverImap {
+  service: ImapRetrieverService;
+  describe(): { service: 'retriever-imap'; mailbox: string; stopOrder: string[] };
+  close(): Promise<void>;
+}
+
+export function retrieverImapSettings(
+  cfg: Pick<AppConfig, 'retrieverImap' | 'retrieverKey'>,
+  imap: ImapSettings,
+  version: string,
+): RetrieverImapSettings {
+  return {
+    imap,
+    listen: { host: cfg.retrieverImap.host, port: cfg.retrieverImap.port },
+    internalApiKey: cfg.retrieverKey,
+    version,
+  };
+}
+
+/**
+ * The IMAP retriever, running (ADR 021): connecting in the background (its endpoints answer 503
+ * until connected) and serving the retriever protocol.
+ */
+export async function startRetrieverImap(
+  ports: RetrieverImapPorts,
+  settings: RetrieverImapSettings,
+): Promise<RunningRetrieverImap> {
+  const shutdown = createShutdown(ports.logger);
+  const service = createImapRetriever(settings.imap, {
+    logger: ports.logger,
+    internalApiKey: settings.internalApiKey,
+    version: settings.version,
+    ...(ports.registry ? { registry: ports.registry } : {}),
+  });
+  service.start();
+  // closes the HTTP side gracefully, then the IMAP session
+  shutdown.add('retriever', () => service.stop());
+  try {
+    await service.app.listen(settings.listen);
+  } catch (err) {
+    await shutdown.close().catch(() => undefined);
+    throw err;
+  }
+  return {
+    service,
+    describe: () => ({
+      service: 'retriever-imap',
+      mailbox: `${settings.imap.host}:${settings.imap.port}`,
+      stopOrder: shutdown.order(),
+    }),
+    close: () => shutdown.close(),
+  };
+}
