@@ -56,7 +56,7 @@ export interface EmbeddedOptions {
 }
 
 /** The options each assembly of the process compiled, and the process's stop order. */
-export interface EmbeddedDescription {
+interface EmbeddedDescription {
   orchestrator: OrchestratorDescription;
   gateway: GatewayDescription;
   mail?: MailOrchestratorDescription | undefined;

@@ -33,7 +33,7 @@ export interface AnalyzersSettings {
 }
 
 /** The options the assembly compiled: what a test reads. */
-export interface AnalyzersDescription {
+interface AnalyzersDescription {
   service: 'analyzers';
   workers: number;
   timeoutMs: number;
