@@ -41,6 +41,13 @@ export {
   smtpSettingsFromEnv,
 } from './settings.ts';
 export { createSmtpListener, type SmtpListener } from './smtp-listener.ts';
+export {
+  type RetrieverSmtpPorts,
+  type RetrieverSmtpSettings,
+  type RunningRetrieverSmtp,
+  retrieverSmtpSettings,
+  startRetrieverSmtp,
+} from './start.ts';
 export { VerdictBoard } from './verdict-board.ts';
 export {
   type AuthMethodResult,

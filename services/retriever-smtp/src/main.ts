@@ -5,9 +5,8 @@ import {
   retrieverSettingsOrExit,
 } from '@trawl/config';
 import { createServiceLogger, type RunningService, runServiceMain } from '@trawl/platform';
-import { createSmtpFilter } from './create-filter-service.ts';
-import { startMilter } from './milter/start-milter.ts';
 import { smtpSettingsFromEnv } from './settings.ts';
+import { retrieverSmtpSettings, startRetrieverSmtp } from './start.ts';
 
 async function main(cfg: AppConfig, version: string): Promise<RunningService> {
   // TRAWL_SMTP_* belong to this service only: read here (docs/smtp-filter.md lists them).
@@ -24,37 +23,23 @@ async function main(cfg: AppConfig, version: string): Promise<RunningService> {
       ]),
     );
   }
-  const service = createSmtpFilter(s, { logger, credential: cfg.retrieverKey, version });
-  // TRAWL_RETRIEVER_SMTP_HOST / _PORT: read by @trawl/config (docker/healthcheck.mjs uses the port).
-  const { host, port } = cfg.retrieverSmtp;
-  await service.app.listen({ host, port });
-  if (s.mode === 'milter') {
-    // TRAWL_MILTER_HOST / _PORT / _MAX_PACKET_BYTES: read by @trawl/config
-    const milter = await startMilter(service, { settings: s, milter: cfg.milter, logger });
-    logger.info(
-      { mode: s.mode, http: port, milter: `${milter.address.host}:${milter.address.port}` },
-      'listening',
-    );
-    return {
-      logger,
-      stop: async () => {
-        await milter.close();
-        await service.stop();
-      },
-    };
-  }
-  const smtp = await service.start();
+  // TRAWL_RETRIEVER_SMTP_HOST / _PORT and TRAWL_MILTER_*: read by @trawl/config (docker/healthcheck.mjs
+  // uses the port).
+  const settings = retrieverSmtpSettings(cfg, s, { credential: cfg.retrieverKey, version });
+  const running = await startRetrieverSmtp({ logger }, settings);
+  const at = `${running.address.host}:${running.address.port}`;
   logger.info(
     {
-      mode: s.mode,
-      http: port,
-      smtp: `${smtp.host}:${smtp.port}`,
-      return: `${s.return_host}:${s.return_port}`,
+      http: settings.listen.port,
+      ...(s.mode === 'milter'
+        ? { milter: at }
+        : { smtp: at, return: `${s.return_host}:${s.return_port}` }),
+      assembly: running.describe(),
     },
     'listening',
   );
 
-  return { logger, stop: () => service.stop() };
+  return { logger, stop: () => running.close() };
 }
 
 void runServiceMain('retriever-smtp', import.meta.url, [], main);
