@@ -1,4 +1,8 @@
 export { pluginTargets } from '@trawl/plugin-client';
+export {
+  /** The orchestrator's invoker of the built-ins: in-process (worker pool) or over HTTP (ADR 021). */
+  createBuiltinInvoker,
+} from './builtin-invoker.ts';
 /** The label an analyst's feedback teaches the classifier (feedback learning, @trawl/investigation). */
 export type { LearnLabel } from './classifier/model.ts';
 export {

@@ -1,11 +1,4 @@
-import {
-  type AnalysisPool,
-  builtinPlugins,
-  createAnalysisPool,
-  createEmbeddedInvoker,
-  createListCache,
-  type EmbeddedInvoker,
-} from '@trawl/analyzers';
+import { createBuiltinInvoker, type EmbeddedInvoker } from '@trawl/analyzers';
 import { type LoadedFiles, loadServiceFiles } from '@trawl/config';
 import type { Topology } from '@trawl/contracts';
 import { reportNotifierFromConfig, retentionOfStore } from '@trawl/investigation';
@@ -16,7 +9,6 @@ import {
   type SqlClient,
   type Store,
 } from '@trawl/platform';
-import { createPluginClient, pluginTargets } from '@trawl/plugin-client';
 import { checkCondition, checkConditionReferences } from '@trawl/workflow-engine';
 import type { Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
@@ -105,53 +97,15 @@ export async function startOrchestrator(
     const timeoutMs = files.service.analyzer.timeout_ms;
     const a = settings.analysis;
 
-    let invoker: OrchestratorInvoker;
-    let pool: AnalysisPool | undefined;
-    let lists: { reload(): Promise<void> } | undefined;
-    const builtinIds = { analyzers: [] as string[], providers: [] as string[] };
-    if (a.inProcess) {
-      // the allow and block lists of the in-process `lists` analyzer (issue 32)
-      const listCache = createListCache(store.lists);
-      lists = listCache;
-      const builtins = builtinPlugins({
-        senders: store.senders,
-        classifier: store.classifier,
-        lists: listCache,
-      });
-      for (const p of Object.values(builtins)) {
-        (p.kind === 'analyzer' ? builtinIds.analyzers : builtinIds.providers).push(p.id);
-      }
-      if (a.workers > 0) {
-        const p = await createAnalysisPool({
-          size: a.workers,
-          defaultTimeoutMs: timeoutMs,
-          onReplace: (info) => logger.warn(info, 'analysis worker replaced'),
-        });
-        pool = p;
-        shutdown.add('analysis-pool', () => p.close());
-      }
-      invoker = createEmbeddedInvoker({
-        builtins,
-        service: () => files.service,
-        internalApiKey: a.internalApiKey,
-        pool,
-        pooledMinChars: a.pooledMinChars,
-      });
-    } else {
-      const http = createPluginClient({
-        ...pluginTargets(files.service, a.builtinsUrl),
-        internalApiKey: a.internalApiKey,
-        defaultTimeoutMs: timeoutMs,
-      });
-      invoker = {
-        analyze: (id, email, o) => http.analyze(id, email, o),
-        enrich: (id, req, o) => http.enrich(id, req, o),
-        health: (id) => http.health(id),
-        setService: (svc) => http.setTargets(pluginTargets(svc, a.builtinsUrl)),
-        close: () => http.close(),
-      };
-    }
-    const inv = invoker;
+    const built = await createBuiltinInvoker(
+      store,
+      () => files.service,
+      { ...a, timeoutMs },
+      (info) => logger.warn(info, 'analysis worker replaced'),
+    );
+    const { pool, lists } = built;
+    if (pool) shutdown.add('analysis-pool', () => pool.close());
+    const inv = built.invoker;
     shutdown.add('invoker', () => inv.close());
     const config = createConfigSource(initial, () => {
       const next = load();
@@ -222,7 +176,7 @@ export async function startOrchestrator(
       orchestrator,
       invoker: inv,
       config,
-      builtins: builtinIds,
+      builtins: built.ids,
       url,
       describe: () => ({ ...description, stopOrder: shutdown.order() }),
       close: () => shutdown.close(),
