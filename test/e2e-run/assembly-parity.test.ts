@@ -1,9 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, importVia, type Proc, ROOT, runCmd, startProc } from './helpers.ts';
+import {
+  createRunDatabase,
+  endRun,
+  freePort,
+  importVia,
+  type Proc,
+  ROOT,
+  startProc,
+} from './helpers.ts';
 
 /**
  * Issue 30 (ADR 021): the two shapes are the same assemblies. The scale-out services (their
@@ -26,7 +34,6 @@ const id = randomBytes(4).toString('hex');
 const dbName = `trawl_parity_${id}`;
 const prefix = `parity-${id}`;
 const redisDb = 12;
-const pgAdmin = ['-h', '127.0.0.1', '-U', 'postgres', '-v', 'ON_ERROR_STOP=1'];
 const work = mkdtempSync(join(tmpdir(), 'trawl-parity-'));
 const procs: Proc[] = [];
 let env: Record<string, string> = {};
@@ -55,11 +62,7 @@ async function assemblyOf(p: Proc): Promise<Record<string, unknown>> {
 
 beforeAll(async () => {
   if (missing.length > 0) return;
-  const created = await runCmd('psql', [...pgAdmin, '-c', `CREATE DATABASE ${dbName}`], {
-    cwd: ROOT,
-    env: process.env,
-  });
-  if (created.code !== 0) throw new Error(created.stderr);
+  await createRunDatabase(dbName);
   env = {
     HOME: join(work, 'home'),
     TRAWL_ENV_FILE: 'none',
@@ -95,32 +98,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  for (const p of procs.reverse()) await p.stop('SIGTERM', 20_000);
-  if (missing.length === 0) {
-    await runCmd('psql', [...pgAdmin, '-c', `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`], {
-      cwd: ROOT,
-      env: process.env,
-    });
-    const platform = await importVia<typeof import('@trawl/platform')>(
-      'services/all-in-one',
-      '@trawl/platform',
-    );
-    const contracts = await import('@trawl/contracts');
-    const broker = await platform.createRabbitBroker({ url: env.RABBITMQ_URL as string });
-    const names = platform.topologyNames(contracts.topology(prefix));
-    for (const q of names.queues) await broker.deleteQueue(q).catch(() => {});
-    for (const x of names.exchanges) await broker.deleteExchange(x).catch(() => {});
-    await broker.close();
-    const redis = platform.createRedisClient(env.REDIS_URL as string);
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', 'trawl:*', 'COUNT', 500);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
-    await redis.quit();
-  }
-  rmSync(work, { recursive: true, force: true });
+  await endRun(procs, work, missing.length > 0 ? undefined : { database: dbName, prefix, env });
 }, 120_000);
 
 /** A description without the stop steps of a port only one shape has. */
@@ -164,8 +142,8 @@ describe.skipIf(missing.length > 0)('one assembly per service: embedded = scale-
       const d = embedded.describe();
       expect(embedded.backends).toEqual({ store: 'postgres', broker: 'rabbitmq', cache: 'redis' });
       // the settings given reach both shapes, and the defaults are the same
-      expect(d.orchestrator.prefetch).toBe(7);
-      expect(d.orchestrator.shutdownGraceMs).toBe(4000);
+      expect(d.orchestrator.consumer.prefetch).toBe(7);
+      expect(d.orchestrator.consumer.shutdownGraceMs).toBe(4000);
       expect(d.orchestrator.analysis.workers).toBe(1);
       // Only the orchestrator's own /health and /metrics listener (embedded mode: one /metrics,
       // the gateway's) and the gateway's own plugin client (embedded mode: the orchestrator's

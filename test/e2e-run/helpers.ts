@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -206,4 +206,72 @@ export async function cloneAndInstall(dir: string, env: Record<string, string | 
     throw new Error(
       `pnpm install failed:\n${install.stdout.slice(-3000)}\n${install.stderr.slice(-3000)}`,
     );
+}
+
+const PG_ADMIN = ['-h', '127.0.0.1', '-U', 'postgres', '-v', 'ON_ERROR_STOP=1'];
+
+/** Creates the database of a run of services (they migrate it themselves). */
+export async function createRunDatabase(name: string): Promise<void> {
+  const r = await runCmd('psql', [...PG_ADMIN, '-c', `CREATE DATABASE ${name}`], {
+    cwd: ROOT,
+    env: process.env,
+  });
+  if (r.code !== 0) throw new Error(r.stderr);
+}
+
+/**
+ * Removes what a run of services left on the shared servers: its database, its broker names
+ * (TRAWL_BROKER_PREFIX on the vhost of `rabbitmqUrl`), its cache keys (`trawl:*` in the Redis
+ * database of `redisUrl`, one the run had to itself).
+ */
+export async function dropRunResources(o: {
+  database: string;
+  prefix: string;
+  rabbitmqUrl: string;
+  redisUrl: string;
+}): Promise<void> {
+  await runCmd('psql', [...PG_ADMIN, '-c', `DROP DATABASE IF EXISTS ${o.database} WITH (FORCE)`], {
+    cwd: ROOT,
+    env: process.env,
+  });
+  const platform = await importVia<typeof import('@trawl/platform')>(
+    'services/all-in-one',
+    '@trawl/platform',
+  );
+  const contracts = await import('@trawl/contracts');
+  const broker = await platform.createRabbitBroker({ url: o.rabbitmqUrl });
+  const names = platform.topologyNames(contracts.topology(o.prefix));
+  for (const q of names.queues) await broker.deleteQueue(q).catch(() => {});
+  for (const x of names.exchanges) await broker.deleteExchange(x).catch(() => {});
+  await broker.close();
+  const redis = platform.createRedisClient(o.redisUrl);
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', 'trawl:*', 'COUNT', 500);
+    cursor = next;
+    if (keys.length > 0) await redis.del(...keys);
+  } while (cursor !== '0');
+  await redis.quit();
+}
+
+/**
+ * The end of a run of services: each process stopped (last started first), then, when `run` is
+ * given, its resources (its database, and the broker names and cache of its RABBITMQ_URL and
+ * REDIS_URL), then its folder.
+ */
+export async function endRun(
+  procs: Proc[],
+  work: string,
+  run?: { database: string; prefix: string; env: Record<string, string | undefined> },
+): Promise<void> {
+  for (const p of [...procs].reverse()) await p.stop('SIGTERM', 20_000);
+  if (run) {
+    await dropRunResources({
+      database: run.database,
+      prefix: run.prefix,
+      rabbitmqUrl: String(run.env.RABBITMQ_URL),
+      redisUrl: String(run.env.REDIS_URL),
+    });
+  }
+  rmSync(work, { recursive: true, force: true });
 }

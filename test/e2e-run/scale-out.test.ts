@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   corpusPhishing,
+  createRunDatabase,
+  endRun,
   freePort,
-  importVia,
   type Proc,
   ROOT,
   runCmd,
@@ -33,7 +34,6 @@ const id = randomBytes(4).toString('hex');
 const dbName = `trawl_e2e_${id}`;
 const prefix = `e2e-${id}`;
 const redisDb = 11;
-const pgAdmin = ['-h', '127.0.0.1', '-U', 'postgres', '-v', 'ON_ERROR_STOP=1'];
 const work = mkdtempSync(join(tmpdir(), 'trawl-e2e-scale-'));
 const procs: Proc[] = [];
 const password = randomBytes(12).toString('base64url');
@@ -79,11 +79,7 @@ const trawl = (args: string[], input?: string) =>
 
 beforeAll(async () => {
   if (missing.length > 0) return;
-  const created = await runCmd('psql', [...pgAdmin, '-c', `CREATE DATABASE ${dbName}`], {
-    cwd: ROOT,
-    env: process.env,
-  });
-  if (created.code !== 0) throw new Error(created.stderr);
+  await createRunDatabase(dbName);
   const gwPort = await freePort();
   const anPort = await freePort();
   orchPorts = [await freePort(), await freePort()];
@@ -122,33 +118,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  for (const p of procs.reverse()) await p.stop('SIGTERM', 20_000);
-  if (missing.length === 0) {
-    await runCmd('psql', [...pgAdmin, '-c', `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`], {
-      cwd: ROOT,
-      env: process.env,
-    });
-    // Broker names of this run, then this run's cache keys.
-    const platform = await importVia<typeof import('@trawl/platform')>(
-      'services/all-in-one',
-      '@trawl/platform',
-    );
-    const contracts = await import('@trawl/contracts');
-    const broker = await platform.createRabbitBroker({ url: env.RABBITMQ_URL as string });
-    const names = platform.topologyNames(contracts.topology(prefix));
-    for (const q of names.queues) await broker.deleteQueue(q).catch(() => {});
-    for (const x of names.exchanges) await broker.deleteExchange(x).catch(() => {});
-    await broker.close();
-    const redis = platform.createRedisClient(env.REDIS_URL as string);
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', 'trawl:*', 'COUNT', 500);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
-    await redis.quit();
-  }
-  rmSync(work, { recursive: true, force: true });
+  await endRun(procs, work, missing.length > 0 ? undefined : { database: dbName, prefix, env });
 }, 120_000);
 
 async function processedBy(port: number): Promise<number> {

@@ -43,6 +43,8 @@ export {
   createServiceBroker,
   createServiceCache,
   type ServiceMessaging,
+  type ServicePorts,
+  type StoreServicePorts,
 } from './service-clients.ts';
 export {
   DEFAULT_HARD_EXIT_MS,
@@ -59,7 +61,12 @@ export {
   serviceChild,
   serviceLoggerOptions,
 } from './service-logger.ts';
-export { createShutdown, type Shutdown } from './shutdown.ts';
+export {
+  type Assembled,
+  assemble,
+  createShutdown,
+  type Shutdown,
+} from './shutdown.ts';
 export {
   type BoundedSmtp,
   boundedSmtp,

@@ -49,3 +49,32 @@ export function createShutdown(logger?: Pick<PlatformLogger, 'warn'>): Shutdown 
     },
   };
 }
+
+/** The stop half every assembly returns: its ordered close() and the names of its steps. */
+export interface Assembled {
+  /** The steps of close(), in order (what a describe() reports). */
+  stopOrder(): string[];
+  close(): Promise<void>;
+}
+
+/**
+ * Runs an assembly's `build` with a fresh Shutdown (ADR 021): `build` registers each part as it
+ * opens it; when `build` throws, what it opened is closed, last first, and the error rethrown;
+ * otherwise its result comes back with the stop half (`close`, `stopOrder`) added.
+ */
+export async function assemble<T extends object>(
+  logger: Pick<PlatformLogger, 'warn'> | undefined,
+  build: (shutdown: Shutdown) => Promise<T>,
+): Promise<T & Assembled> {
+  const shutdown = createShutdown(logger);
+  try {
+    const part = await build(shutdown);
+    return Object.assign(part, {
+      stopOrder: () => shutdown.order(),
+      close: () => shutdown.close(),
+    });
+  } catch (err) {
+    await shutdown.close().catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,30 +1,15 @@
 import { createBuiltinInvoker, type EmbeddedInvoker } from '@trawl/analyzers';
 import { type LoadedFiles, loadServiceFiles } from '@trawl/config';
-import type { Topology } from '@trawl/contracts';
 import { reportNotifierFromConfig, retentionOfStore } from '@trawl/investigation';
-import {
-  type Broker,
-  type Cache,
-  createShutdown,
-  type SqlClient,
-  type Store,
-} from '@trawl/platform';
+import { type Assembled, assemble, type StoreServicePorts } from '@trawl/platform';
 import { checkCondition, checkConditionReferences } from '@trawl/workflow-engine';
-import type { Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { buildOrchestrator, type Orchestrator } from './app.ts';
 import { type ConfigSource, createConfigSource, snapshotFromFiles } from './config-snapshot.ts';
 import type { OrchestratorSettings } from './settings.ts';
 
 /** What an orchestrator is given: the clients it talks through, opened and closed by its caller. */
-export interface OrchestratorPorts {
-  sql: SqlClient;
-  store: Store;
-  broker: Broker;
-  topology: Topology;
-  cache: Cache;
-  logger: Logger;
-  clock?: () => Date;
+export interface OrchestratorPorts extends StoreServicePorts {
   /** Where its metrics go (embedded mode: one registry per part, all served by the gateway). */
   registry?: Registry;
 }
@@ -35,11 +20,8 @@ export type OrchestratorInvoker = EmbeddedInvoker;
 /** The options an assembly compiled (Temporal's compileWorkerOptions): what the parity test reads. */
 export interface OrchestratorDescription {
   service: 'analyzer-orchestrator';
-  prefetch: number;
-  reaperIntervalMs: number;
-  jobGraceMs: number;
-  queuedMaxMs: number;
-  shutdownGraceMs: number;
+  /** As set, but queuedMaxMs as used (0 with the in-process broker: see startOrchestrator). */
+  consumer: OrchestratorSettings['consumer'];
   analysis: {
     inProcess: boolean;
     workers: number;
@@ -62,8 +44,6 @@ export interface RunningOrchestrator {
   /** Where /health and /metrics listen, when they do. */
   url?: string | undefined;
   describe(): OrchestratorDescription;
-  /** Stops taking jobs, lets those in flight finish within the grace period, closes its parts. */
-  close(): Promise<void>;
 }
 
 /**
@@ -76,10 +56,9 @@ export interface RunningOrchestrator {
 export async function startOrchestrator(
   ports: OrchestratorPorts,
   settings: OrchestratorSettings,
-): Promise<RunningOrchestrator> {
+): Promise<RunningOrchestrator & Assembled> {
   const { sql, store, broker, topology, cache, logger } = ports;
-  const shutdown = createShutdown(logger);
-  try {
+  return assemble(logger, async (shutdown) => {
     const load = (): LoadedFiles =>
       loadServiceFiles(settings.files, {
         checkCondition,
@@ -158,11 +137,7 @@ export async function startOrchestrator(
     }
     const description: Omit<OrchestratorDescription, 'stopOrder'> = {
       service: 'analyzer-orchestrator',
-      prefetch: settings.consumer.prefetch,
-      reaperIntervalMs: settings.consumer.reaperIntervalMs,
-      jobGraceMs: settings.consumer.jobGraceMs,
-      queuedMaxMs,
-      shutdownGraceMs: settings.consumer.shutdownGraceMs,
+      consumer: { ...settings.consumer, queuedMaxMs },
       analysis: {
         inProcess: a.inProcess,
         workers: pool ? a.workers : 0,
@@ -179,10 +154,6 @@ export async function startOrchestrator(
       builtins: built.ids,
       url,
       describe: () => ({ ...description, stopOrder: shutdown.order() }),
-      close: () => shutdown.close(),
     };
-  } catch (err) {
-    await shutdown.close().catch(() => undefined);
-    throw err;
-  }
+  });
 }

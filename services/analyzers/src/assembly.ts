@@ -7,7 +7,13 @@ import {
 } from '@trawl/analyzers';
 import { type AppConfig, loadServiceFiles } from '@trawl/config';
 import { credentialDeriver, type Topology } from '@trawl/contracts';
-import { type Broker, createShutdown, type Store, watchListChanges } from '@trawl/platform';
+import {
+  type Assembled,
+  assemble,
+  type Broker,
+  type Store,
+  watchListChanges,
+} from '@trawl/platform';
 import { startPlugin } from '@trawl/plugin-sdk';
 
 /** What the analyzers service is given: clients opened (and closed) by its caller. */
@@ -45,7 +51,6 @@ export interface RunningAnalyzers {
   url: string;
   logger: { info(o: object, m?: string): void; error(o: object, m?: string): void };
   describe(): AnalyzersDescription;
-  close(): Promise<void>;
 }
 
 /**
@@ -98,9 +103,8 @@ function localSettings(
 export async function startAnalyzers(
   ports: AnalyzersPorts,
   settings: AnalyzersSettings,
-): Promise<RunningAnalyzers> {
-  const shutdown = createShutdown();
-  try {
+): Promise<RunningAnalyzers & Assembled> {
+  return assemble(undefined, async (shutdown) => {
     const lists = createListCache(ports.store.lists);
     const builtins = Object.values(
       builtinPlugins({ senders: ports.store.senders, classifier: ports.store.classifier, lists }),
@@ -159,10 +163,6 @@ export async function startAnalyzers(
         refreshSeconds: settings.refreshSeconds,
         stopOrder: shutdown.order(),
       }),
-      close: () => shutdown.close(),
     };
-  } catch (err) {
-    await shutdown.close().catch(() => undefined);
-    throw err;
-  }
+  });
 }

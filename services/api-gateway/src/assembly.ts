@@ -1,16 +1,9 @@
 import { type AppConfig, diffFiles } from '@trawl/config';
-import type { ServiceConfigFile, Topology } from '@trawl/contracts';
-import {
-  type Broker,
-  type Cache,
-  createShutdown,
-  type SqlClient,
-  type Store,
-} from '@trawl/platform';
+import type { ServiceConfigFile } from '@trawl/contracts';
+import { type Assembled, assemble, type StoreServicePorts } from '@trawl/platform';
 import { createPluginClient, pluginTargets } from '@trawl/plugin-client';
 import type { CompiledWorkflow } from '@trawl/workflow-engine';
 import type { FastifyInstance } from 'fastify';
-import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { bootstrapAdmin } from './bootstrap.ts';
 import { followConfigReloads } from './config-events.ts';
@@ -20,13 +13,7 @@ import type { BackupResult, PluginInvoker } from './deps.ts';
 import { buildConfiguredGateway, startGatewayBackground } from './gateway-process.ts';
 
 /** What a gateway is given: clients opened (and closed) by its caller. */
-export interface GatewayPorts {
-  sql: SqlClient;
-  store: Store;
-  broker: Broker;
-  topology: Topology;
-  cache: Cache;
-  logger: Logger;
+export interface GatewayPorts extends StoreServicePorts {
   /**
    * The invoker of the analyzers in this process (embedded mode: the orchestrator's, which
    * retargets it on a reload); absent: the HTTP plugin client, retargeted here.
@@ -68,8 +55,6 @@ export interface RunningGateway {
   /** True when this start created the first admin from TRAWL_ADMIN_USER / _PASSWORD. */
   adminCreated: boolean;
   describe(): GatewayDescription;
-  /** Stops answering, then its background work and its own clients. */
-  close(): Promise<void>;
 }
 
 /** The gateway's settings from the configuration, the same in both shapes but for `listen`. */
@@ -100,11 +85,10 @@ export function connectHost(host: string): string {
 export async function startGateway(
   ports: GatewayPorts,
   settings: GatewaySettings,
-): Promise<RunningGateway> {
+): Promise<RunningGateway & Assembled> {
   const { sql, store, broker, topology, cache, logger } = ports;
   const cfg = settings.config;
-  const shutdown = createShutdown(logger);
-  try {
+  return assemble(logger, async (shutdown) => {
     const known = settings.known
       ? { knownAnalyzers: settings.known.analyzers, knownProviders: settings.known.providers }
       : {};
@@ -123,12 +107,12 @@ export async function startGateway(
       retarget = (svc) => http.setTargets(pluginTargets(svc));
     }
     const configState = createConfigState<CompiledWorkflow>({
-      initial,
-      load: () => loadSnapshot(cfg, known),
-      diff: diffFiles,
       store,
       broker,
       topology,
+      initial,
+      diff: diffFiles,
+      load: () => loadSnapshot(cfg, known),
       onSwap: (next) => retarget(next.files.service),
       onPublishError: (err) => logger.warn({ err }, 'config.reloaded could not be published'),
     });
@@ -142,14 +126,10 @@ export async function startGateway(
     const follower = await followConfigReloads({ broker, topology, configState, logger });
     shutdown.add('config-follower', () => follower.cancel());
     const app = await buildConfiguredGateway(cfg, sql, {
-      store,
-      broker,
-      cache,
-      topology,
       configState,
       invoker,
-      logger,
       version: settings.version,
+      ...{ store, broker, cache, topology, logger },
       ...(ports.metricsRegistries ? { metricsRegistries: ports.metricsRegistries } : {}),
       ...(ports.backup ? { backup: ports.backup } : {}),
     });
@@ -181,10 +161,6 @@ export async function startGateway(
         webhookDispatcher: cfg.webhooks.dispatcher,
         stopOrder: shutdown.order(),
       }),
-      close: () => shutdown.close(),
     };
-  } catch (err) {
-    await shutdown.close().catch(() => undefined);
-    throw err;
-  }
+  });
 }

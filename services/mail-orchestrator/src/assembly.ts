@@ -1,19 +1,13 @@
 import type { AppConfig } from '@trawl/config';
-import type { MailRetrievers, Topology } from '@trawl/contracts';
-import { type Broker, type Cache, createShutdown } from '@trawl/platform';
-import type { Logger } from 'pino';
+import type { MailRetrievers } from '@trawl/contracts';
+import { type Assembled, assemble, type ServicePorts } from '@trawl/platform';
 import type { Registry } from 'prom-client';
 import { buildMailOrchestrator, type MailOrchestrator } from './app.ts';
 import { type InProcessGateway, inProcessTransport } from './in-process-gateway.ts';
 
 /** What a mail orchestrator is given: clients opened (and closed) by its caller. */
-export interface MailOrchestratorPorts {
-  broker: Broker;
-  topology: Topology;
-  cache: Cache;
-  logger: Logger;
+export interface MailOrchestratorPorts extends ServicePorts {
   registry?: Registry;
-  clock?: () => Date;
   /**
    * The gateway it submits to. `url` alone: over HTTP (scale-out). With `app`, a gateway in this
    * process: called directly (embedded mode; ADR 021), `url` only names its Host.
@@ -45,7 +39,6 @@ export interface MailOrchestratorDescription {
 export interface RunningMailOrchestrator {
   mail: MailOrchestrator;
   describe(): MailOrchestratorDescription;
-  close(): Promise<void>;
 }
 
 /** The mail orchestrator's settings from the configuration (`retrievers`: the entries to poll). */
@@ -70,43 +63,34 @@ export function mailOrchestratorSettings(
 export async function startMailOrchestrator(
   ports: MailOrchestratorPorts,
   settings: MailOrchestratorSettings,
-): Promise<RunningMailOrchestrator> {
-  const shutdown = createShutdown(ports.logger);
-  const host = new URL(ports.gateway.url).host;
+): Promise<RunningMailOrchestrator & Assembled> {
+  const { gateway, ...clients } = ports;
+  const host = new URL(gateway.url).host;
   const mail = buildMailOrchestrator({
+    ...clients,
     retrievers: settings.retrievers,
     gateway: {
-      baseUrl: ports.gateway.url,
-      ...(ports.gateway.app ? { transport: inProcessTransport(ports.gateway.app, host) } : {}),
+      baseUrl: gateway.url,
+      ...(gateway.app ? { transport: inProcessTransport(gateway.app, host) } : {}),
     },
     internalApiKey: settings.internalApiKey,
-    broker: ports.broker,
-    topology: ports.topology,
-    cache: ports.cache,
-    logger: ports.logger,
-    ...(ports.registry ? { registry: ports.registry } : {}),
-    ...(ports.clock ? { clock: ports.clock } : {}),
     options: { serviceVersion: settings.serviceVersion, maxMessageBytes: settings.maxMessageBytes },
   });
-  try {
+  return assemble(ports.logger, async (shutdown) => {
     await mail.start();
     shutdown.add('poller', () => mail.stop(settings.shutdownGraceMs));
     await mail.app.listen(settings.listen);
     shutdown.add('http', () => mail.app.close());
-  } catch (err) {
-    await shutdown.close().catch(() => undefined);
-    throw err;
-  }
-  return {
-    mail,
-    describe: () => ({
-      service: 'mail-orchestrator',
-      retrievers: Object.keys(settings.retrievers).sort(),
-      maxMessageBytes: settings.maxMessageBytes,
-      shutdownGraceMs: settings.shutdownGraceMs,
-      submit: ports.gateway.app ? 'in-process' : 'http',
-      stopOrder: shutdown.order(),
-    }),
-    close: () => shutdown.close(),
-  };
+    return {
+      mail,
+      describe: () => ({
+        service: 'mail-orchestrator' as const,
+        retrievers: Object.keys(settings.retrievers).sort(),
+        maxMessageBytes: settings.maxMessageBytes,
+        shutdownGraceMs: settings.shutdownGraceMs,
+        submit: gateway.app ? ('in-process' as const) : ('http' as const),
+        stopOrder: shutdown.order(),
+      }),
+    };
+  });
 }

@@ -1,5 +1,5 @@
 import type { AppConfig } from '@trawl/config';
-import { createShutdown } from '@trawl/platform';
+import { type Assembled, assemble } from '@trawl/platform';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { createImapRetriever, type ImapRetrieverService } from './create-retriever.ts';
@@ -24,7 +24,6 @@ export interface RetrieverImapSettings {
 export interface RunningRetrieverImap {
   service: ImapRetrieverService;
   describe(): { service: 'retriever-imap'; mailbox: string; stopOrder: string[] };
-  close(): Promise<void>;
 }
 
 export function retrieverImapSettings(
@@ -47,30 +46,18 @@ export function retrieverImapSettings(
 export async function startRetrieverImap(
   ports: RetrieverImapPorts,
   settings: RetrieverImapSettings,
-): Promise<RunningRetrieverImap> {
-  const shutdown = createShutdown(ports.logger);
-  const service = createImapRetriever(settings.imap, {
-    logger: ports.logger,
-    internalApiKey: settings.internalApiKey,
-    version: settings.version,
-    ...(ports.registry ? { registry: ports.registry } : {}),
-  });
-  service.start();
-  // closes the HTTP side gracefully, then the IMAP session
-  shutdown.add('retriever', () => service.stop());
-  try {
+): Promise<RunningRetrieverImap & Assembled> {
+  return assemble(ports.logger, async (shutdown) => {
+    const { internalApiKey, version } = settings;
+    const service = createImapRetriever(settings.imap, { ...ports, internalApiKey, version });
+    service.start();
+    // closes the HTTP side gracefully, then the IMAP session
+    shutdown.add('retriever', () => service.stop());
     await service.app.listen(settings.listen);
-  } catch (err) {
-    await shutdown.close().catch(() => undefined);
-    throw err;
-  }
-  return {
-    service,
-    describe: () => ({
-      service: 'retriever-imap',
-      mailbox: `${settings.imap.host}:${settings.imap.port}`,
-      stopOrder: shutdown.order(),
-    }),
-    close: () => shutdown.close(),
-  };
+    const mailbox = `${settings.imap.host}:${settings.imap.port}`;
+    return {
+      service,
+      describe: () => ({ service: 'retriever-imap', mailbox, stopOrder: shutdown.order() }),
+    };
+  });
 }

@@ -1,5 +1,5 @@
 import type { AppConfig } from '@trawl/config';
-import { createShutdown } from '@trawl/platform';
+import { type Assembled, assemble } from '@trawl/platform';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { createSmtpFilter, type SmtpFilterService } from './create-filter-service.ts';
@@ -29,7 +29,6 @@ export interface RunningRetrieverSmtp {
   /** Where Postfix hands mail over: the SMTP listener, or the milter one in mode `milter`. */
   address: { host: string; port: number };
   describe(): { service: 'retriever-smtp'; mode: string; stopOrder: string[] };
-  close(): Promise<void>;
 }
 
 export function retrieverSmtpSettings(
@@ -53,9 +52,8 @@ export function retrieverSmtpSettings(
 export async function startRetrieverSmtp(
   ports: RetrieverSmtpPorts,
   settings: RetrieverSmtpSettings,
-): Promise<RunningRetrieverSmtp> {
-  const shutdown = createShutdown(ports.logger);
-  try {
+): Promise<RunningRetrieverSmtp & Assembled> {
+  return assemble(ports.logger, async (shutdown) => {
     const { credential, version } = settings;
     const service = createSmtpFilter(settings.smtp, { ...ports, credential, version });
     // stops the SMTP listener (mail in flight is answered) and the HTTP side
@@ -78,10 +76,6 @@ export async function startRetrieverSmtp(
       service,
       address,
       describe: () => ({ service: 'retriever-smtp', mode, stopOrder: shutdown.order() }),
-      close: () => shutdown.close(),
     };
-  } catch (err) {
-    await shutdown.close().catch(() => undefined);
-    throw err;
-  }
+  });
 }
