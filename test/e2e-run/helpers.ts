@@ -224,7 +224,7 @@ export async function createRunDatabase(name: string): Promise<void> {
  * (TRAWL_BROKER_PREFIX on the vhost of `rabbitmqUrl`), its cache keys (`trawl:*` in the Redis
  * database of `redisUrl`, one the run had to itself).
  */
-export async function dropRunResources(o: {
+async function dropRunResources(o: {
   database: string;
   prefix: string;
   rabbitmqUrl: string;
