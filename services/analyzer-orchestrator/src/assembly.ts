@@ -15,7 +15,7 @@ export interface OrchestratorPorts extends StoreServicePorts {
 }
 
 /** The invoker the orchestrator's jobs call analyzers through, retargeted on a reload. */
-export type OrchestratorInvoker = EmbeddedInvoker;
+type OrchestratorInvoker = EmbeddedInvoker;
 
 /** The options an assembly compiled (Temporal's compileWorkerOptions): what the parity test reads. */
 export interface OrchestratorDescription {

@@ -4,13 +4,13 @@ import type { AppConfig } from '@trawl/config';
  * Analysis workers when TRAWL_ANALYSIS_WORKERS is unset, in every shape (ADR 021): one worker,
  * for the large messages only.
  */
-export const LARGE_ONLY_WORKERS = 1;
+const LARGE_ONLY_WORKERS = 1;
 /**
  * With that default, the messages the worker takes: bodies and attachments of 256 Ki characters
  * or more (the gateway's CPU pool draws the same line for parsing): below it an analysis costs
  * less than the copy to a worker, and the linear-time scans keep it short.
  */
-export const LARGE_MESSAGE_CHARS = 256 * 1024;
+const LARGE_MESSAGE_CHARS = 256 * 1024;
 
 /** Everything an analyzer orchestrator is assembled with: compiled once, in settingsOf. */
 export interface OrchestratorSettings {
