@@ -31,12 +31,12 @@ const TRAWL_SERVICES = [
 ];
 
 /**
- * The port each service listens on, as its code reads it: the file that calls listen() and the
- * expression it passes, and the same value taken from the configuration.
+ * The port each service listens on, as its code reads it: the file whose settings give listen()
+ * its port and the expression there, and the same value taken from the configuration.
  */
 const LISTENS_ON: Record<string, { file: string; expr: string; port: (c: AppConfig) => number }> = {
   'api-gateway': {
-    file: 'services/api-gateway/src/main.ts',
+    file: 'services/api-gateway/src/assembly.ts',
     expr: 'port: cfg.gateway.port',
     port: (c) => c.gateway.port,
   },
@@ -46,28 +46,28 @@ const LISTENS_ON: Record<string, { file: string; expr: string; port: (c: AppConf
     port: (c) => c.gateway.port,
   },
   'analyzer-orchestrator': {
-    file: 'services/analyzer-orchestrator/src/main.ts',
-    expr: 'const port = cfg.orchestratorPort',
+    file: 'services/analyzer-orchestrator/src/settings.ts',
+    expr: 'port: cfg.orchestratorPort',
     port: (c) => c.orchestratorPort,
   },
   'mail-orchestrator': {
-    file: 'services/mail-orchestrator/src/main.ts',
+    file: 'services/mail-orchestrator/src/assembly.ts',
     expr: 'port: cfg.mailOrchestratorPort',
     port: (c) => c.mailOrchestratorPort,
   },
   analyzers: {
-    file: 'services/analyzers/src/main.ts',
-    expr: 'port: config.analyzersPort',
+    file: 'services/analyzers/src/assembly.ts',
+    expr: 'port: cfg.analyzersPort',
     port: (c) => c.analyzersPort,
   },
   'retriever-imap': {
-    file: 'services/retriever-imap/src/main.ts',
-    expr: '{ host, port } = cfg.retrieverImap',
+    file: 'services/retriever-imap/src/start.ts',
+    expr: 'port: cfg.retrieverImap.port',
     port: (c) => c.retrieverImap.port,
   },
   'retriever-smtp': {
-    file: 'services/retriever-smtp/src/main.ts',
-    expr: '{ host, port } = cfg.retrieverSmtp',
+    file: 'services/retriever-smtp/src/start.ts',
+    expr: 'port: cfg.retrieverSmtp.port',
     port: (c) => c.retrieverSmtp.port,
   },
   'retriever-graph': {
