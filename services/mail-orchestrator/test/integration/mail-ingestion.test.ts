@@ -154,7 +154,16 @@ describe.skipIf(!dovecot || !corpus)(
       });
       await checkAnalysedOnce(msgs, before);
       const metrics = await mo.registry.metrics();
-      expect(metrics).toMatch(/trawl_mail_submitted_total\{retriever="mailbox"\} 30/);
+      // Each message is counted submitted once; one whose submission was recorded while the dedup
+      // store failed (a loaded machine's cache timeout: counted as a dedup failure, then the job
+      // found again on the next pass) may miss its count, never gain a second one.
+      const count = (re: RegExp) => Number(re.exec(metrics)?.[1] ?? 0);
+      const submitted = count(/trawl_mail_submitted_total\{retriever="mailbox"\} (\d+)/);
+      const dedupFailures = count(
+        /trawl_mail_failures_total\{retriever="mailbox",stage="dedup"\} (\d+)/,
+      );
+      expect(submitted).toBeLessThanOrEqual(30);
+      expect(submitted + dedupFailures).toBeGreaterThanOrEqual(30);
       const actions = new Set((await stack.jobs()).map((j) => j.result?.recommended_action));
       expect(actions.size).toBeGreaterThan(1); // the sample yields more than one kind of verdict
       await mo.stop(5000);
