@@ -38,6 +38,7 @@ import {
   startSmtpSink,
   startTestPostfix,
 } from '@trawl/retriever-smtp/testing';
+import { message } from '../support/smtp-messages.ts';
 import { STAGES } from './stages.ts';
 import type { FromChild, StopAnswer, ToChild, TrawlProcessArgs } from './trawl-process.ts';
 
@@ -61,28 +62,6 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 if (!postfixAvailable()) {
   console.log('bench:profile skipped: needs Debian postfix (/usr/sbin/postfix) and root');
   process.exit(0);
-}
-
-/** bench:smtp's messages (half phishing), so that its figures and these describe the same mail. */
-function message(tag: string, i: number): string {
-  const phish = i % 2 === 1;
-  return [
-    phish
-      ? 'From: "PayPal Security" <security@paypa1-verify.example>'
-      : 'From: Alice Martin <alice@colleagues.example>',
-    'To: bob@example.org',
-    phish
-      ? 'Subject: Your account has been locked - verify within 24 hours'
-      : `Subject: Minutes of the planning meeting ${i}`,
-    `Message-ID: <${tag}-${i}@bench.trawl.test>`,
-    'Date: Mon, 2 Nov 2026 09:00:00 +0000',
-    'Content-Type: text/plain; charset=utf-8',
-    '',
-    phish
-      ? 'Dear customer, unauthorized access was detected. Verify your password now at http://paypa1-verify.example/login or your account will be suspended.'
-      : `Hi Bob, attached are the notes from meeting ${i}. Next one is on Thursday at 10. Alice`,
-    '',
-  ].join('\r\n');
 }
 
 /** Offers `count` messages to Postfix over CONNECTIONS connections and waits for them at the sink. */

@@ -60,6 +60,7 @@ import { sendingDomain } from '../../services/retriever-smtp/test/helpers/signed
 import { startTrawlStack } from '../../services/retriever-smtp/test/helpers/stack.ts';
 import { analysisAlone } from '../analysis-alone.ts';
 import { RSPAMD_EXPECTED, startRspamd } from '../rspamd.ts';
+import { message } from '../support/smtp-messages.ts';
 
 const N = Math.max(1, Number(process.env.BENCH_SMTP_MESSAGES ?? 300));
 const WARMUP = Math.max(0, Number(process.env.BENCH_SMTP_WARMUP ?? 20));
@@ -75,27 +76,6 @@ if (!postfixAvailable()) {
 }
 
 const silent = silentLogger;
-
-function message(tag: string, i: number): string {
-  const phish = i % 2 === 1;
-  return [
-    phish
-      ? 'From: "PayPal Security" <security@paypa1-verify.example>'
-      : 'From: Alice Martin <alice@colleagues.example>',
-    'To: bob@example.org',
-    phish
-      ? 'Subject: Your account has been locked - verify within 24 hours'
-      : `Subject: Minutes of the planning meeting ${i}`,
-    `Message-ID: <${tag}-${i}@bench.trawl.test>`,
-    'Date: Mon, 2 Nov 2026 09:00:00 +0000',
-    'Content-Type: text/plain; charset=utf-8',
-    '',
-    phish
-      ? 'Dear customer, unauthorized access was detected. Verify your password now at http://paypa1-verify.example/login or your account will be suspended.'
-      : `Hi Bob, attached are the notes from meeting ${i}. Next one is on Thursday at 10. Alice`,
-    '',
-  ].join('\r\n');
-}
 
 function pct(sorted: number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
