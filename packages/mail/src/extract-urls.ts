@@ -371,7 +371,7 @@ function parseUrl(s: string, base: URL | undefined): ParsedUrl | null {
   try {
     u = base !== undefined ? new URL(s, base) : new URL(s);
   } catch {
-    return null;
+    return parseControlHost(s);
   }
   // the WHATWG parser answers the scheme lower-case, followed by `:`
   const scheme = u.protocol.slice(0, -1);
@@ -383,6 +383,40 @@ function parseUrl(s: string, base: URL | undefined): ParsedUrl | null {
   if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
   const obfuscated = (scheme === 'http' || scheme === 'https') && hostDisguised(s, host);
   return { url, scheme, host, port: u.port, obfuscated };
+}
+
+/** A C0 or C1 control character (U+0000-U+001F, U+007F-U+009F): never part of a host name. */
+const isControlCode = (c: number) => c < 32 || (c >= 127 && c <= 159);
+
+/**
+ * An absolute http(s) link that does not parse because its written host holds control characters
+ * ("http://ð\u009f51\u009cpza9.example.com/…", entities such as `&#159;` decoded): a host written
+ * so that a filter cannot read it. No host name holds one, so it is no slip of a sender's; the link
+ * is kept with them removed (where it leads) and marked as disguised. Null for anything else that
+ * does not parse. One pass over the authority.
+ */
+function parseControlHost(s: string): ParsedUrl | null {
+  const start = s.search(/\S/);
+  if (start === -1 || !/^https?:\/\//i.test(s.slice(start, start + 8))) return null;
+  const from = s.indexOf('//', start) + 2;
+  let end = from;
+  let controls = false;
+  for (; end < s.length; end++) {
+    const c = s.charCodeAt(end);
+    if (c === 47 || c === 63 || c === 35 || c === 92) break; // / ? # \
+    if (isControlCode(c)) controls = true;
+  }
+  if (!controls) return null;
+  let authority = '';
+  for (let i = from; i < end; i++) if (!isControlCode(s.charCodeAt(i))) authority += s[i];
+  let u: URL;
+  try {
+    u = new URL(`${s.slice(start, from)}${authority}${s.slice(end)}`);
+  } catch {
+    return null;
+  }
+  const scheme = u.protocol.slice(0, -1);
+  return { url: u.href, scheme, host: u.hostname.toLowerCase(), port: u.port, obfuscated: true };
 }
 
 /** URLs parsed per collector, and the longest one remembered. */
@@ -637,6 +671,14 @@ const ELEMENT_HANDLERS = new Map<string, ElementHandler>([
 ]);
 
 /**
+ * Elements whose content a browser reads as text, not markup (HTML's raw text and RCDATA elements,
+ * `noscript` aside: mail clients run no scripts, so its content is markup). What looks like a tag in
+ * them is none: a `<style>` written inside `<noframes>` opens no style sheet in a browser, and must
+ * not hide the links after it from this walk either.
+ */
+const RAW_TEXT = new Set(['script', 'textarea', 'xmp', 'noframes', 'noembed', 'iframe', 'title']);
+
+/**
  * URLs of an HTML document (see extractUrls). The walk itself stays small (tags, attributes, what
  * hides an element); the elements that carry URLs are read by their handlers.
  */
@@ -695,7 +737,7 @@ function extractHtmlUrls(htmlIn: string, c: Collector): void {
       }
     }
     if (style?.includes('url(')) cssUrls(style, c, hidden);
-    if ((name === 'script' || name === 'textarea' || name === 'xmp') && !selfClosing) {
+    if (RAW_TEXT.has(name) && !selfClosing) {
       const end = w.closer.find(name, tag.end);
       w.skipUntil = end < 0 ? html.length : end;
     }

@@ -307,7 +307,7 @@ export const encodedHostFindings: UrlTechnique = {
       'encoded_host',
       'encoded_host',
       'suspicious_url',
-      `URL disguises its host (${u.host}) as written: %-escapes or a numeric IP form`,
+      `URL disguises its host (${u.host}) as written: %-escapes, control characters or a numeric IP form`,
     );
   },
 };

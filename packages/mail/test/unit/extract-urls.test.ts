@@ -35,6 +35,24 @@ describe('extractUrls', () => {
     expect(obf('http://user@209.85.42.99:8080/')).toBe(false);
   });
 
+  it('keeps a link whose written host holds control characters, marked disguised', () => {
+    // `&#159;` and `&#156;` decode to C1 controls: no host name holds one, so the URL parser
+    // refuses the link; the link still leads somewhere and its host was written to hide it
+    const [u] = html('<a href="  http://x&#159;k2&#156;3c.example.test/r.php?a=1">x</a>');
+    expect(u).toMatchObject({ host: 'xk23c.example.test', hostObfuscated: true });
+    expect(html('<a href="http://exa\u0001mple.test/">x</a>')[0]?.hostObfuscated).toBe(true);
+    // a link that does not parse for another reason is still left out
+    expect(html('<a href="http://exa mple.test/">x</a>')).toEqual([]);
+  });
+
+  it('reads raw text elements as text: a style written inside noframes hides no link', () => {
+    const list = html(
+      '<noframes><xml><style></xml></noframes><a href="http://after.example.test/x">x</a>' +
+        '<title><style></title><a href="http://second.example.test/">y</a><style>a{}</style>',
+    );
+    expect(list.map((u) => u.host)).toEqual(['after.example.test', 'second.example.test']);
+  });
+
   it('anchor text that is not a domain gives no anchorDomain', () => {
     const [u] = html('<a href="http://example.com/a">Click here</a>');
     expect(u?.anchorText).toBe('Click here');
