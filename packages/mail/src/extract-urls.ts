@@ -21,6 +21,8 @@ export type UrlSource =
   | 'css'
   | 'meta'
   | 'area'
+  /** `<link href>`: a style sheet, icon or feed the client loads or ignores, never clicked. */
+  | 'link'
   | DocumentLinkSource;
 
 export interface ExtractedUrl {
@@ -603,7 +605,7 @@ function baseElement(w: HtmlWalk): void {
 
 function linkElement(w: HtmlWalk): void {
   const href = w.attrs.get(HREF);
-  if (href !== undefined) w.c.add(href, 'href', { hidden: true });
+  if (href !== undefined) w.c.add(href, 'link', { hidden: true });
 }
 
 function metaElement(w: HtmlWalk): void {

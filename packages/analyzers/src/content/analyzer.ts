@@ -11,6 +11,7 @@ import {
   comboFindings,
   contentContext,
   greetingFindings,
+  hiddenOffsiteFindings,
   hiddenTextFindings,
   htmlOnlyFindings,
   imageOnlyFindings,
@@ -45,6 +46,7 @@ const CONTENT_TECHNIQUES: readonly ContentTechnique[] = [
   callbackFindings,
   htmlOnlyFindings,
   imageOnlyFindings,
+  hiddenOffsiteFindings,
   // how the recipient is addressed
   greetingFindings,
   // a brand's own mail, every link to the brand

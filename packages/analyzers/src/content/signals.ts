@@ -150,12 +150,13 @@ export function genericGreeting(text: string): string | undefined {
 
 /**
  * A telephone number written for a person to dial: an optional country code, then 3-3-4 digits
- * (North America, where call-back fraud is most common) or a `+` international number of groups,
+ * (North America, where call-back fraud is most common), a `+` international number of groups
+ * or a national toll-free 0800 number (Latin America and Europe, where the same lures give one),
  * with separators between the groups. Dates, order numbers and bare runs of digits are not read.
  * Every quantifier is bounded, so each start position costs a constant: linear in the slice.
  */
 const PHONE_NUMBER =
-  /(?<!\d)(?:(?:\+?1[ .-]{0,2})?\(?[2-9]\d{2}\)?[ .-]{1,2}\d{3}[ .-]\d{4}|\+[1-9]\d{0,2}[ .-]{1,2}\(?\d{1,4}\)?(?:[ .-]\d{2,4}){2,4})(?!\d)/;
+  /(?<!\d)(?:(?:\+?1[ .-]{0,2})?\(?[2-9]\d{2}\)?[ .-]{1,2}\d{3}[ .-]\d{4}|\+[1-9]\d{0,2}[ .-]{1,2}\(?\d{1,4}\)?(?:[ .-]\d{2,4}){2,4}|0800[ .-]\d{2,4}(?:[ .-]\d{2,4}){1,2})(?!\d)/;
 
 /** A sum of money: a currency sign or code beside a number ("$559.99", "USD408.11", "395,49 €"). */
 const MONEY_AMOUNT =

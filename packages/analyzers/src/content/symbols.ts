@@ -133,6 +133,12 @@ export const CONTENT_TECHNIQUE_SYMBOLS = defineSymbols({
     reason:
       'HTML without the plain-text alternative that mail clients and bulk-mail tools write, from a sender that is not a managed list',
   },
+  hidden_offsite_links: {
+    score: 1.0,
+    group: 'link_hosting',
+    reason:
+      'an organisation’s mail whose every link goes to another domain than its own or its signer’s, none showing where (not free mail, not an authenticated list or bulk sender)',
+  },
   image_only: {
     score: 1.5,
     group: 'obfuscation',
@@ -143,6 +149,12 @@ export const CONTENT_TECHNIQUE_SYMBOLS = defineSymbols({
     group: 'addressing',
     reason:
       'the message greets the recipient by their e-mail address ("Hello jane@…"): a mass mailer knows nothing else of them',
+  },
+  customer_greeting_free_mail: {
+    score: 1.0,
+    group: 'addressing',
+    reason:
+      'a provider’s greeting to its customer, user or member ("Dear Customer", "Lieber Kunde") from a free-mail mailbox: providers write from their own domains',
   },
   generic_greeting: {
     score: 0.5,

@@ -10,7 +10,7 @@ import { reportProse } from '../shared/machine-mail.ts';
 import { countMixedScriptWords, countStyledLetters, hasNonAscii } from '../shared/normalize.ts';
 import { type Finding, finding, one, oneOf } from '../shared/score.ts';
 import { bulkEvidence } from '../shared/signed-headers.ts';
-import { htmlMatches, type MailView, viewOf } from '../shared/view.ts';
+import { htmlMatches, type MailView, orgDomain, viewOf } from '../shared/view.ts';
 import type { ContentSettings } from './settings.ts';
 import {
   genericGreeting,
@@ -315,7 +315,7 @@ export const imageOnlyFindings: ContentTechnique = ({ email, v, w }) => {
 };
 
 // the recipient greeted by an e-mail address, or by a title instead of a name
-export const greetingFindings: ContentTechnique = ({ v, w }) => {
+export const greetingFindings: ContentTechnique = ({ v, lex, w }) => {
   // the plain part first, then the HTML's text (some bulk tools put HTML source in the plain part)
   const address = greetingAddress(v.text) ?? greetingAddress(v.html_text);
   if (address)
@@ -326,6 +326,15 @@ export const greetingFindings: ContentTechnique = ({ v, w }) => {
       `greets the recipient by an e-mail address (${address.slice(0, 80)})`,
     );
   const generic = genericGreeting(v.text) ?? genericGreeting(v.html_text);
+  // a provider greets its customers from its own domain, never from someone's free-mail mailbox
+  // (a person writing from one greets "Sir or Madam", not "Customer")
+  if (generic && lex.freeMail.has(v.from.org_domain) && !/\bsir\b/i.test(generic))
+    return oneOf(
+      w,
+      'customer_greeting_free_mail',
+      'suspicious_content',
+      `a provider’s greeting (“${generic.slice(0, 60)}”) from a free-mail mailbox`,
+    );
   if (generic)
     return oneOf(
       w,
@@ -377,6 +386,64 @@ function findCallbackNumber(v: MailView, hits: LanguageHits): string | undefined
   const own = v.from.org_domain;
   if (own && followedLinks(v).some((u) => u.domain === own)) return undefined;
   return phone.trim();
+}
+
+/**
+ * An organisation's mail whose every clickable link leaves the organisation and hides where it
+ * goes. Genuine mail of an organisation links to its own site (or to one the signing domain
+ * owns); a link the reader can judge shows its domain in its text (a pasted URL, "see
+ * example.org"). What is left, "click here" to someone else's domain, is how lures and spam from
+ * throw-away or borrowed senders link. Free-mail senders are people (their links are theirs to
+ * share), an authenticated list or bulk sender speaks for its list, and machine reports link
+ * nowhere but their reporter: none of them counts.
+ */
+export const hiddenOffsiteFindings: ContentTechnique = ({ email, v, lex, w }) => {
+  const own = v.from.org_domain;
+  if (!own || !v.has_html || lex.freeMail.has(own) || v.report) return NONE;
+  const links = followedLinks(v).filter(
+    (u) => (u.scheme === 'http' || u.scheme === 'https') && !u.private_ip,
+  );
+  if (links.length === 0) return NONE;
+  const signers = new Set(v.auth.dkim_pass_domains.map((d) => orgDomain(d)));
+  // the sender's account at a mail service names it in the host ("shop.us5.list-manage.com")
+  const name = own.slice(0, own.indexOf('.'));
+  const elsewhere = new Set<string>();
+  for (const u of links) {
+    const to = u.domain || u.host;
+    if (to === own || signers.has(to)) return NONE;
+    if (name.length >= 4 && accountHost(u.host, to, name)) return NONE;
+    // a click-tracking link that carries the sender's own address ("…awstrack.me/L0/https:%2F%2F…")
+    if (carriesDomain(u.url, own)) return NONE;
+    // a link that shows its own domain is one the reader can judge
+    if (u.anchor_domain && orgDomain(u.anchor_domain) === to) return NONE;
+    elsewhere.add(to);
+  }
+  if (bulkEvidence(email, v, v.auth)) return NONE;
+  return oneOf(
+    w,
+    'hidden_offsite_links',
+    'suspicious_url',
+    `every link leaves ${own} for ${[...elsewhere].slice(0, 3).join(', ')} without showing where`,
+  );
+};
+
+/** Whether the path or query of `url` carries a URL or host of `domain` (`%2F` read as `/`). */
+function carriesDomain(url: string, domain: string): boolean {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  if (start === -1) return false;
+  const rest = url
+    .slice(start, start + 4096)
+    .toLowerCase()
+    .replace(/%2f/g, '/');
+  return rest.includes(`//${domain}`) || rest.includes(`.${domain}/`);
+}
+
+/** Whether a label of `host` below its registrable domain `domain` is `name`. */
+function accountHost(host: string, domain: string, name: string): boolean {
+  const below = host.length - domain.length - 1;
+  if (below <= 0) return false;
+  for (const label of host.slice(0, below).split('.')) if (label === name) return true;
+  return false;
 }
 
 /** The domains of what can be followed: in HTML what can be clicked, in plain text the URLs. */

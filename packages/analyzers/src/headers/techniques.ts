@@ -165,13 +165,22 @@ export const replyToFindings: HeaderTechnique = ({
   w,
 }) => {
   for (const r of v.reply_to) {
-    if (!r.org_domain || r.org_domain === fromOrg || relays.has(r.org_domain)) continue;
+    if (!r.org_domain || relays.has(r.org_domain)) continue;
+    // on free mail the mailbox is the sender, not the domain: replies to another mailbox of the
+    // same provider go to someone else (the advance-fee "write to my private address")
+    const otherMailbox =
+      r.org_domain === fromOrg &&
+      lex.freeMail.has(fromOrg) &&
+      r.address.toLowerCase() !== v.from.address.toLowerCase();
+    if (r.org_domain === fromOrg && !otherMailbox) continue;
     if (onBehalf && r.address === onBehalf) continue; // said by the display name already
     const free = lex.freeMail.has(r.org_domain) || lex.freeMail.has(r.domain);
     const out: Finding[] = [
       {
         type: 'reply_to_mismatch',
-        value: `Reply-To ${r.domain} differs from From ${v.from.domain}${free ? ' (free-mail)' : ''}`,
+        value: otherMailbox
+          ? `Reply-To ${r.address} is another free-mail mailbox than From ${v.from.address}`
+          : `Reply-To ${r.domain} differs from From ${v.from.domain}${free ? ' (free-mail)' : ''}`,
         ...(free && !lex.freeMail.has(fromOrg)
           ? { symbol: 'reply_to_free_mail', weight: w.reply_to_free_mail }
           : { symbol: 'reply_to_mismatch', weight: w.reply_to_mismatch }),

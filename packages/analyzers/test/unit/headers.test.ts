@@ -87,6 +87,23 @@ describe('headers analyzer', () => {
     expect(types(e)).toContain('reply_to_mismatch');
   });
 
+  it('flags a Reply-To to another free-mail mailbox of the same provider as the sender', () => {
+    // on free mail the mailbox is the sender: the advance-fee "write to my private address"
+    const e = makeEmail({
+      from: 'Ali <ali8888imrann@gmail.com>',
+      headers: { 'reply-to': 'ali888imram@gmail.com' },
+    });
+    expect(types(e)).toContain('reply_to_mismatch');
+    const same = makeEmail({
+      from: 'Ali <ali8888imrann@gmail.com>',
+      headers: { 'reply-to': 'Ali8888Imrann@gmail.com' },
+    });
+    expect(types(same)).not.toContain('reply_to_mismatch');
+    // an organisation's own mailboxes answer for each other
+    const org = makeEmail({ headers: { 'reply-to': 'billing@example.org' } });
+    expect(types(org)).not.toContain('reply_to_mismatch');
+  });
+
   it('ignores a Reply-To at the mailing list that relays the message', () => {
     const e = makeEmail({
       headers: { 'reply-to': 'list@lists.example.com', 'list-id': '<talk.lists.example.com>' },

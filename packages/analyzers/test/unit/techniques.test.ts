@@ -437,6 +437,73 @@ describe('call-back fraud: a charge with a number to call', () => {
   });
 });
 
+describe('call-back fraud with a national toll-free number', () => {
+  it('a charge "under review" with an 0800 number from free mail is a call-back lure', async () => {
+    const e = makeEmail({
+      from: 'Suporte <suporte.cartao7731@gmail.com>',
+      to: ['bob@example.org'],
+      subject: 'Aviso importante',
+      text: 'Alerta: transação em análise no valor de R$1.599,99 no dia 28/02. Caso não reconheça, ligue para a área de segurança: 0800-400-8033.',
+    });
+    const v = await verdict(e);
+    expect(v.symbols).toContain('content.callback_lure');
+  });
+
+  it('a date, an order number or a run of digits starting 0800 is no number to call', async () => {
+    const e = makeEmail({
+      from: 'Suporte <suporte.cartao7731@gmail.com>',
+      to: ['bob@example.org'],
+      subject: 'Pedido',
+      text: 'Compra aprovada no valor de R$ 59,90. Pedido 08004008033, protocolo 0800/2024.',
+    });
+    const v = await verdict(e);
+    expect(v.symbols ?? []).not.toContain('content.callback_lure');
+  });
+});
+
+describe('every link leaves the sender without showing where (content.hidden_offsite_links)', () => {
+  const offsite = 'content.hidden_offsite_links';
+  const from = 'Eco Savings <news@example.com>';
+  it('an organisation’s mail whose every "click here" goes to another domain', async () => {
+    const e = makeEmail({
+      from,
+      html: '<p>Cut your energy bill. <a href="https://example.net/c?id=9">Click here</a></p>',
+    });
+    expect((await verdict(e)).symbols).toContain(offsite);
+  });
+
+  it('not when a link goes to the sender’s own site, its signer’s, or its account at a mail service', async () => {
+    const own = makeEmail({
+      from,
+      html: '<a href="https://example.net/c">Offer</a> <a href="https://www.example.com/about">About us</a>',
+    });
+    expect((await verdict(own)).symbols ?? []).not.toContain(offsite);
+    const account = makeEmail({
+      from,
+      html: '<a href="https://example.us5.list-manage.com/track?u=1">Read more</a>',
+    });
+    expect((await verdict(account)).symbols ?? []).not.toContain(offsite);
+  });
+
+  it('not when each link shows its domain, nor from free mail, nor for a style sheet', async () => {
+    const shown = makeEmail({
+      from,
+      html: '<p>Our new paper: <a href="https://example.org/p/42">example.org/p/42</a></p>',
+    });
+    expect((await verdict(shown)).symbols ?? []).not.toContain(offsite);
+    const person = makeEmail({
+      from: 'Jane <jane.doe1987@gmail.com>',
+      html: '<p>The photos are <a href="https://example.net/album/1">here</a>.</p>',
+    });
+    expect((await verdict(person)).symbols ?? []).not.toContain(offsite);
+    const sheet = makeEmail({
+      from,
+      html: '<link rel="stylesheet" href="https://example.net/css"><p>Minutes attached.</p>',
+    });
+    expect((await verdict(sheet)).symbols ?? []).not.toContain(offsite);
+  });
+});
+
 describe('a bank’s or a carrier’s name on a domain that is not theirs', () => {
   it('a bank no list names, on an unrelated domain, asking to confirm', async () => {
     const e = makeEmail({

@@ -53,6 +53,11 @@ describe('extractUrls', () => {
     expect(list.map((u) => u.host)).toEqual(['after.example.test', 'second.example.test']);
   });
 
+  it('a <link> element (a style sheet, an icon) is no link anyone clicks', () => {
+    const [u] = html('<link rel="stylesheet" href="https://fonts.example.net/css">');
+    expect(u).toMatchObject({ host: 'fonts.example.net', source: 'link', hidden: true });
+  });
+
   it('anchor text that is not a domain gives no anchorDomain', () => {
     const [u] = html('<a href="http://example.com/a">Click here</a>');
     expect(u?.anchorText).toBe('Click here');
