@@ -405,12 +405,14 @@ export const hiddenOffsiteFindings: ContentTechnique = ({ email, v, lex, w }) =>
   );
   if (links.length === 0) return NONE;
   const signers = new Set(v.auth.dkim_pass_domains.map((d) => orgDomain(d)));
+  // a brand's mail links to any of the brand's domains (paypal.de's to paypal.com)
+  const brand = lex.brands.find((b) => brandOwns(b, v.from.domain));
   // the sender's account at a mail service names it in the host ("shop.us5.list-manage.com")
   const name = own.slice(0, own.indexOf('.'));
   const elsewhere = new Set<string>();
   for (const u of links) {
     const to = u.domain || u.host;
-    if (to === own || signers.has(to)) return NONE;
+    if (to === own || signers.has(to) || (brand && brandOwns(brand, to))) return NONE;
     if (name.length >= 4 && accountHost(u.host, to, name)) return NONE;
     // a click-tracking link that carries the sender's own address ("…awstrack.me/L0/https:%2F%2F…")
     if (carriesDomain(u.url, own)) return NONE;

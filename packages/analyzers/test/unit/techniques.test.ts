@@ -485,6 +485,19 @@ describe('every link leaves the sender without showing where (content.hidden_off
     expect((await verdict(account)).symbols ?? []).not.toContain(offsite);
   });
 
+  it('a brand’s mail may link to any of the brand’s domains; its spoof linking elsewhere may not', async () => {
+    const own = makeEmail({
+      from: 'PayPal <service@paypal.de>',
+      html: '<p>Ihre Zahlung ist eingegangen. <a href="https://www.paypal.com/activity">Details</a></p>',
+    });
+    expect((await verdict(own)).symbols ?? []).not.toContain(offsite);
+    const spoof = makeEmail({
+      from: 'PayPal <service@paypal.de>',
+      html: '<p>Ihre Zahlung ist eingegangen. <a href="https://example.net/activity">Details</a></p>',
+    });
+    expect((await verdict(spoof)).symbols).toContain(offsite);
+  });
+
   it('not when each link shows its domain, nor from free mail, nor for a style sheet', async () => {
     const shown = makeEmail({
       from,
