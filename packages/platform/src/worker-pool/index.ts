@@ -1,10 +1,17 @@
 export type { RemoteError } from './protocol.ts';
-export { serveTasks, type TaskHandlers } from './serve-tasks.ts';
 export {
-  createTaskPool,
-  type TaskErrorKind,
-  type TaskPool,
-  TaskPoolError,
-  type TaskPoolOptions,
-  type TaskPoolStats,
-} from './task-pool.ts';
+  serveTasks,
+  serveWorker,
+  type TaskHandlers,
+  type WorkerServer,
+  workerInit,
+} from './serve-tasks.ts';
+export {
+  createWorkerPool,
+  type TaskSpec,
+  type WorkerPool,
+  WorkerPoolError,
+  type WorkerPoolErrorKind,
+  type WorkerPoolOptions,
+  type WorkerPoolStats,
+} from './worker-pool.ts';

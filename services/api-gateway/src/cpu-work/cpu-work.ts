@@ -1,6 +1,6 @@
 import { BadInputError, TransientError, TrawlError } from '@trawl/contracts';
 import { MailUnparseableError } from '@trawl/mail';
-import { createTaskPool, type TaskPool, TaskPoolError } from '@trawl/platform/worker-pool';
+import { createWorkerPool, type WorkerPool, WorkerPoolError } from '@trawl/platform/worker-pool';
 import { GATEWAY_ERRORS } from '../errors.ts';
 import {
   type CPU_TASKS,
@@ -45,7 +45,7 @@ export interface CpuWork {
    */
   messageView(jobId: string, stored: unknown): Promise<string | null>;
   /** The pool, once a task has needed it (tests and metrics). */
-  pool(): TaskPool | undefined;
+  pool(): WorkerPool | undefined;
   /** Starts the workers now (the gateway calls it once it listens); nothing with 0 workers. */
   warm(): void;
   close(): Promise<void>;
@@ -57,14 +57,24 @@ export function createCpuWork(
   opts: CpuWorkOptions,
   hooks: { onReplace?: (info: { reason: string; task?: string }) => void } = {},
 ): CpuWork {
-  let pool: TaskPool | undefined;
-  const poolOf = (): TaskPool => {
-    pool ??= createTaskPool({
+  let pool: WorkerPool | undefined;
+  const onReplace = hooks.onReplace;
+  const poolOf = (): WorkerPool => {
+    // one task per worker at a time; its deadline counts once a worker has it, the wait for one is
+    // bounded apart (then 503)
+    pool ??= createWorkerPool({
       name: 'gateway CPU',
       entry: ENTRY,
       size: opts.workers,
-      ...(opts.maxQueued !== undefined ? { maxQueued: opts.maxQueued } : {}),
-      ...(hooks.onReplace ? { onReplace: hooks.onReplace } : {}),
+      maxQueued: opts.maxQueued ?? opts.workers * 8,
+      perWorker: 1,
+      deadlineFrom: 'dispatch',
+      ...(onReplace
+        ? {
+            onReplace: ({ reason, label }) =>
+              onReplace({ reason, ...(label !== undefined ? { task: label } : {}) }),
+          }
+        : {}),
     });
     return pool;
   };
@@ -76,7 +86,7 @@ export function createCpuWork(
     what: string,
   ): Promise<T> {
     try {
-      return await poolOf().run<T>(task, payload, { timeoutMs: opts.deadlineMs });
+      return await poolOf().run<T>([task, payload], { timeoutMs: opts.deadlineMs, label: task });
     } catch (err) {
       throw gatewayError(err, what, opts.deadlineMs);
     }
@@ -107,7 +117,7 @@ export function createCpuWork(
 
 /** A pool failure as the problem the client gets. */
 function gatewayError(err: unknown, what: string, deadlineMs: number): Error {
-  if (!(err instanceof TaskPoolError)) return err as Error;
+  if (!(err instanceof WorkerPoolError)) return err as Error;
   switch (err.kind) {
     case 'saturated':
     case 'closed':
