@@ -1,29 +1,20 @@
-import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendJson, startTestHttpServer, type TestTokenServer } from '@trawl/oauth/testing';
-
-interface Folder {
-  id: string;
-  displayName: string;
-  parentId: string | null;
-}
-interface Message {
-  id: string;
-  folderId: string;
-  mime: Buffer;
-  internetMessageId: string;
-  categories: string[];
-  flagStatus: 'notFlagged' | 'flagged';
-  /** Sequence of its last change (created, updated, moved in). */
-  seq: number;
-}
-interface Mailbox {
-  folders: Map<string, Folder>;
-  messages: Map<string, Message>;
-  /** folder id → (message id → sequence it left the folder). */
-  left: Map<string, Map<string, number>>;
-  inFlight: number;
-}
+import { delta } from './graph-delta.ts';
+import {
+  type Folder,
+  findChild,
+  folderByPath,
+  type GraphState,
+  graphError,
+  type Mailbox,
+  type Message,
+  messageIdOf,
+  moveMessage,
+  newId,
+  toJson,
+  wellKnown,
+} from './graph-mailbox.ts';
 
 export interface GraphServerStats {
   requests: number;
@@ -56,65 +47,6 @@ export interface TestGraphServer {
   close(): Promise<void>;
 }
 
-function graphError(
-  res: ServerResponse,
-  status: number,
-  code: string,
-  message: string,
-  headers = {},
-) {
-  sendJson(
-    res,
-    status,
-    {
-      error: {
-        code,
-        message,
-        innerError: {
-          date: new Date().toISOString(),
-          'request-id': randomBytes(8).toString('hex'),
-        },
-      },
-    },
-    headers,
-  );
-}
-
-function newId(): string {
-  return `AAMk${randomBytes(30).toString('base64url')}`;
-}
-
-function messageIdOf(mime: Buffer): string {
-  const head = mime.subarray(0, 16_384).toString('latin1');
-  const m = /^Message-ID:[ \t]*(<[^>\r\n]{1,500}>)/im.exec(head);
-  return m?.[1] ?? `<${randomBytes(8).toString('hex')}@graph.test>`;
-}
-
-function toJson(m: Message, select: string[] | null) {
-  const all: Record<string, unknown> = {
-    id: m.id,
-    parentFolderId: m.folderId,
-    internetMessageId: m.internetMessageId,
-    categories: m.categories,
-    flag: { flagStatus: m.flagStatus },
-  };
-  if (!select) return all;
-  return Object.fromEntries(Object.entries(all).filter(([k]) => k === 'id' || select.includes(k)));
-}
-
-interface DeltaState {
-  /** Changes after this sequence belong to the round. */
-  since: number;
-  /** The round covers changes up to this sequence. */
-  upto: number;
-  /** The sequence the next page starts after. */
-  offset: number;
-  folder: string;
-  mailbox: string;
-  /** The token generation it was minted in (expireDeltaTokens starts a new one). */
-  minted: number;
-}
-
 /**
  * A local Microsoft Graph (v1.0) of a few mailboxes, written from the published reference: the
  * message delta of a folder (`@odata.nextLink` / `@odata.deltaLink`, `Prefer: odata.maxpagesize`,
@@ -128,12 +60,10 @@ export async function startTestGraphServer(tokens: TestTokenServer): Promise<Tes
   const mailboxes = new Map<string, Mailbox>();
   const policies = new Map<string, Set<string>>();
   const stats: GraphServerStats = { requests: 0, throttled: 0, byRoute: {}, maxConcurrency: 0 };
-  let seq = 0;
-  let generation = 0;
+  const state: GraphState = { seq: 0, generation: 0, base: '' };
   let throttle = { n: 0, seconds: 1 };
   let stormP = 0;
   let stormSeconds = 1;
-  let base = '';
 
   function box(address: string): Mailbox {
     const b = mailboxes.get(address.toLowerCase());
@@ -141,107 +71,9 @@ export async function startTestGraphServer(tokens: TestTokenServer): Promise<Tes
     return b;
   }
 
-  function wellKnown(b: Mailbox, idOrName: string): Folder | undefined {
-    const lower = idOrName.toLowerCase();
-    for (const f of b.folders.values()) {
-      if (f.id === idOrName) return f;
-      if (lower === 'inbox' && f.displayName === 'Inbox' && f.parentId === 'root') return f;
-      if (lower === 'msgfolderroot' && f.id === 'root') return f;
-    }
-    return undefined;
-  }
-
-  const encodeToken = (s: DeltaState) => Buffer.from(JSON.stringify(s)).toString('base64url');
-  const decodeToken = (t: string): DeltaState | null => {
-    try {
-      return JSON.parse(Buffer.from(t, 'base64url').toString('utf8')) as DeltaState;
-    } catch {
-      return null;
-    }
-  };
-
-  function delta(
-    res: ServerResponse,
-    b: Mailbox,
-    address: string,
-    folder: Folder,
-    url: URL,
-    prefer: string,
-  ) {
-    const pageSize = Number(/odata\.maxpagesize=(\d+)/.exec(prefer)?.[1] ?? 10);
-    const skip = url.searchParams.get('$skiptoken');
-    const dtoken = url.searchParams.get('$deltatoken');
-    let st: DeltaState;
-    if (skip || dtoken) {
-      const t = decodeToken((skip ?? dtoken) as string);
-      if (!t || t.folder !== folder.id || t.mailbox !== address)
-        return graphError(res, 400, 'BadRequest', 'Invalid delta token.');
-      if (t.minted < generation)
-        return graphError(
-          res,
-          410,
-          'SyncStateNotFound',
-          'The sync state generation is not found. The delta token is expired and data must be synchronized again.',
-        );
-      st = skip ? t : { ...t, since: t.upto, upto: seq, offset: t.upto };
-    } else {
-      st = {
-        since: 0,
-        upto: seq,
-        offset: 0,
-        folder: folder.id,
-        mailbox: address,
-        minted: generation,
-      };
-    }
-    // Pages continue after the last change they gave (what a skip token stands for), so a page
-    // asked again after its messages moved out still gives the ones after them.
-    const entries: { seq: number; json: unknown }[] = [...b.messages.values()]
-      .filter((m) => m.folderId === folder.id && m.seq > st.offset && m.seq <= st.upto)
-      .map((m) => ({ seq: m.seq, json: toJson(m, ['internetMessageId', 'parentFolderId']) }));
-    if (st.since > 0)
-      for (const [id, at] of b.left.get(folder.id) ?? new Map<string, number>())
-        if (at > st.offset && at <= st.upto && b.messages.get(id)?.folderId !== folder.id)
-          entries.push({ seq: at, json: { id, '@removed': { reason: 'deleted' } } });
-    entries.sort((x, y) => x.seq - y.seq);
-    const page = entries.slice(0, pageSize);
-    const more = entries.length > pageSize;
-    const link = `${base}/v1.0/users/${encodeURIComponent(address)}/mailFolders/${folder.id}/messages/delta`;
-    const body: Record<string, unknown> = {
-      '@odata.context': `${base}/v1.0/$metadata#Collection(message)`,
-      value: page.map((e) => e.json),
-    };
-    const after = page.at(-1)?.seq ?? st.offset;
-    if (more)
-      body['@odata.nextLink'] =
-        `${link}?$skiptoken=${encodeToken({ ...st, offset: after, minted: generation })}`;
-    else
-      body['@odata.deltaLink'] =
-        `${link}?$deltatoken=${encodeToken({ ...st, minted: generation })}`;
-    sendJson(res, 200, body);
-  }
-
-  function findChild(b: Mailbox, parentId: string, name: string): Folder | undefined {
-    for (const f of b.folders.values())
-      if (f.parentId === parentId && f.displayName.toLowerCase() === name.toLowerCase()) return f;
-    return undefined;
-  }
-
-  function moveMessage(b: Mailbox, m: Message, destId: string, immutable: boolean): Message {
-    if (m.folderId === destId) return m;
-    const leftMap = b.left.get(m.folderId) ?? new Map<string, number>();
-    b.left.set(m.folderId, leftMap);
-    seq += 1;
-    b.messages.delete(m.id);
-    const moved: Message = { ...m, folderId: destId, seq, id: immutable ? m.id : newId() };
-    leftMap.set(m.id, seq);
-    b.messages.set(moved.id, moved);
-    return moved;
-  }
-
   function handle(req: IncomingMessage, res: ServerResponse, body: Buffer) {
     stats.requests += 1;
-    const url = new URL(req.url ?? '/', base);
+    const url = new URL(req.url ?? '/', state.base);
     const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
     // /v1.0/users/{u}/...
     if (parts[0] !== 'v1.0' || parts[1] !== 'users' || !parts[2])
@@ -321,7 +153,7 @@ export async function startTestGraphServer(tokens: TestTokenServer): Promise<Tes
           'The specified object was not found in the store.',
         );
       if (f && rest[2] === 'messages' && rest[3] === 'delta' && req.method === 'GET')
-        return delta(res, b, address, f, url, prefer);
+        return delta(state, res, b, address, f, url, prefer);
       const parent = rest.length === 1 ? 'root' : rest[2] === 'childFolders' && f ? f.id : null;
       if (parent && req.method === 'GET') {
         const value = [...b.folders.values()]
@@ -378,7 +210,7 @@ export async function startTestGraphServer(tokens: TestTokenServer): Promise<Tes
       if (rest[2] === 'move' && req.method === 'POST') {
         const dest = wellKnown(b, String(json().destinationId ?? ''));
         if (!dest) return graphError(res, 400, 'ErrorInvalidIdMalformed', 'Id is malformed.');
-        return sendJson(res, 201, toJson(moveMessage(b, m, dest.id, immutable), null));
+        return sendJson(res, 201, toJson(moveMessage(state, b, m, dest.id, immutable), null));
       }
       if (rest.length === 2 && req.method === 'GET') return sendJson(res, 200, toJson(m, select));
       if (rest.length === 2 && req.method === 'PATCH') {
@@ -387,8 +219,8 @@ export async function startTestGraphServer(tokens: TestTokenServer): Promise<Tes
         const flag = patch.flag as { flagStatus?: string } | undefined;
         if (flag?.flagStatus === 'flagged' || flag?.flagStatus === 'notFlagged')
           m.flagStatus = flag.flagStatus;
-        seq += 1;
-        m.seq = seq;
+        state.seq += 1;
+        m.seq = state.seq;
         return sendJson(res, 200, toJson(m, null));
       }
     }
@@ -412,18 +244,7 @@ export async function startTestGraphServer(tokens: TestTokenServer): Promise<Tes
       if (b) b.inFlight -= 1;
     }
   });
-  base = http.url;
-
-  function folderByPath(b: Mailbox, path: string): Folder | undefined {
-    let parent = 'root';
-    let f: Folder | undefined;
-    for (const name of path.split('/').filter(Boolean)) {
-      f = findChild(b, parent, name);
-      if (!f) return undefined;
-      parent = f.id;
-    }
-    return f;
-  }
+  state.base = http.url;
 
   return {
     graphUrl: `${http.url}/v1.0`,
@@ -445,7 +266,7 @@ export async function startTestGraphServer(tokens: TestTokenServer): Promise<Tes
       const b = box(address);
       const inbox = wellKnown(b, 'inbox') as Folder;
       const buf = Buffer.isBuffer(mime) ? mime : Buffer.from(mime);
-      seq += 1;
+      state.seq += 1;
       const m: Message = {
         id: newId(),
         folderId: inbox.id,
@@ -453,7 +274,7 @@ export async function startTestGraphServer(tokens: TestTokenServer): Promise<Tes
         internetMessageId: messageIdOf(buf),
         categories: [],
         flagStatus: 'notFlagged',
-        seq,
+        seq: state.seq,
       };
       b.messages.set(m.id, m);
       return m.id;
@@ -483,7 +304,7 @@ export async function startTestGraphServer(tokens: TestTokenServer): Promise<Tes
       stormSeconds = seconds;
     },
     expireDeltaTokens() {
-      generation += 1;
+      state.generation += 1;
     },
     stats,
     close: () => http.close(),
