@@ -35,6 +35,7 @@ function settingsOf(svc: ServiceConfigFile, id: string): unknown {
   return b ?? a ?? {};
 }
 
+/** The in-process invoker of the built-in analyzers and providers (see createEmbeddedInvoker). */
 export interface EmbeddedInvoker extends PluginInvoker {
   health(id: string): Promise<{ ok: boolean; latency_ms: number; error?: string }>;
   /** Points the HTTP side at the plugin addresses of a new service.yaml (after a reload). */

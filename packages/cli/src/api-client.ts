@@ -9,6 +9,7 @@ import {
 import { CLI_ERRORS, CliError } from './errors.ts';
 import { EXIT } from './exit-codes.ts';
 
+/** Options of one CLI request: query, JSON or raw body, anonymous, signal. */
 export interface RequestOptions {
   query?: Record<string, string | number | undefined>;
   json?: unknown;
@@ -20,6 +21,7 @@ export interface RequestOptions {
   signal?: AbortSignal;
 }
 
+/** Where and as whom the CLI talks to the gateway. */
 export interface ApiClientOptions {
   /** Base URL of the server (its root, e.g. http://127.0.0.1:8001). */
   url: string;

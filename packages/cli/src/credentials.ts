@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 
+/** A signed-in session as the CLI stores it: server URL, user, tokens, expiry. */
 export const Session = z.object({
   url: z.string(),
   username: z.string(),
@@ -26,6 +27,7 @@ export function credentialsPath(env: Record<string, string | undefined>): string
   return join(base, 'trawl', 'credentials.json');
 }
 
+/** Reads the CLI's credentials file; an absent or unreadable one is empty. */
 export function readCredentials(path: string): CredentialsFile {
   let text: string;
   try {

@@ -10,4 +10,5 @@ export const EXIT = {
   /** `analyze --wait`: the job completed and the verdict is phishing. */
   phishing: 10,
 } as const;
+/** One of the CLI's exit codes (EXIT). */
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

@@ -4,6 +4,7 @@ export interface Out {
   isTTY?: boolean;
 }
 
+/** The CLI's standard streams and environment, passed in so tests can give their own. */
 export interface CliIo {
   env: Record<string, string | undefined>;
   stdout: Out;

@@ -8,6 +8,7 @@ type ResultView = Omit<AnalysisResult, 'threat_level' | 'recommended_action'> & 
   recommended_action: string;
 };
 
+/** A job as the CLI prints it. */
 export interface JobView {
   job_id: string;
   email_id?: string;

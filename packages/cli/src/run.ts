@@ -26,6 +26,7 @@ import { CliError, usageError } from './errors.ts';
 import { EXIT } from './exit-codes.ts';
 import type { CliIo } from './io.ts';
 
+/** The CLI's usage text (`trawl --help`). */
 export const USAGE = `trawl: command line of the Trawl phishing-analysis platform
 
 usage: trawl <command> [options]

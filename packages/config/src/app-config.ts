@@ -1,13 +1,18 @@
 import type { MailRetrievers } from '@trawl/contracts';
 
+/** The environments an installation runs as (APP_ENV). */
 export const APP_ENVS = ['prod', 'dev', 'test'] as const;
+/** One of APP_ENVS. */
 export type AppEnv = (typeof APP_ENVS)[number];
 
+/** The log levels the configuration accepts (LOG_LEVEL). */
 export const LOG_LEVEL_NAMES = ['debug', 'info', 'warning', 'error'] as const;
+/** One of LOG_LEVEL_NAMES. */
 export type LogLevel = (typeof LOG_LEVEL_NAMES)[number];
 /** The same level as pino spells it. */
 export type PinoLevel = 'debug' | 'info' | 'warn' | 'error';
 
+/** Redis `maxmemory-policy` values the configuration accepts. */
 export const REDIS_MAXMEMORY_POLICIES = [
   'noeviction',
   'allkeys-lru',
@@ -18,6 +23,7 @@ export const REDIS_MAXMEMORY_POLICIES = [
   'volatile-random',
   'volatile-ttl',
 ] as const;
+/** One of REDIS_MAXMEMORY_POLICIES. */
 export type RedisMaxmemoryPolicy = (typeof REDIS_MAXMEMORY_POLICIES)[number];
 
 /**
@@ -34,6 +40,7 @@ export interface ConnectionUrl {
   explicit: boolean;
 }
 
+/** PostgreSQL connection settings (DATABASE_URL or its parts). */
 export interface DatabaseConfig extends ConnectionUrl {
   host: string;
   port: number;
@@ -42,6 +49,7 @@ export interface DatabaseConfig extends ConnectionUrl {
   password: string;
 }
 
+/** Redis connection settings (REDIS_URL or its parts). */
 export interface RedisConfig extends ConnectionUrl {
   host: string;
   port: number;
@@ -51,6 +59,7 @@ export interface RedisConfig extends ConnectionUrl {
   maxmemoryPolicy: RedisMaxmemoryPolicy;
 }
 
+/** RabbitMQ connection settings (RABBITMQ_URL or its parts). */
 export interface RabbitmqConfig extends ConnectionUrl {
   host: string;
   port: number;
@@ -83,6 +92,7 @@ export interface WebhookSettings {
   logRetentionMs: number;
 }
 
+/** The whole validated configuration of an installation, read once at start (frozen). */
 export interface AppConfig {
   /** Repository / project root: relative paths are resolved against it. */
   rootDir: string;
@@ -295,6 +305,7 @@ export interface ConfigNeeds {
   secretKey?: boolean;
 }
 
+/** Options of loadConfig: the environment and project root it reads. */
 export interface LoadConfigOptions {
   /** Highest-precedence variables (default: process.env). */
   env?: Record<string, string | undefined>;

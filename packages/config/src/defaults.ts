@@ -150,6 +150,7 @@ export const DEV_ONLY_VARIABLES = [
   'HOST_GID',
 ] as const;
 
+/** Every environment variable the configuration reads. */
 export const ENV_VARIABLE_NAMES = [
   'APP_ENV',
   'CONTAINER_PROJECT_NAME',

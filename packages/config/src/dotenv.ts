@@ -11,6 +11,7 @@ export interface DotenvResult {
 
 const KEY = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 
+/** Parses a .env file's text into its variables, with the lines it could not read. */
 export function parseDotenv(text: string): DotenvResult {
   const values: Record<string, string> = {};
   const invalidLines: number[] = [];

@@ -8,6 +8,7 @@ import { ConfigError, type ConfigProblem } from './errors.ts';
 import { unknownKeys } from './unknown-keys.ts';
 import { type CheckReferences, checkWorkflows, workflowContextFor } from './validate-workflows.ts';
 
+/** service.yaml and workflows.yaml as loaded and validated, with their versions. */
 export interface LoadedFiles {
   service: ServiceConfigFile;
   workflows: Workflow[];
@@ -22,6 +23,7 @@ export interface LoadedFiles {
   text: { service: string; workflows: string };
 }
 
+/** How loadServiceFiles checks the files: conditions, references, the ids known besides them. */
 export interface LoadServiceFilesOptions {
   /** Compiles a CEL expression (the workflow engine provides it): an error message or undefined. */
   checkCondition?: (expr: string) => string | undefined;
@@ -33,6 +35,7 @@ export interface LoadServiceFilesOptions {
   knownProviders?: Iterable<string>;
 }
 
+/** What changed between two loads of the service files. */
 export interface FilesDiff {
   /** Anything of service.yaml outside the analyzer entries changed. */
   platform: boolean;

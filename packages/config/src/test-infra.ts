@@ -1,11 +1,13 @@
 import type { EnvSource } from './env-reader.ts';
 
+/** Where the tests' PostgreSQL, Redis and RabbitMQ are. */
 export interface TestInfra {
   databaseUrl: string;
   redisUrl: string;
   rabbitmqUrl: string;
 }
 
+/** The tests' servers on 127.0.0.1 unless the environment says otherwise. */
 export const TEST_INFRA_DEFAULTS: TestInfra = {
   databaseUrl: 'postgres://postgres@127.0.0.1:5432/trawl_test',
   redisUrl: 'redis://127.0.0.1:6379/0',

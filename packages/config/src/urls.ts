@@ -5,6 +5,7 @@ function hostPart(host: string): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
 }
 
+/** A postgres:// URL from its parts (user and password escaped). */
 export function buildPostgresUrl(p: {
   host: string;
   port: number;
@@ -16,6 +17,7 @@ export function buildPostgresUrl(p: {
   return `postgres://${auth}${hostPart(p.host)}:${p.port}/${enc(p.db)}`;
 }
 
+/** A redis:// URL from its parts (password escaped). */
 export function buildRedisUrl(p: {
   host: string;
   port: number;

@@ -43,8 +43,10 @@ export interface ConditionScope {
   self: string;
 }
 
+/** Checks the names a CEL condition reads; answers the problems. */
 export type CheckReferences = (expr: string, scope: ConditionScope) => string[];
 
+/** What validating workflows gives: the workflows that passed, and every problem found. */
 export interface WorkflowCheck {
   /** The workflows that passed the schema (defaults applied), in order. */
   workflows: Workflow[];

@@ -3,19 +3,26 @@ import { Email } from './email.ts';
 import { Evidence, EvidenceRef } from './evidence.ts';
 import { coversKeys, fastRecord, isObjectLike, memberSchema, SLOW } from './fast-path.ts';
 
+/** A probability or confidence, from 0 to 1. */
 export const Probability = z.number().min(0).max(1);
 /** A duration, or a time since a start, in milliseconds. */
 export const Millis = z.number().nonnegative();
 
+/** The threat levels of a verdict, lowest first. */
 export const THREAT_LEVELS = ['none', 'low', 'medium', 'high', 'critical'] as const;
+/** A verdict's threat level (THREAT_LEVELS). */
 export const ThreatLevel = z.enum(THREAT_LEVELS);
 export type ThreatLevel = z.infer<typeof ThreatLevel>;
 
+/** What Trawl recommends doing with a message, mildest first. */
 export const RECOMMENDED_ACTIONS = ['allow', 'flag', 'review', 'quarantine'] as const;
+/** A verdict's recommended action (RECOMMENDED_ACTIONS). */
 export const RecommendedAction = z.enum(RECOMMENDED_ACTIONS);
 export type RecommendedAction = z.infer<typeof RecommendedAction>;
 
+/** How an analyzer call ended in a job's trace. */
 export const ANALYZER_STATUSES = ['success', 'failed', 'skipped', 'timeout'] as const;
+/** An analyzer call's status (ANALYZER_STATUSES). */
 export const AnalyzerStatus = z.enum(ANALYZER_STATUSES);
 export type AnalyzerStatus = z.infer<typeof AnalyzerStatus>;
 
@@ -84,6 +91,7 @@ export const ANSWER_LIMITS = {
   summaryChars: 10_000,
 } as const;
 
+/** One thing an analyzer found: its type, value and confidence. */
 export const Indicator = z.object({
   type: z.string().min(1).max(ANSWER_LIMITS.indicatorTypeChars).regex(INDICATOR_TYPE_PATTERN, {
     message: 'must be a lower-case label such as domain_spoofing',
@@ -95,6 +103,7 @@ export const Indicator = z.object({
 });
 export type Indicator = z.infer<typeof Indicator>;
 
+/** A verdict: phishing or not, threat level, confidence, summary, action, indicators. */
 export const AnalysisResult = z.object({
   is_phishing: z.boolean(),
   threat_level: ThreatLevel,
@@ -115,6 +124,7 @@ export const AnalyzerAnswer = AnalysisResult.extend({
   analyzer_details: z.record(z.string(), z.unknown()).optional(),
 });
 export type AnalyzerAnswer = z.output<typeof AnalyzerAnswer>;
+/** An analyzer's answer as a plugin may write it (defaults not yet applied). */
 export type AnalyzerAnswerInput = z.input<typeof AnalyzerAnswer>;
 
 /**
@@ -284,6 +294,7 @@ export const StageContext = z.object({
   analyzers: z.record(z.string(), AnalyzerResult),
 });
 export type StageContext = z.infer<typeof StageContext>;
+/** The results of the stages run so far, by stage name, given to the next analyzers. */
 export const AnalysisContext = z.record(z.string(), StageContext);
 
 /** True when the fast path of safeParseStageContext handles every key of its schemas. */

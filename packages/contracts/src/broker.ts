@@ -21,6 +21,7 @@ export const ROUTING_KEYS = {
   deadLetter: 'dead',
 } as const;
 
+/** The broker's exchanges and queues, their names under `prefix`. */
 export function topology(prefix = '') {
   const p = prefix ? `${prefix}.` : '';
   return {
@@ -40,6 +41,7 @@ export function topology(prefix = '') {
     deliveryLimit: 5,
   } as const;
 }
+/** The names topology() gives. */
 export type Topology = ReturnType<typeof topology>;
 
 /**

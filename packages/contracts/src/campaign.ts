@@ -9,6 +9,7 @@ import { JobCampaign, JobStatus, PAGE_QUERY, pageOf } from './job.ts';
  */
 
 export const LURE_KINDS = ['domain', 'url', 'attachment', 'text'] as const;
+/** The kind of lure a campaign uses (LURE_KINDS). */
 export const LureKind = z.enum(LURE_KINDS);
 export type LureKind = z.infer<typeof LureKind>;
 
@@ -23,6 +24,7 @@ export const Campaign = JobCampaign.extend({
 });
 export type Campaign = z.infer<typeof Campaign>;
 
+/** A page of campaigns (GET /api/v1/campaigns). */
 export const CampaignList = pageOf(Campaign);
 export type CampaignList = z.infer<typeof CampaignList>;
 
@@ -52,6 +54,7 @@ export const CampaignDetail = Campaign.extend({
 });
 export type CampaignDetail = z.infer<typeof CampaignDetail>;
 
+/** The query of GET /api/v1/campaigns: limit and cursor. */
 export const CampaignListQuery = z.strictObject(PAGE_QUERY);
 export type CampaignListQuery = z.output<typeof CampaignListQuery>;
 

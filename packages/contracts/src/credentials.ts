@@ -19,11 +19,13 @@ export type PartyKind = z.infer<typeof PartyKind>;
 
 /** Platform services with a credential of their own (`service:<name>`). */
 export const PLATFORM_SERVICES = ['mail-orchestrator'] as const;
+/** One of PLATFORM_SERVICES. */
 export type PlatformServiceName = (typeof PLATFORM_SERVICES)[number];
 
 /** Plugin ids and retriever names: the characters the configuration allows for them. */
 const PARTY_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 
+/** Who a service credential belongs to: a plugin, a retriever or a platform service. */
 export const Party = z.object({
   kind: PartyKind,
   id: z.string().regex(PARTY_ID, 'a plugin id, retriever name or service name'),

@@ -22,6 +22,7 @@ export const EMAIL_FIELD_LIMITS = {
   sourceChars: 255,
 } as const;
 
+/** The default bounds of an Email: sizes of bodies, attachments, headers and counts. */
 export const DEFAULT_EMAIL_LIMITS: EmailLimits = {
   maxAttachments: 100,
   maxRecipients: 1000,
@@ -64,6 +65,7 @@ export function base64DecodedLength(b64: string): number {
  */
 export const BASE64_RE = /^[A-Za-z0-9+/\r\n]*(?:={1,2}[\r\n]*)?$/;
 
+/** An email address as an Email field holds it. */
 export const EmailAddress = z.email({ message: 'must be a valid email address' });
 
 /** An ISO 8601 timestamp, with a zone (`Z` or an offset) or local. */
@@ -73,10 +75,12 @@ export const IsoTimestamp = z.iso.datetime({
   message: 'must be an ISO 8601 timestamp, e.g. 2024-05-01T09:30:00Z',
 });
 
+/** An ISO 639-1 language code. */
 export const LanguageCode = z.string().refine((v) => ISO_639_1.has(v.toLowerCase()), {
   message: 'must be an ISO 639-1 code such as en',
 });
 
+/** The Attachment schema under the given limits. */
 export function createAttachmentSchema(limits: EmailLimits = DEFAULT_EMAIL_LIMITS) {
   return z
     .object({
@@ -115,11 +119,13 @@ export function createAttachmentSchema(limits: EmailLimits = DEFAULT_EMAIL_LIMIT
     );
 }
 
+/** An attachment of an Email, under the default limits. */
 export const Attachment = createAttachmentSchema();
 export type Attachment = z.output<typeof Attachment>;
 
 const RawHeaderValue = z.union([z.string(), z.array(z.string())]);
 
+/** The Email headers schema under the given limits. */
 export function createEmailHeadersSchema(limits: EmailLimits = DEFAULT_EMAIL_LIMITS) {
   return z.object({
     subject: z.string({ message: 'is required' }).max(limits.maxSubjectChars, {
@@ -138,6 +144,7 @@ export function createEmailHeadersSchema(limits: EmailLimits = DEFAULT_EMAIL_LIM
 /** Free-form per-stage context (spec 2.8); validated loosely here, strictly by the engine. */
 export const AnalysisContextInput = z.record(z.string(), z.unknown());
 
+/** The Email schema under the given limits. */
 export function createEmailSchema(limits: EmailLimits = DEFAULT_EMAIL_LIMITS) {
   return z
     .object({
@@ -179,7 +186,10 @@ export function createEmailSchema(limits: EmailLimits = DEFAULT_EMAIL_LIMITS) {
     });
 }
 
+/** A message as Trawl analyses it: headers, bodies, attachments (default limits). */
 export const Email = createEmailSchema();
 export type Email = z.output<typeof Email>;
+/** An Email as a client may send it (defaults not yet applied). */
 export type EmailInput = z.input<typeof Email>;
+/** The headers member of an Email. */
 export type EmailHeaders = Email['headers'];

@@ -32,6 +32,7 @@ export class TrawlError extends Error {
   }
 }
 
+/** Bad input: a 4xx answer, never retried. */
 export class BadInputError extends TrawlError {
   constructor(
     code: string,
@@ -42,6 +43,7 @@ export class BadInputError extends TrawlError {
   }
 }
 
+/** A transient failure: retried (a 503 with Retry-After at the API). */
 export class TransientError extends TrawlError {
   readonly retryAfterSeconds: number;
   constructor(

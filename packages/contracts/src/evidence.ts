@@ -36,14 +36,17 @@ export const AUTH_RESULT_VALUES = [
 ] as const;
 /** A method's outcome in the evidence: a result, or none_seen when no header gave one. */
 export const AUTH_OUTCOMES = [...AUTH_RESULT_VALUES, 'none_seen'] as const;
+/** An authentication method's outcome in the evidence (AUTH_OUTCOMES). */
 export const AuthOutcomeValue = z.enum(AUTH_OUTCOMES);
 
+/** An address in the evidence, with its display name. */
 export const EvidenceAddress = z.object({
   address: Str,
   display_name: Str.optional(),
 });
 export type EvidenceAddress = z.infer<typeof EvidenceAddress>;
 
+/** The evidence of the message itself: subject, sender, recipients, dates. */
 export const EvidenceMessage = z.object({
   subject: Str,
   from: EvidenceAddress,
@@ -61,6 +64,7 @@ export type EvidenceMessage = z.infer<typeof EvidenceMessage>;
 export const ReceivedHop = z.object({ from: Str, by: Str, ip: Str, date: Str }).partial();
 export type ReceivedHop = z.infer<typeof ReceivedHop>;
 
+/** One Received header in the evidence: who handed the message to whom, and when. */
 export const EvidenceReceived = z.object({
   /** The address of the host that handed the message to the first hop of the receiver's. */
   sending_ip: Str.optional(),
@@ -81,10 +85,12 @@ export const EvidenceAuth = z.object({
 });
 export type EvidenceAuth = z.infer<typeof EvidenceAuth>;
 
+/** Where in a message a link was found. */
 export const URL_PLACES = ['text', 'html', 'attachment'] as const;
 
 /** What kind of attachment a link was found in, by the attachment decoders (issue 32). */
 export const DOCUMENT_SOURCES = ['pdf', 'office', 'calendar', 'qr'] as const;
+/** The kind of attachment a link was found in (DOCUMENT_SOURCES). */
 export const DocumentSource = z.enum(DOCUMENT_SOURCES);
 
 /**
@@ -135,6 +141,7 @@ export function documentLinksIn(context: unknown): DocumentLink[] {
   return out;
 }
 
+/** One link of the message in the evidence, with where it was found. */
 export const EvidenceUrl = z.object({
   /** The URL as extracted (WHATWG-normalised; data: URLs cut). */
   url: UrlStr,
@@ -158,6 +165,7 @@ export const EvidenceUrl = z.object({
 });
 export type EvidenceUrl = z.infer<typeof EvidenceUrl>;
 
+/** One attachment in the evidence: name, type, size, hashes and what sniffing found. */
 export const EvidenceAttachment = z.object({
   filename: Str,
   declared_type: Str,
@@ -226,6 +234,7 @@ export const EvidenceListMatch = z.object({
 });
 export type EvidenceListMatch = z.infer<typeof EvidenceListMatch>;
 
+/** What a message says and carries, as stored with its job (issue 16). */
 export const Evidence = z.object({
   message: EvidenceMessage,
   received: EvidenceReceived,
@@ -241,6 +250,7 @@ export const Evidence = z.object({
 });
 export type Evidence = z.infer<typeof Evidence>;
 
+/** The kinds of evidence item an indicator can point at. */
 export const EVIDENCE_KINDS = ['url', 'attachment', 'header', 'auth', 'received', 'body'] as const;
 
 /**

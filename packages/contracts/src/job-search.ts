@@ -39,6 +39,7 @@ export const TERM_KINDS = {
    */
   feedback: 'fb',
 } as const;
+/** A search term's kind prefix (TERM_KINDS). */
 export type TermKind = (typeof TERM_KINDS)[keyof typeof TERM_KINDS];
 
 /**

@@ -7,10 +7,13 @@ import { JobFeedback } from './webhooks.ts';
 /** The ids of a job and of the message it analyses, as every shape about a job carries them. */
 export const JOB_IDS = { job_id: z.uuid(), email_id: z.string() };
 
+/** The states of a job, in order. */
 export const JOB_STATUSES = ['queued', 'processing', 'completed', 'failed'] as const;
+/** A job's status (JOB_STATUSES). */
 export const JobStatus = z.enum(JOB_STATUSES);
 export type JobStatus = z.infer<typeof JobStatus>;
 
+/** Why a job failed: a code and a message. */
 export const JobError = z.object({
   code: z.string(),
   message: z.string(),
@@ -19,10 +22,13 @@ export const JobError = z.object({
 });
 export type JobError = z.infer<typeof JobError>;
 
+/** The states of a stage in a job's trace. */
 export const STAGE_STATUSES = ['pending', 'running', 'completed', 'failed', 'skipped'] as const;
+/** A stage's status (STAGE_STATUSES). */
 export const StageStatus = z.enum(STAGE_STATUSES);
 export type StageStatus = z.infer<typeof StageStatus>;
 
+/** One analyzer or provider call in a job's trace: status, duration, error. */
 export const CallTrace = z.object({
   id: z.string(),
   status: AnalyzerStatus,
@@ -33,6 +39,7 @@ export const CallTrace = z.object({
 });
 export type CallTrace = z.infer<typeof CallTrace>;
 
+/** One stage in a job's trace: status, timing and its calls. */
 export const StageTrace = z.object({
   name: z.string(),
   status: StageStatus,
@@ -48,6 +55,7 @@ export const StageTrace = z.object({
 });
 export type StageTrace = z.infer<typeof StageTrace>;
 
+/** How a job's workflow ran: its stages and their calls. */
 export const Trace = z.object({
   workflow_id: z.string(),
   config_version: z.string().optional(),
@@ -121,6 +129,7 @@ export function headlineOf(email: Email): JobHeadline {
   };
 }
 
+/** A job: one message's analysis, its status, result and trace. */
 export const Job = z.object({
   ...JOB_IDS,
   status: JobStatus,
@@ -182,5 +191,6 @@ export const PAGE_QUERY = {
   cursor: z.string().min(1).max(512).optional(),
 };
 
+/** A page of jobs (GET /api/v1/jobs). */
 export const JobList = pageOf(Job);
 export type JobList = z.infer<typeof JobList>;

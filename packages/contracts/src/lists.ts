@@ -7,6 +7,7 @@ import { normaliseDomain } from './job-search.ts';
  * (docs/analyzers.md#allow-and-block-lists).
  */
 export const LIST_NAMES = ['allow', 'block'] as const;
+/** Which list an entry belongs to (LIST_NAMES). */
 export const ListName = z.enum(LIST_NAMES);
 export type ListName = z.infer<typeof ListName>;
 
@@ -15,6 +16,7 @@ export type ListName = z.infer<typeof ListName>;
  * its subdomains), an attachment's SHA-256.
  */
 export const LIST_KINDS = ['sender', 'sender_domain', 'url_host', 'sha256'] as const;
+/** What a list entry matches (LIST_KINDS). */
 export const ListKind = z.enum(LIST_KINDS);
 export type ListKind = z.infer<typeof ListKind>;
 
@@ -95,6 +97,7 @@ export const ListEntry = z.object({
 });
 export type ListEntry = z.infer<typeof ListEntry>;
 
+/** The entries of the allow and block lists. */
 export const ListEntries = z.object({ items: z.array(ListEntry) });
 export type ListEntries = z.infer<typeof ListEntries>;
 

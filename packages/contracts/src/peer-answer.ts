@@ -29,12 +29,14 @@ export type PeerBody =
   | ReadableStream<Uint8Array>
   | (AsyncIterable<Uint8Array> & { destroy(error?: Error): unknown });
 
+/** A body read up to a bound. */
 export interface BoundedBody {
   bytes: Buffer;
   /** More bytes followed the ones kept (read with `over: 'truncate'`); they were not read. */
   truncated: boolean;
 }
 
+/** How a body is read: its bound, and whether more bytes fail or are cut. */
 export interface BoundedReadOptions {
   /** Most bytes kept. */
   maxBytes: number;
@@ -121,6 +123,7 @@ export async function readBounded(
   }
 }
 
+/** A peer's HTTP answer read within its bounds. */
 export interface PeerAnswer {
   status: number;
   headers: Headers;
@@ -129,6 +132,7 @@ export interface PeerAnswer {
   truncated: boolean;
 }
 
+/** The bounds of fetchBounded: bytes, deadline, what an error answer may keep. */
 export interface FetchBoundedOptions {
   /** Most bytes of a 2xx answer; a larger one throws PeerAnswerError `too-large`. */
   maxBytes: number;

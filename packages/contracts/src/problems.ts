@@ -24,6 +24,7 @@ export function toProblems(error: z.ZodError, prefix = ''): ValidationProblem[] 
   }));
 }
 
+/** A parse's value, or the problems that stopped it. */
 export type ParseOutcome<T> = { ok: true; value: T } | { ok: false; problems: ValidationProblem[] };
 
 /** Parses `data` with `schema`, answering either the value or every problem found. */

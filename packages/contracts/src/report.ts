@@ -10,9 +10,11 @@ import { z } from 'zod';
  * attached Outlook `.msg`, an inline forward in the text, or `none` (the wrapper itself is analysed).
  */
 export const REPORT_FOUND = ['rfc822', 'eml', 'msg', 'inline', 'none'] as const;
+/** Where the original of a reported message was found (REPORT_FOUND). */
 export const ReportFound = z.enum(REPORT_FOUND);
 export type ReportFound = z.infer<typeof ReportFound>;
 
+/** A reported message's origin: who reported it and where its original was found. */
 export const JobReport = z.object({
   /** The wrapper's sender (lower-case): who reported it. Never the sender of what is analysed. */
   reporter: z.string().max(320),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AnalysisResult } from './analysis.ts';
 import { JobError } from './job.ts';
 
+/** A retriever the mail orchestrator polls: its name, URL and settings. */
 export const RetrieverEntry = z.object({
   url: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }),
   priority: z.number().int().default(0),
@@ -23,6 +24,7 @@ export const MailRetrievers = z.record(
 );
 export type MailRetrievers = z.output<typeof MailRetrievers>;
 
+/** A mail orchestrator's request for messages (POST /fetch of a retriever). */
 export const FetchRequest = z.object({ max_messages: z.number().int().positive().max(1000) });
 export type FetchRequest = z.infer<typeof FetchRequest>;
 
@@ -40,6 +42,7 @@ export const EnvelopeAddress = z
   });
 export type EnvelopeAddress = z.infer<typeof EnvelopeAddress>;
 
+/** One message a retriever hands over: its id and the raw message (base64). */
 export const RetrievedMessage = z.object({
   id: z.string().min(1).max(1024),
   /** base64 of the RFC 822 message. */
@@ -53,6 +56,7 @@ export const RetrievedMessage = z.object({
 });
 export type RetrievedMessage = z.infer<typeof RetrievedMessage>;
 
+/** A retriever's answer to /fetch: the messages it holds. */
 export const FetchResponse = z.object({
   messages: z.array(RetrievedMessage),
   /** Messages still waiting at the source after this batch, when the retriever knows (metrics). */
@@ -60,6 +64,7 @@ export const FetchResponse = z.object({
 });
 export type FetchResponse = z.infer<typeof FetchResponse>;
 
+/** The messages a mail orchestrator has submitted (POST /ack of a retriever). */
 export const AckRequest = z.object({ ids: z.array(z.string()) });
 export type AckRequest = z.infer<typeof AckRequest>;
 
@@ -74,9 +79,11 @@ export type AckRequest = z.infer<typeof AckRequest>;
  * Absent in requests of mail orchestrators older than this field: read `recommended_action` alone.
  */
 export const VERDICT_KINDS = ['analyzed', 'unanalyzed'] as const;
+/** What a retriever is told to do with an analysed message (VERDICT_KINDS). */
 export const VerdictKind = z.enum(VERDICT_KINDS);
 export type VerdictKind = z.infer<typeof VerdictKind>;
 
+/** A verdict for a retriever to act on (POST /verdict). */
 export const VerdictRequest = z.object({
   id: z.string(),
   job_id: z.string(),

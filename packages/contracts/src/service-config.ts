@@ -23,8 +23,10 @@ export const PluginEntry = z.object({
 });
 export type PluginEntry = z.output<typeof PluginEntry>;
 
+/** The log levels service.yaml accepts. */
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warning', 'warn', 'error', 'fatal'] as const;
 
+/** The confidence at which a verdict reaches each threat level. */
 export const VerdictThresholds = z
   .object({
     low: z.number().min(0).max(1).default(0.3),
@@ -37,6 +39,7 @@ export const VerdictThresholds = z
   });
 export type VerdictThresholds = z.output<typeof VerdictThresholds>;
 
+/** service.yaml: platform, analyzer and workflow defaults, the analyzers and plugins. */
 export const ServiceConfigFile = z.object({
   version: z.union([z.string(), z.number()]).transform(String).default('1'),
   platform: z
@@ -75,6 +78,7 @@ export const ServiceConfigFile = z.object({
     .default({ analyzers: {}, context_providers: {} }),
 });
 export type ServiceConfigFile = z.output<typeof ServiceConfigFile>;
+/** service.yaml as written (defaults not yet applied). */
 export type ServiceConfigFileInput = z.input<typeof ServiceConfigFile>;
 
 /** GET /api/v1/config answer. */

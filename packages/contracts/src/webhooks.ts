@@ -70,6 +70,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'feedback.created',
   'campaign.updated',
 ] as const;
+/** An event a webhook can subscribe to (WEBHOOK_EVENT_TYPES). */
 export const WebhookEventType = z.enum(WEBHOOK_EVENT_TYPES);
 export type WebhookEventType = z.infer<typeof WebhookEventType>;
 

@@ -10,6 +10,7 @@ const Identifier = z
 
 const PositiveMs = z.number().int().positive();
 
+/** The retry defaults of an analyzer call. */
 export const RETRY_DEFAULTS = {
   max_attempts: 3,
   backoff_ms: 200,
@@ -17,6 +18,7 @@ export const RETRY_DEFAULTS = {
   exponential_backoff: true,
 } as const;
 
+/** How often and after what wait a failed analyzer call is tried again. */
 export const RetryConfig = z.object({
   max_attempts: z.number().int().min(1).max(20).default(RETRY_DEFAULTS.max_attempts),
   backoff_ms: z.number().int().nonnegative().default(RETRY_DEFAULTS.backoff_ms),
@@ -25,10 +27,13 @@ export const RetryConfig = z.object({
 });
 export type RetryConfig = z.output<typeof RetryConfig>;
 
+/** What a stage does when an analyzer fails. */
 export const FAILURE_STRATEGIES = ['skip', 'retry', 'fail'] as const;
+/** A stage's failure strategy (FAILURE_STRATEGIES). */
 export const FailureStrategy = z.enum(FAILURE_STRATEGIES);
 export type FailureStrategy = z.infer<typeof FailureStrategy>;
 
+/** An analyzer in a stage: its id, weight, timeout and retries. */
 export const AnalyzerRef = z.object({
   id: Identifier,
   weight: z.number().min(0).max(1).default(1),
@@ -40,6 +45,7 @@ export const AnalyzerRef = z.object({
 });
 export type AnalyzerRef = z.output<typeof AnalyzerRef>;
 
+/** A context provider in a stage: its id and timeout. */
 export const ProviderRef = z.object({
   id: Identifier,
   timeout_ms: PositiveMs.optional(),
@@ -47,14 +53,19 @@ export const ProviderRef = z.object({
 });
 export type ProviderRef = z.output<typeof ProviderRef>;
 
+/** How a stage runs its analyzers. */
 export const STAGE_TYPES = ['parallel', 'sequential', 'conditional'] as const;
+/** A stage's type (STAGE_TYPES). */
 export const StageType = z.enum(STAGE_TYPES);
 export type StageType = z.infer<typeof StageType>;
 
+/** How a workflow combines its analyzers' answers into a verdict. */
 export const AGGREGATION_METHODS = ['weighted_average', 'max_confidence', 'majority_vote'] as const;
+/** A workflow's aggregation method (AGGREGATION_METHODS). */
 export const AggregationMethod = z.enum(AGGREGATION_METHODS);
 export type AggregationMethod = z.infer<typeof AggregationMethod>;
 
+/** One stage of a workflow: its analyzers, type, dependencies and condition. */
 export const Stage = z
   .object({
     name: Identifier,
@@ -96,6 +107,7 @@ export const Stage = z
     });
   });
 export type Stage = z.output<typeof Stage>;
+/** A stage as written (defaults not yet applied). */
 export type StageInput = z.input<typeof Stage>;
 
 /** The transitive dependencies of `stage`, given each stage's direct dependencies. */
@@ -114,8 +126,10 @@ export function upstreamStages(
   return seen;
 }
 
+/** A workflow's default timeout: five minutes. */
 export const WORKFLOW_TIMEOUT_DEFAULT_MS = 300_000;
 
+/** A workflow: its stages, aggregation and timeout. */
 export const Workflow = z.object({
   id: Identifier,
   name: z.string().min(1).max(256),
@@ -129,8 +143,10 @@ export const Workflow = z.object({
   created_by: z.string().max(256).optional(),
 });
 export type Workflow = z.output<typeof Workflow>;
+/** A workflow as written (defaults not yet applied). */
 export type WorkflowInput = z.input<typeof Workflow>;
 
+/** workflows.yaml: the workflows an installation runs. */
 export const WorkflowsFile = z.object({
   workflows: z.array(Workflow),
 });

@@ -158,6 +158,7 @@ const TEXT_MIN_WORDS = 12;
 /** At most this many domain / URL keys per job. */
 const MAX_URL_KEYS = 32;
 
+/** What groups a job into campaigns: its keys (domains, URLs, text) and its text's MinHash signature. */
 export interface Lure {
   keys: string[];
   /** The text's MinHash signature, carried by its `txt` keys. */
@@ -388,6 +389,7 @@ async function announce(deps: CampaignDeps, a: CampaignAssignment | null, log: L
   }
 }
 
+/** Groups finished jobs into campaigns in the background, per batch. */
 export interface CampaignGrouper {
   /**
    * Queues a finished job to be grouped in the background (suspicious jobs, and reported ones whatever

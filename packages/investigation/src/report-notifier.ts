@@ -100,6 +100,7 @@ function parseTemplate(text: string, where = 'template'): ReportTemplate {
   return { subject, body };
 }
 
+/** Reads a reporter notification template file (subject and body with placeholders). */
 export function loadTemplate(file: string): ReportTemplate {
   let text: string;
   try {
@@ -196,6 +197,7 @@ export interface ReportNotifierDeps {
 
 type NotifyOutcome = 'sent' | 'already-sent' | 'not-a-report' | 'not-completed' | 'busy';
 
+/** Tells the people who reported a message what Trawl found. */
 export interface ReportNotifier {
   /** Declares its queue (bound to trawl.results) and starts consuming verdict events. */
   start(): Promise<void>;
@@ -229,6 +231,7 @@ function jsonOf(v: unknown): unknown {
   }
 }
 
+/** Builds the reporter notifier over its store, sender and templates. */
 export function createReportNotifier(d: ReportNotifierDeps): ReportNotifier {
   const o = d.options ?? {};
   const staleMs = o.staleMs ?? 120_000;

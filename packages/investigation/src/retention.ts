@@ -38,6 +38,7 @@ interface RetentionReport {
   refreshTokensDeleted: number;
 }
 
+/** The retention purge: removes what is past its age (bodies, jobs, senders, refresh tokens). */
 export interface Retention {
   /** Runs a purge now (waits for the lock); answers what it removed. */
   runOnce(): Promise<RetentionReport>;
@@ -64,6 +65,7 @@ const RETENTION_LOCK_KEY = 0x7472_7274;
 
 const DAY_MS = 86_400_000;
 
+/** Builds the retention purge over its repository and settings. */
 export function createRetention(deps: RetentionDeps): Retention {
   const { repo, policy, logger } = deps;
   const clock = deps.clock ?? (() => new Date());

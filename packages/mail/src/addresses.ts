@@ -4,6 +4,7 @@ import { getDomain } from 'tldts';
 import { isSpaceCode } from './char-codes.ts';
 import { trimEndOf } from './trim-end.ts';
 
+/** An address split and lower-cased: local part, domain, display name. */
 export interface NormalizedAddress {
   /** The address as the Email schema accepts it. */
   address: string;

@@ -47,6 +47,7 @@ export type AuthOutcome =
   | 'policy'
   | 'none_seen';
 
+/** SPF, DKIM and DMARC outcomes read from a message's Authentication-Results headers. */
 export interface AuthResults {
   spf: AuthOutcome;
   dkim: AuthOutcome;
@@ -189,6 +190,7 @@ function trustedSealer(domain: string, sealers: readonly string[]): boolean {
   });
 }
 
+/** Whose Authentication-Results headers readAuthResults trusts. */
 export interface AuthReadOptions {
   /**
    * Sealers (ARC-Seal `d=` domains) whose ARC-Authentication-Results the operator trusts, as

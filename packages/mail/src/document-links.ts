@@ -47,6 +47,7 @@ export interface DocumentLinkLimits {
   qr: QrLimits;
 }
 
+/** The default bounds of reading links in attachments: sizes, counts, time. */
 export const DOCUMENT_LINK_LIMITS: DocumentLinkLimits = {
   maxAttachments: 50,
   maxAttachmentBytes: 25 * 1024 * 1024,

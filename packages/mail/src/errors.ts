@@ -11,6 +11,7 @@ export const MAIL_ERROR_CODES = {
   tooLarge: 'TRAWL_ERR_MAIL_TOO_LARGE',
 } as const;
 
+/** A message that could not be parsed (422 TRAWL_ERR_MAIL_UNPARSEABLE). */
 export class MailUnparseableError extends BadInputError {
   constructor(
     message: string,
@@ -21,12 +22,14 @@ export class MailUnparseableError extends BadInputError {
   }
 }
 
+/** A parsed message that is not a valid Email (422 TRAWL_ERR_MAIL_INVALID). */
 export class MailInvalidError extends BadInputError {
   constructor(message: string, problems: ValidationProblem[]) {
     super(MAIL_ERROR_CODES.invalid, message, { status: 422, problems });
   }
 }
 
+/** A raw message over the size bound (413). */
 export class MailTooLargeError extends BadInputError {
   constructor(size: number, maxBytes: number) {
     super(MAIL_ERROR_CODES.tooLarge, `raw message is ${size} bytes, the limit is ${maxBytes}`, {

@@ -11,8 +11,10 @@ import { trimEndOf } from './trim-end.ts';
 
 /** Where a link was found inside an attachment (document-links.ts). */
 export const DOCUMENT_LINK_SOURCES = ['pdf', 'office', 'calendar', 'qr'] as const;
+/** The kind of attachment a link was read from. */
 export type DocumentLinkSource = (typeof DOCUMENT_LINK_SOURCES)[number];
 
+/** Where in the message a link was found. */
 export type UrlSource =
   | 'text'
   | 'href'
@@ -25,6 +27,7 @@ export type UrlSource =
   | 'link'
   | DocumentLinkSource;
 
+/** One link found in a message: the URL, its text and where it was. */
 export interface ExtractedUrl {
   /** The URL, normalised by the WHATWG URL parser (data: URLs cut to 2048 characters). */
   url: string;
@@ -62,6 +65,7 @@ export interface ExtractedUrl {
   attachmentName?: string;
 }
 
+/** What extractUrls reads (text, HTML, attachments) and its bounds. */
 export interface ExtractUrlsOptions {
   /** Most URLs answered. Default 500. */
   maxUrls?: number;

@@ -17,12 +17,14 @@ export function isOutlookMsg(buf: Buffer): boolean {
   return isCfb(buf);
 }
 
+/** An attachment of an Outlook .msg file. */
 export interface OutlookAttachment {
   filename: string;
   contentType: string;
   content: Buffer;
 }
 
+/** An Outlook .msg file as read: headers, bodies and attachments. */
 export interface OutlookMessage {
   subject?: string;
   from?: { name?: string; address?: string };

@@ -23,6 +23,7 @@ import { decodeHeaders, toRawHeaders } from './raw-headers.ts';
 
 export { decodeQuotedPrintable } from './mime/quoted-printable.ts';
 
+/** Bounds and options of parseRawEmail. */
 export interface ParseRawEmailOptions {
   limits?: EmailLimits;
   /** Largest raw message accepted (413 above). Default 25 MiB. */
@@ -49,6 +50,7 @@ export const UNDISCLOSED_RECIPIENT = 'undisclosed-recipients@undisclosed.invalid
 /** Sender used when a From header is present but holds no usable address. */
 export const UNKNOWN_SENDER = 'unknown-sender@unknown.invalid';
 
+/** The largest raw message parsed by default: 25 MiB. */
 export const DEFAULT_MAX_RAW_BYTES = 25 * 1024 * 1024;
 const DEFAULTS = { maxHeaderBytes: 1024 * 1024, maxParts: 500, maxDepth: 32, timeoutMs: 10_000 };
 

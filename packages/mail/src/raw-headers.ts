@@ -1,10 +1,12 @@
 import { headerLineValue } from './header-text.ts';
 
+/** One header line of a message: its key and the line as written. */
 export interface HeaderLine {
   key: string;
   line: string;
 }
 
+/** Bounds of reading a message's header block. */
 export interface RawHeaderLimits {
   /** Characters kept of one header value. */
   maxValueChars: number;
@@ -16,6 +18,7 @@ export interface RawHeaderLimits {
   maxTotalChars: number;
 }
 
+/** The default bounds of reading a header block. */
 export const DEFAULT_RAW_HEADER_LIMITS: RawHeaderLimits = {
   maxValueChars: 8192,
   maxValuesPerName: 100,
@@ -26,6 +29,7 @@ export const DEFAULT_RAW_HEADER_LIMITS: RawHeaderLimits = {
 /** Key under which the parser records what it changed or dropped (see docs/mail.md). */
 export const PARSER_NOTES_HEADER = 'x-trawl-parser-notes';
 
+/** A header block decoded: its lines, and what was dropped. */
 export interface DecodedHeaders {
   /** name → values in message order (bounded). */
   byName: Map<string, string[]>;

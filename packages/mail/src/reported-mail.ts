@@ -98,6 +98,7 @@ function headerLine(line: string): [string, string] | undefined {
     : undefined;
 }
 
+/** The headers of a message forwarded inline in a report's text. */
 export interface InlineForward {
   from?: string;
   to?: string;

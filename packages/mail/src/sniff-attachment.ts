@@ -1,6 +1,7 @@
 import { countTagAttribute } from './tag-attribute-scan.ts';
 import { zipDirectory, zipHeaderAt } from './zip-read.ts';
 
+/** What an attachment's bytes say it is, whatever its name says. */
 export type AttachmentKind =
   | 'executable'
   | 'script'
@@ -15,6 +16,7 @@ export type AttachmentKind =
   | 'disk_image'
   | 'unknown';
 
+/** What a PDF holds that phishing uses: scripts, forms, links, launch actions. */
 export interface PdfFlags {
   javascript: boolean;
   openAction: boolean;
@@ -24,6 +26,7 @@ export interface PdfFlags {
   uri: boolean;
 }
 
+/** What an HTML attachment holds that phishing uses: forms, scripts, redirects. */
 export interface HtmlFeatures {
   scripts: number;
   forms: number;
@@ -35,6 +38,7 @@ export interface HtmlFeatures {
   foreignObject: boolean;
 }
 
+/** An attachment sniffed: its kind by content, and what it holds. */
 export interface AttachmentSniff {
   /** MIME type told by the bytes. */
   detectedType: string;

@@ -6,6 +6,7 @@ import type { SyncStateStore } from './state-store.ts';
 import { SyncLedger } from './sync-ledger.ts';
 import { ruleFor, type VerdictRules } from './verdict-rules.ts';
 
+/** What an API retriever (Graph, Gmail) is made of: its mailboxes, sync state and verdict rules. */
 export interface ApiRetrieverOptions {
   sources: MailboxSource[];
   store: SyncStateStore;

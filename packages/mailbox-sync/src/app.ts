@@ -16,6 +16,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { ApiRetriever } from './api-retriever.ts';
 import type { ApiRetrieverMetrics } from './metrics.ts';
 
+/** What the HTTP app of an API retriever needs. */
 export interface ApiRetrieverAppDeps extends RetrieverAppBase {
   /** `retriever-graph`, `retriever-gmail`: named by /health. */
   service: string;

@@ -27,4 +27,5 @@ export function createApiRetrieverMetrics(registry: Registry, kind: string) {
     }),
   };
 }
+/** An API retriever's metrics. */
 export type ApiRetrieverMetrics = ReturnType<typeof createApiRetrieverMetrics>;

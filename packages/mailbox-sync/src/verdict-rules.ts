@@ -12,6 +12,7 @@ export const VerdictRule = z.object({
 });
 export type VerdictRule = z.output<typeof VerdictRule>;
 
+/** The verdicts a retriever's verdict rules are keyed by. */
 export const VERDICT_RULE_KEYS = [
   'allow',
   'flag',

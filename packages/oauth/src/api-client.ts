@@ -3,6 +3,7 @@ import { readApiAnswer, retryAfterMs } from './bounded.ts';
 import { ApiThrottledError, ApiUnavailableError, OAuthError } from './errors.ts';
 import type { TokenSource } from './token-source.ts';
 
+/** One request to a mailbox API: method, URL, headers, JSON body, bound. */
 export interface ApiRequest {
   method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** Absolute URL (a Graph nextLink is one) or a path joined to the client's base URL. */
@@ -15,6 +16,7 @@ export interface ApiRequest {
   what: string;
 }
 
+/** A mailbox API's answer, read within its bounds. */
 export interface ApiAnswer {
   status: number;
   headers: Headers;
@@ -164,4 +166,5 @@ export function createApiClient(o: ApiClientOptions) {
 
   return { request, baseUrl: base };
 }
+/** A client of a mailbox API with OAuth tokens, retries and bounded answers. */
 export type ApiClient = ReturnType<typeof createApiClient>;

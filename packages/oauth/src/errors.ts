@@ -70,6 +70,7 @@ export class ApiThrottledError extends TransientError {
   }
 }
 
+/** A mailbox API that did not answer (retried). */
 export class ApiUnavailableError extends TransientError {
   constructor(what: string, cause: unknown) {
     super(
@@ -80,6 +81,7 @@ export class ApiUnavailableError extends TransientError {
   }
 }
 
+/** A mailbox API answer over its size bound (retried). */
 export class ApiAnswerTooLargeError extends TransientError {
   constructor(what: string, maxBytes: number) {
     super(OAUTH_ERRORS.apiAnswerTooLarge, `${what}: the answer is larger than ${maxBytes} bytes`);

@@ -52,6 +52,7 @@ export const OAuthGrant = z.discriminatedUnion('kind', [
   }),
 ]);
 export type OAuthGrant = z.output<typeof OAuthGrant>;
+/** An OAuth grant as written in the settings (defaults not yet applied). */
 export type OAuthGrantInput = z.input<typeof OAuthGrant>;
 
 /** A Google service account key file (the JSON the Cloud console hands out). */

@@ -12,6 +12,7 @@ import {
 /** JWS algorithms Trawl signs with: RSA PKCS#1 v1.5 or RSA-PSS, both over SHA-256. */
 export type JwtAlg = 'RS256' | 'PS256';
 
+/** base64url without padding (RFC 7515). */
 export function base64url(data: Buffer | string): string {
   return Buffer.from(data).toString('base64url');
 }

@@ -4,9 +4,12 @@ import { OAUTH_ERRORS, OAuthError } from './errors.ts';
 import { OAuthGrant, type OAuthGrantInput, TokenAnswer, TokenErrorAnswer } from './grants.ts';
 import { certificateThumbprints, signJwt } from './jwt.ts';
 
+/** The client assertion type of a signed JWT (RFC 7523). */
 export const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+/** The grant type of a JWT bearer grant (RFC 7523). */
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
+/** Where and how a token source gets its access tokens. */
 export interface TokenSourceOptions {
   fetch?: typeof fetch;
   now?: () => number;
@@ -18,6 +21,7 @@ export interface TokenSourceOptions {
   holdFailureMs?: number;
 }
 
+/** Access tokens for a mailbox API, fetched and renewed before they expire. */
 export interface TokenSource {
   /** A valid access token: the cached one until shortly before it expires, else a new one. */
   token(): Promise<string>;

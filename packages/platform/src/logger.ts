@@ -7,6 +7,7 @@ export interface PlatformLogger {
 }
 
 const noop = (): void => {};
+/** A logger that writes nothing. */
 export const silentLogger: PlatformLogger = { debug: noop, info: noop, warn: noop, error: noop };
 
 /** Describes an error for a log line without its stack or any secret-bearing URL. */

@@ -32,6 +32,7 @@ export interface RetrieverAppBase {
   version?: string | undefined;
 }
 
+/** What a retriever's HTTP app needs: its service name, state and metrics. */
 export interface RetrieverHttpOptions extends Omit<RetrieverAppBase, 'logger'> {
   /** `retriever-imap`, `retriever-smtp`: named by /health. */
   service: string;
@@ -153,4 +154,5 @@ export function retrieverHttp(o: RetrieverHttpOptions) {
   };
 }
 
+/** A retriever's HTTP app. */
 export type RetrieverHttp = ReturnType<typeof retrieverHttp>;

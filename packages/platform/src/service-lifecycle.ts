@@ -22,6 +22,7 @@ export interface ServiceProcess {
   stderr: { write(text: string): unknown };
 }
 
+/** How long a service has to stop after SIGTERM before it exits anyway. */
 export const DEFAULT_HARD_EXIT_MS = 30_000;
 
 /**

@@ -29,6 +29,7 @@ export const REDACT_PATHS = [
   '*.auth.pass',
 ];
 
+/** The pino options of a service: its name, level and redacted paths. */
 export function serviceLoggerOptions(service: string, level: string): LoggerOptions {
   return { level, base: { service }, redact: { paths: REDACT_PATHS, censor: '[redacted]' } };
 }

@@ -23,6 +23,7 @@ export interface Shutdown {
   close(): Promise<void>;
 }
 
+/** A stack of closers: parts registered as they open, closed last-first, each once (ADR 021). */
 export function createShutdown(logger?: Pick<PlatformLogger, 'warn'>): Shutdown {
   const steps: ShutdownStep[] = [];
   let closing: Promise<void> | undefined;

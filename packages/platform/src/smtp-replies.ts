@@ -28,6 +28,7 @@ interface ConnectOptions {
   connectionTimeout?: number | undefined;
 }
 
+/** nodemailer socket options that bound an SMTP peer's replies, and a way to end them. */
 export interface BoundedSmtp {
   /** nodemailer options: `getSocket` and `maxResponseSize`. */
   options: {
@@ -45,6 +46,7 @@ function isFinal(line: string): boolean {
   return line.length >= 3 && line[3] !== '-';
 }
 
+/** Bounds an SMTP peer's replies: their size, and how long each may take. */
 export function boundedSmtp(
   o: { replyTimeoutMs?: number; maxReplyBytes?: number; checkEveryMs?: number } = {},
 ): BoundedSmtp {

@@ -23,7 +23,9 @@ export const PLUGIN_ERROR_CODES = {
   notConfigured: 'TRAWL_ERR_PLUGIN_NOT_CONFIGURED',
 } as const;
 
+/** What a plugin is: an analyzer or a context provider. */
 export type PluginKind = 'analyzer' | 'context_provider';
+/** How a plugin call failed (PLUGIN_ERROR_CODES). */
 export type PluginFailure = keyof typeof PLUGIN_ERROR_CODES;
 
 /**

@@ -11,11 +11,13 @@ import type { z } from 'zod';
 import { invalidAnswerError, PluginCallError, type PluginKind, pluginLabel } from './errors.ts';
 import type { CallOptions, PluginInvoker } from './invoker.ts';
 
+/** An analyzer called in-process. */
 export type InProcessAnalyzer = (
   email: Email,
   ctx: { signal: AbortSignal },
 ) => Promise<AnalyzerAnswerInput> | AnalyzerAnswerInput;
 
+/** A context provider called in-process. */
 export type InProcessProvider = (
   req: EnrichRequest,
   ctx: { signal: AbortSignal },
@@ -23,6 +25,7 @@ export type InProcessProvider = (
   | Promise<Omit<EnrichmentResult, 'provider_id'> & { provider_id?: string }>
   | (Omit<EnrichmentResult, 'provider_id'> & { provider_id?: string });
 
+/** The analyzers and providers an in-process invoker calls. */
 export interface InProcessInvokerOptions {
   analyzers?: Record<string, InProcessAnalyzer>;
   providers?: Record<string, InProcessProvider>;

@@ -16,16 +16,19 @@ import { z } from 'zod';
 import { invalidAnswerError, PluginCallError, type PluginKind, pluginLabel } from './errors.ts';
 import type { CallOptions, PluginInvoker } from './invoker.ts';
 
+/** Where one plugin is: its base URL. */
 export interface PluginTarget {
   /** The plugin's base address, e.g. http://127.0.0.1:8100/headers. */
   url: string;
 }
 
+/** Where each plugin is, by id. */
 export interface PluginTargets {
   analyzers?: Record<string, PluginTarget>;
   providers?: Record<string, PluginTarget>;
 }
 
+/** Where the plugins are and how they are called (platform key, timeouts, limits). */
 export interface PluginClientOptions extends PluginTargets {
   /**
    * The platform key (`INTERNAL_API_KEY`). It never leaves this process: each plugin is sent its
@@ -41,6 +44,7 @@ export interface PluginClientOptions extends PluginTargets {
   maxAnswerBytes?: number;
 }
 
+/** A plugin's /health answer, or why there was none. */
 export interface HealthReport {
   ok: boolean;
   latency_ms: number;
@@ -51,6 +55,7 @@ export interface HealthReport {
 export const Capabilities = z.record(z.string(), z.unknown());
 export type Capabilities = z.infer<typeof Capabilities>;
 
+/** Calls analyzers and providers over HTTP, each call bounded. */
 export interface PluginClient extends PluginInvoker {
   /** GET <url>/health of an analyzer or provider; never throws. */
   health(id: string, opts?: CallOptions): Promise<HealthReport>;

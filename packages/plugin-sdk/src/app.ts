@@ -39,6 +39,7 @@ export function pluginKeyOf(key: PluginKey | undefined, id: string): string | un
 /** Where a plugin's raw settings come from, per plugin id (parsed over the schema defaults). */
 export type SettingsSource = Record<string, unknown> | ((id: string) => unknown);
 
+/** Options of createPluginApp: the plugins served, their settings, credentials, limits. */
 export interface PluginAppOptions {
   plugins: PluginDefinition[];
   /**
@@ -58,7 +59,9 @@ export interface PluginAppOptions {
   serviceName?: string;
 }
 
+/** The header that carries a call's deadline in milliseconds. */
 export const TIMEOUT_HEADER = 'x-trawl-timeout-ms';
+/** The header that carries the internal API key. */
 export const INTERNAL_KEY_HEADER = 'x-internal-api-key';
 const MAX_TIMEOUT_MS = 3_600_000;
 const ID_RE = /^[a-z0-9][a-z0-9_.-]{0,62}$/;
@@ -73,6 +76,7 @@ export interface PluginCapabilities {
   settings: Record<string, unknown>;
 }
 
+/** What a plugin declares at /capabilities. */
 export function capabilitiesOf(def: PluginDefinition): PluginCapabilities {
   let settings: Record<string, unknown>;
   try {

@@ -18,6 +18,7 @@ export const PLUGIN_ERROR_CODES = {
   definitionInvalid: 'TRAWL_ERR_PLUGIN_DEFINITION_INVALID',
 } as const;
 
+/** A plugin's answer that does not match the contract. */
 export class PluginInvalidAnswerError extends TrawlError {
   constructor(pluginId: string, detail: string) {
     super(
@@ -28,6 +29,7 @@ export class PluginInvalidAnswerError extends TrawlError {
   }
 }
 
+/** A plugin call past its deadline (504 TRAWL_ERR_PLUGIN_TIMEOUT). */
 export class PluginTimeoutError extends TrawlError {
   constructor(pluginId: string, timeoutMs: number) {
     super(
@@ -41,6 +43,7 @@ export class PluginTimeoutError extends TrawlError {
   }
 }
 
+/** A plugin call its caller gave up on. */
 export class PluginAbortedError extends TrawlError {
   constructor(pluginId: string) {
     super(PLUGIN_ERROR_CODES.aborted, `plugin '${pluginId}' call was cancelled`, {

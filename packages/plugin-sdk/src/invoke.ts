@@ -15,10 +15,12 @@ import type {
 import { PluginAbortedError, PluginInvalidAnswerError } from './errors.ts';
 import { resolveSettings } from './settings-resolve.ts';
 
+/** The logger a plugin is given. */
 export type PluginLog = PluginContext<unknown>['log'];
 
 const silentLog: PluginLog = { info() {}, warn() {} };
 
+/** Options of invoking a plugin directly: its logger. */
 export interface InvokeOptions {
   log?: PluginLog;
 }

@@ -1,5 +1,6 @@
 import { Counter, Histogram, Registry } from 'prom-client';
 
+/** A plugin server's metrics: calls, durations, failures. */
 export interface PluginMetrics {
   registry: Registry;
   requests: Counter<'plugin' | 'status'>;

@@ -10,11 +10,13 @@ import type { PluginDefinition } from './define.ts';
 import { PLUGIN_ERROR_CODES } from './errors.ts';
 import { resolveSettings } from './settings-resolve.ts';
 
+/** Where fetching settings reports. */
 export interface SettingsLogger {
   info(obj: object, msg?: string): void;
   warn(obj: object, msg?: string): void;
 }
 
+/** Where a plugin fetches its settings from the gateway, and how often. */
 export interface FetchSettingsOptions {
   /** Root of the API gateway, e.g. `http://api-gateway:8001` (with or without `/api/v1`). */
   gatewayUrl: string;
@@ -34,6 +36,7 @@ export interface FetchSettingsOptions {
   signal?: AbortSignal;
 }
 
+/** A plugin's settings as fetched, refreshed in the background. */
 export interface FetchedSettings {
   id: string;
   /** `gateway` when the gateway answered; `defaults` when it was unreachable or does not know the id. */

@@ -7,6 +7,7 @@ import type { PluginDefinition } from './define.ts';
 import { type FetchedSettings, fetchSettings } from './settings-fetch.ts';
 import { resolveSettings } from './settings-resolve.ts';
 
+/** Options of startPlugin: the plugins, where to listen, credentials. */
 export interface StartPluginOptions {
   /** Listen address (default 127.0.0.1: this machine only; 0.0.0.0 in a container). */
   host?: string;
@@ -40,6 +41,7 @@ export interface StartPluginOptions {
   hardExitMs?: number;
 }
 
+/** A started plugin server: its URL and close(). */
 export interface RunningPlugin {
   app: FastifyInstance;
   /** `http://host:port` the server listens on. */

@@ -8,6 +8,7 @@ import type {
   VerdictThresholds,
 } from '@trawl/contracts';
 
+/** The default verdict thresholds. */
 export const DEFAULT_THRESHOLDS: VerdictThresholds = Object.freeze({
   low: 0.3,
   medium: 0.5,

@@ -8,6 +8,7 @@ export interface Clock {
   clearTimeout(handle: unknown): void;
 }
 
+/** The clock of the system (performance.now, timers). */
 export const realClock: Clock = {
   now: () => performance.now(),
   setTimeout: (fn, ms) => setTimeout(fn, ms),

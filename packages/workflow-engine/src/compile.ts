@@ -14,6 +14,7 @@ import { type CompiledCondition, compileCondition } from './cel.ts';
 import { checkConditionReferences, type ReferenceScope } from './cel-references.ts';
 import { WORKFLOW_ERROR_CODES } from './errors.ts';
 
+/** An analyzer of a compiled stage, with its compiled condition and attempts allowed. */
 export interface CompiledAnalyzer {
   readonly ref: AnalyzerRef;
   readonly condition: CompiledCondition | undefined;
@@ -22,6 +23,7 @@ export interface CompiledAnalyzer {
   readonly retry: RetryConfig;
 }
 
+/** A compiled stage: its calls, dependencies and compiled condition. */
 export interface CompiledStage {
   readonly index: number;
   readonly name: string;
@@ -35,6 +37,7 @@ export interface CompiledStage {
   readonly providers: readonly ProviderRef[];
 }
 
+/** A workflow compiled once: stages in order, conditions ready to evaluate. */
 export interface CompiledWorkflow {
   readonly id: string;
   readonly workflow: Workflow;
@@ -46,6 +49,7 @@ export interface CompiledWorkflow {
   readonly finalStageName: string;
 }
 
+/** Options of compileWorkflow. */
 export interface CompileOptions {
   knownAnalyzers?: Iterable<string>;
   knownProviders?: Iterable<string>;

@@ -32,6 +32,7 @@ import type { EngineEvent } from './events.ts';
 import { type AbortReason, Scope, type ScopeListener } from './scope.ts';
 import { Semaphore } from './semaphore.ts';
 
+/** An analyzer call's timeout when neither workflow nor service gives one. */
 export const DEFAULT_ANALYZER_TIMEOUT_MS = 30_000;
 
 /** An answer may carry `cached: true` (set by a caching caller) so the trace can say so. */
@@ -77,11 +78,13 @@ export interface EngineDeps {
   onEvent?: (e: EngineEvent) => void;
 }
 
+/** Options of a workflow run: its clock, signal and logger. */
 export interface RunOptions {
   signal?: AbortSignal;
   configVersion?: string;
 }
 
+/** How a run ended: completed with a verdict, or failed with an error. */
 export type RunOutcome =
   | { status: 'completed'; result: AnalysisResult; trace: Trace; context: AnalysisContext }
   | { status: 'failed'; error: JobError; trace: Trace; context: AnalysisContext };

@@ -43,6 +43,7 @@ import { requeueUnfinished } from './requeue.ts';
 
 export { connectHost } from '@trawl/api-gateway';
 
+/** Options of startEmbedded: logger, version, where to listen, the API retrievers to run. */
 export interface EmbeddedOptions {
   logger?: Logger;
   /** Reported by /health. */

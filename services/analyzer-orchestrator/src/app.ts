@@ -70,6 +70,7 @@ interface OrchestratorOptions {
   serviceVersion?: string;
 }
 
+/** What the orchestrator is built from: broker, store, cache, invoker, configuration, logger. */
 export interface OrchestratorDeps {
   broker: Broker;
   store: Pick<Store, 'jobs'> & Partial<Pick<Store, 'senders' | 'campaigns' | 'sql'>>;
@@ -94,6 +95,7 @@ export interface OrchestratorDeps {
   lists?: { reload(): Promise<void> } | undefined;
 }
 
+/** The analyzer orchestrator: consumes jobs, runs their workflows, writes the results. */
 export interface Orchestrator {
   /** Starts consuming requests, dead letters and control events, and the reaper. */
   start(): Promise<void>;
@@ -118,6 +120,7 @@ interface Running {
   done: Promise<void>;
 }
 
+/** Builds the orchestrator from its dependencies (it does not start consuming). */
 export function buildOrchestrator(deps: OrchestratorDeps): Orchestrator {
   const { broker, store, cache, invoker, config, topology: t } = deps;
   const opts = deps.options ?? {};

@@ -35,6 +35,7 @@ export interface OrchestratorDescription {
   stopOrder: string[];
 }
 
+/** A started orchestrator: the service, its close() and the options it compiled. */
 export interface RunningOrchestrator {
   orchestrator: Orchestrator;
   invoker: OrchestratorInvoker;

@@ -44,6 +44,7 @@ export interface GatewayDescription {
   stopOrder: string[];
 }
 
+/** A started gateway: its app, close() and the options it compiled. */
 export interface RunningGateway {
   app: FastifyInstance;
   configState: ConfigState<CompiledWorkflow>;

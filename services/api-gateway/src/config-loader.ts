@@ -9,6 +9,7 @@ import {
 } from '@trawl/workflow-engine';
 import type { ConfigSnapshot } from './config-state.ts';
 
+/** The analyzer and provider ids known besides those of service.yaml. */
 export interface FileLoaderOptions {
   /** Analyzer ids available besides those of service.yaml (built-in analyzers in embedded mode). */
   knownAnalyzers?: readonly string[];

@@ -13,14 +13,17 @@ export interface ConfigSnapshot<C = unknown> {
   known?: { analyzers: readonly string[]; providers: readonly string[] };
 }
 
+/** What a reload changed (ReloadResponse). */
 export type Changed = ReloadResponse['changed'];
 
+/** A reload's answer with the new snapshot, and whether the version changed. */
 export interface ReloadOutcome<C = unknown> extends ReloadResponse {
   snapshot: ConfigSnapshot<C>;
   /** true when the cluster's configuration version changed with this reload. */
   versionChanged: boolean;
 }
 
+/** The gateway's current configuration, reloaded across replicas under one lock. */
 export interface ConfigState<C = unknown> {
   current(): ConfigSnapshot<C>;
   /**
@@ -36,6 +39,7 @@ export interface ConfigState<C = unknown> {
 /** Advisory lock key of configuration reloads ('trwl'). */
 export const RELOAD_LOCK_KEY = 0x7472776c;
 
+/** What the configuration state needs: the first snapshot, how to load again, its store. */
 export interface ConfigStateDeps<C> {
   initial: ConfigSnapshot<C>;
   /** Reads and validates the files again; throws (a BadInputError with problems) when invalid. */
@@ -52,6 +56,7 @@ export interface ConfigStateDeps<C> {
 
 const NO_CHANGE: Changed = { platform: false, workflows: false, analyzers: [] };
 
+/** Builds the gateway's configuration state. */
 export function createConfigState<C>(deps: ConfigStateDeps<C>): ConfigState<C> {
   let snapshot = deps.initial;
   const now = deps.clock ?? (() => new Date());

@@ -36,6 +36,7 @@ export interface PluginInvoker {
   health?(id: string): Promise<{ ok: boolean; latency_ms: number; error?: string }>;
 }
 
+/** What the gateway is built from: options, store, broker, cache, configuration, invoker. */
 export interface GatewayDeps {
   config: GatewayOptions;
   store: Store;

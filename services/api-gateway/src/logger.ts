@@ -4,10 +4,12 @@ import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'p
 /** Paths redacted from every log line (the platform's one list). */
 export { REDACT_PATHS };
 
+/** The pino options of the gateway: its level and redacted paths. */
 export function gatewayLoggerOptions(level: string): LoggerOptions {
   return serviceLoggerOptions('api-gateway', level);
 }
 
+/** The gateway's pino logger. */
 export function createGatewayLogger(level = 'info', destination?: DestinationStream): Logger {
   return createServiceLogger('api-gateway', level, destination);
 }

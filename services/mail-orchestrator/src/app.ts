@@ -25,8 +25,10 @@ import { createPoller, type PassReport, type PolledRetriever } from './poller.ts
 import { RetrieverClient } from './retriever-client.ts';
 import { createVerdictRelay } from './verdicts.ts';
 
+/** The service's name, in logs, metrics and /health. */
 export const SERVICE_NAME = 'mail-orchestrator';
 
+/** How the mail orchestrator polls and submits: intervals, batch sizes, back-off, timeouts. */
 export interface MailOrchestratorOptions {
   /** Pause between polling passes when no retriever had a full batch (default 5000). */
   pollIntervalMs?: number;
@@ -61,6 +63,7 @@ export interface MailOrchestratorOptions {
   instanceId?: string;
 }
 
+/** What the mail orchestrator is built from: retrievers, the gateway, the platform key, broker. */
 export interface MailOrchestratorDeps {
   retrievers: MailRetrievers;
   /**
@@ -86,6 +89,7 @@ export interface MailOrchestratorDeps {
   options?: MailOrchestratorOptions;
 }
 
+/** The mail orchestrator: polls the retrievers, submits to the gateway, sends back verdicts. */
 export interface MailOrchestrator {
   /** Subscribes to verdicts and starts polling. */
   start(): Promise<void>;
@@ -106,6 +110,7 @@ function problem(status: number, code: string, title: string, detail: string, ex
   return { type: 'about:blank', title, status, detail, code, ...extra };
 }
 
+/** Builds the mail orchestrator from its dependencies (it does not start polling). */
 export function buildMailOrchestrator(deps: MailOrchestratorDeps): MailOrchestrator {
   const o = deps.options ?? {};
   const clock = deps.clock ?? (() => new Date());

@@ -36,6 +36,7 @@ export interface MailOrchestratorDescription {
   stopOrder: string[];
 }
 
+/** A started mail orchestrator: the service, its close() and the options it compiled. */
 export interface RunningMailOrchestrator {
   mail: MailOrchestrator;
   describe(): MailOrchestratorDescription;

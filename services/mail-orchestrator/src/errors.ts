@@ -39,6 +39,7 @@ export class RetrieverError extends TransientError {
   }
 }
 
+/** The gateway did not answer (retried). */
 export class GatewayUnavailableError extends TransientError {
   constructor(message: string) {
     super(MAIL_ERRORS.gatewayUnavailable, message);
@@ -62,6 +63,7 @@ export class GatewayMisconfiguredError extends TrawlError {
   }
 }
 
+/** The gateway refused the internal API key. */
 export class GatewayAuthError extends GatewayMisconfiguredError {
   constructor(status: number, gatewayCode?: string) {
     super(
@@ -73,6 +75,7 @@ export class GatewayAuthError extends GatewayMisconfiguredError {
   }
 }
 
+/** The gateway refused the orchestrator's request for a reason of configuration. */
 export class GatewayRefusedError extends GatewayMisconfiguredError {
   constructor(status: number, gatewayCode: string | undefined, detail: string | undefined) {
     super(

@@ -36,6 +36,7 @@ export type GatewayTransport = (
   },
 ) => Promise<HttpAnswer>;
 
+/** What became of one submitted message: accepted, refused for good, or to try again. */
 export type SubmitOutcome =
   | { kind: 'accepted'; jobId: string; emailId: string }
   /**
@@ -128,6 +129,7 @@ export interface GatewayClient {
 /** Largest gateway answer read (a page of 200 jobs with their results is a few MiB). */
 const MAX_GATEWAY_ANSWER_BYTES = 32 * 1024 * 1024;
 
+/** The mail orchestrator's client of the gateway, over HTTP or in-process (ADR 021). */
 export function createGatewayClient(o: GatewayClientOptions): GatewayClient {
   const base = o.baseUrl.replace(/\/+$/, '');
   const derive = credentialDeriver(o.internalApiKey);

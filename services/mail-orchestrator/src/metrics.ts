@@ -1,5 +1,6 @@
 import { Counter, Gauge, Registry } from 'prom-client';
 
+/** The mail orchestrator's metrics. */
 export interface MailMetrics {
   fetched: Counter<'retriever'>;
   submitted: Counter<'retriever'>;

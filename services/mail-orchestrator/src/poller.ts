@@ -20,6 +20,7 @@ export interface PollerOptions {
   backoff: BackoffPolicy;
 }
 
+/** What one polling pass did, per retriever. */
 export interface PassReport {
   /** Per retriever polled in this pass, in the order polled. */
   polled: { retriever: string; fetched: number; outcomes: Outcome['kind'][]; error?: string }[];

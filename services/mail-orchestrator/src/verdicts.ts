@@ -64,6 +64,7 @@ export function unanalyzedResult(error: JobError): AnalysisResult {
   };
 }
 
+/** The verdict request for a retriever from a job's result (or its absence). */
 export function verdictRequest(
   id: string,
   jobId: string,

@@ -7,8 +7,10 @@ import type { RetrieverAppBase } from '@trawl/platform';
 import type { FastifyInstance } from 'fastify';
 import { GMAIL_ERRORS } from './errors.ts';
 
+/** The service's name, in logs, metrics and /health. */
 export const SERVICE_NAME = 'retriever-gmail';
 
+/** What the Gmail retriever's HTTP app needs. */
 export interface GmailAppDeps extends RetrieverAppBase {
   retriever: ApiRetriever;
   metrics: ApiRetrieverMetrics;

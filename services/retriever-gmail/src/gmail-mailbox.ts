@@ -74,6 +74,7 @@ function parse<T>(schema: z.ZodType<T>, a: ApiAnswer, what: string): T {
   return p.data;
 }
 
+/** One Gmail mailbox's labels, page size and message bound. */
 export interface GmailMailboxOptions {
   /** The watched label (INBOX). */
   label: string;

@@ -38,8 +38,10 @@ export const GmailSettings = z
       });
   });
 export type GmailSettings = z.output<typeof GmailSettings>;
+/** The Gmail settings as written (defaults not yet applied). */
 export type GmailSettingsInput = z.input<typeof GmailSettings>;
 
+/** The environment variables of the Gmail settings, and the setting each sets. */
 export const GMAIL_ENV = {
   TRAWL_GMAIL_SERVICE_ACCOUNT_KEY: 'service_account_key',
   TRAWL_GMAIL_CLIENT_ID: 'client_id',
@@ -56,16 +58,19 @@ export const GMAIL_ENV = {
   TRAWL_GMAIL_NAME: 'name',
 } as const;
 
+/** The Gmail settings that may be read from files (secrets). */
 export const GMAIL_SECRET_FILES = [
   'TRAWL_GMAIL_SERVICE_ACCOUNT_KEY',
   'TRAWL_GMAIL_CLIENT_SECRET',
   'TRAWL_GMAIL_REFRESH_TOKEN',
 ] as const;
 
+/** Reads the Gmail settings from the environment. */
 export const gmailSettingsFromEnv = settingsReader(GMAIL_ENV, GmailSettings, {
   secretFiles: GMAIL_SECRET_FILES,
 });
 
+/** The Gmail retriever's settings: its Gmail settings and where it listens. */
 export interface RetrieverGmailSettings {
   gmail: GmailSettings;
   host: string;

@@ -33,7 +33,9 @@ export const GMAIL_DEFAULT_RULES = {
 
 const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 
+/** The ports of the Gmail retriever's assembly. */
 export type RetrieverGmailPorts = ApiRetrieverPorts;
+/** A started Gmail retriever. */
 export type RetrieverGmailService = ApiRetrieverService;
 
 /** The grant for one mailbox: the service account acting as it, or the user's refresh token. */

@@ -7,8 +7,10 @@ import type { RetrieverAppBase } from '@trawl/platform';
 import type { FastifyInstance } from 'fastify';
 import { GRAPH_ERRORS } from './errors.ts';
 
+/** The service's name, in logs, metrics and /health. */
 export const SERVICE_NAME = 'retriever-graph';
 
+/** What the Graph retriever's HTTP app needs. */
 export interface GraphAppDeps extends RetrieverAppBase {
   retriever: ApiRetriever;
   metrics: ApiRetrieverMetrics;

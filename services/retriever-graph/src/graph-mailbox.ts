@@ -27,6 +27,7 @@ const MessageMeta = z.object({
   categories: z.array(z.string()).optional(),
 });
 
+/** One Graph mailbox's folders, page size and message bound. */
 export interface GraphMailboxOptions {
   folder: string;
   processedFolder: string;

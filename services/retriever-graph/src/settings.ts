@@ -31,8 +31,10 @@ export const GraphSettings = z
       });
   });
 export type GraphSettings = z.output<typeof GraphSettings>;
+/** The Graph settings as written (defaults not yet applied). */
 export type GraphSettingsInput = z.input<typeof GraphSettings>;
 
+/** The environment variables of the Graph settings, and the setting each sets. */
 export const GRAPH_ENV = {
   TRAWL_GRAPH_TENANT_ID: 'tenant_id',
   TRAWL_GRAPH_CLIENT_ID: 'client_id',
@@ -57,6 +59,7 @@ export const GRAPH_SECRET_FILES = [
   'TRAWL_GRAPH_PRIVATE_KEY',
 ] as const;
 
+/** Reads the Graph settings from the environment. */
 export const graphSettingsFromEnv = settingsReader(GRAPH_ENV, GraphSettings, {
   secretFiles: GRAPH_SECRET_FILES,
 });

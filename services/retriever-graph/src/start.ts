@@ -30,7 +30,9 @@ export const GRAPH_DEFAULT_RULES = {
   },
 } satisfies VerdictRules;
 
+/** The ports of the Graph retriever's assembly. */
 export type RetrieverGraphPorts = ApiRetrieverPorts;
+/** A started Graph retriever. */
 export type RetrieverGraphService = ApiRetrieverService;
 
 /** The token grant of the settings: a client secret, or the certificate's client assertion. */

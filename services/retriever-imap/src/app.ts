@@ -12,8 +12,10 @@ import type { ImapRetriever } from './imap-retriever.ts';
 import type { ImapSession } from './imap-session.ts';
 import type { ImapMetrics } from './metrics.ts';
 
+/** The service's name, in logs, metrics and /health. */
 export const SERVICE_NAME = 'retriever-imap';
 
+/** What the IMAP retriever's HTTP app needs. */
 export interface RetrieverAppDeps extends RetrieverAppBase {
   session: ImapSession;
   retriever: ImapRetriever;

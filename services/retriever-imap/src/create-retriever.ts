@@ -11,6 +11,7 @@ import { type ImapSettings, imapOAuthGrant } from './settings.ts';
 /** How long stop() lets in-flight requests finish before it cuts their connections. */
 const STOP_GRACE_MS = 5_000;
 
+/** An IMAP retriever: its HTTP app and IMAP session. */
 export interface ImapRetrieverService {
   app: FastifyInstance;
   session: ImapSession;

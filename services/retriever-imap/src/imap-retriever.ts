@@ -10,6 +10,7 @@ import { ImapCommandError, ImapDisconnectedError, MessageNotFoundError } from '.
 import type { ImapSession } from './imap-session.ts';
 import { formatRef, type MessageRef, parseRef } from './message-ref.ts';
 
+/** The IMAP keywords the retriever sets on analysed messages. */
 export const KEYWORDS = {
   phishing: '$Phishing',
   review: '$TrawlReview',
@@ -17,12 +18,14 @@ export const KEYWORDS = {
   unanalyzed: '$TrawlUnanalyzed',
 } as const;
 
+/** What an ack did: messages moved, ids not found. */
 export interface AckResult {
   moved: number;
   /** Ids not found in the mailbox (already moved, or from an older UIDVALIDITY). */
   missing: string[];
 }
 
+/** What a verdict did to a message: folder and keywords. */
 export interface VerdictOutcome {
   action: RecommendedAction;
   /** `unanalyzed`: the message was held (hold folder) whatever the action says. */
@@ -31,6 +34,7 @@ export interface VerdictOutcome {
   keywords: string[];
 }
 
+/** The IMAP retriever's folders, keywords and bounds. */
 export interface ImapRetrieverOptions {
   /** Keyword for `allow` verdicts (empty: none). Default $TrawlClean. */
   cleanKeyword?: string;

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { ImapDisconnectedError } from './errors.ts';
 import type { ImapSettings } from './settings.ts';
 
+/** How an IMAP session reconnects, and what it reports. */
 export interface SessionOptions {
   /** First reconnect delay (ms, default 500), doubled up to `reconnectMaxMs` (default 30000). */
   reconnectInitialMs?: number;
@@ -18,6 +19,7 @@ export interface SessionOptions {
   tokens?: TokenSource;
 }
 
+/** The IMAP folders the retriever reads and moves messages to. */
 export interface Folders {
   mailbox: string;
   processed: string;

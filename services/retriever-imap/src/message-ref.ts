@@ -10,6 +10,7 @@ export interface MessageRef {
 
 const MAX_ID = 1000;
 
+/** A message id from its UIDVALIDITY, UID and Message-ID. */
 export function formatRef(r: MessageRef): string {
   const base = `${r.uidValidity}.${r.uid}`;
   if (!r.messageId) return base;
@@ -17,6 +18,7 @@ export function formatRef(r: MessageRef): string {
   return full.length <= MAX_ID ? full : base;
 }
 
+/** Reads a message id; null when it is not one. */
 export function parseRef(id: string): MessageRef | null {
   const m = /^(\d{1,20})\.(\d{1,10})(?:\.([A-Za-z0-9_-]+))?$/.exec(id);
   if (!m?.[1] || !m[2]) return null;

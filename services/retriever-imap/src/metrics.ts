@@ -1,5 +1,6 @@
 import { Counter, Gauge, Registry } from 'prom-client';
 
+/** The IMAP retriever's metrics in `registry`. */
 export function createImapMetrics(registry: Registry) {
   const registers = [registry];
   const counter = <L extends string = string>(name: string, help: string, labelNames: L[] = []) =>
@@ -25,5 +26,6 @@ export function createImapMetrics(registry: Registry) {
     ),
   };
 }
+/** The IMAP retriever's metrics. */
 export type ImapMetrics = ReturnType<typeof createImapMetrics>;
 export { Registry };

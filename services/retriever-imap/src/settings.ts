@@ -86,6 +86,7 @@ export const ImapSettings = z
     address: s.address ?? (EnvelopeAddress.safeParse(s.user).success ? s.user : undefined),
   }));
 export type ImapSettings = z.output<typeof ImapSettings>;
+/** The IMAP settings as written (defaults not yet applied). */
 export type ImapSettingsInput = z.input<typeof ImapSettings>;
 
 /** The variables main.ts reads, and the settings they fill. */

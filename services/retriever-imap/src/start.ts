@@ -21,11 +21,13 @@ export interface RetrieverImapSettings {
   version: string;
 }
 
+/** A started IMAP retriever: the service and the options it compiled. */
 export interface RunningRetrieverImap {
   service: ImapRetrieverService;
   describe(): { service: 'retriever-imap'; mailbox: string; stopOrder: string[] };
 }
 
+/** The IMAP retriever's settings, compiled once from the configuration. */
 export function retrieverImapSettings(
   cfg: Pick<AppConfig, 'retrieverImap' | 'retrieverKey'>,
   imap: ImapSettings,

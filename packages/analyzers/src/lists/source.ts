@@ -38,6 +38,7 @@ export interface ListCache {
   reload(): Promise<void>;
 }
 
+/** The lists held in memory for the analyzers (see ListCache), read from the store. */
 export function createListCache(
   repo: Pick<ListRepository, 'live'>,
   o: { now?: () => number } = {},

@@ -15,6 +15,7 @@ import {
   INVALID_ANSWER,
 } from './protocol.ts';
 
+/** Options of createAnalysisPool: workers, the definitions they run, the default timeout. */
 export interface AnalysisPoolOptions {
   /** Worker threads (at least 1). */
   size: number;
@@ -32,6 +33,7 @@ export interface AnalysisPoolOptions {
 /** The pool's figures (started, terminated and exited workers, calls in flight). */
 export type AnalysisPoolStats = WorkerPoolStats;
 
+/** The built-in offline analyzers in worker threads, each call cut at its deadline (ADR 010, 022). */
 export interface AnalysisPool {
   /** The analyzer ids this pool runs. */
   readonly ids: ReadonlySet<string>;

@@ -102,6 +102,7 @@ function semaphore(n: number) {
   };
 }
 
+/** What expanding a batch of jobs may do with a job it cannot keep in the batch. */
 export interface ExpandOptions {
   /** Publishes one job as a message of its own on the work queue (confirmed). */
   requeue(job: unknown): Promise<void>;

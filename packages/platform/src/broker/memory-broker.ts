@@ -437,6 +437,7 @@ class Handle implements MemoryBroker {
   }
 }
 
+/** The in-process broker of embedded mode, with RabbitMQ's semantics (ack, redelivery, dead letters). */
 export function createMemoryBroker(opts: { logger?: PlatformLogger } = {}): MemoryBroker {
   return new Handle(new Server(opts.logger ?? silentLogger));
 }

@@ -16,6 +16,7 @@ import type {
   QueueOptions,
 } from './types.ts';
 
+/** How to reach RabbitMQ: URL, connection name, reconnect back-off, publish and drain timeouts. */
 export interface RabbitBrokerOptions {
   url: string;
   /** Shown by RabbitMQ (management UI, rabbitmqctl list_connections). */
@@ -28,6 +29,7 @@ export interface RabbitBrokerOptions {
   drainTimeoutMs?: number;
 }
 
+/** The broker over RabbitMQ (amqplib). */
 export interface RabbitBroker extends Broker {
   readonly kind: 'rabbitmq';
   /** Queues and exchanges this broker declared (re-declared after a reconnect). */

@@ -75,6 +75,7 @@ const PER_KEY = 16;
 const PER_BAND = 64;
 /** Values of a text's MinHash signature (each 8 hex digits); bands of MINHASH_BAND_ROWS values. */
 export const MINHASH_SIZE = 32;
+/** Values per band of a MinHash signature. */
 export const MINHASH_BAND_ROWS = 4;
 /**
  * Least share of equal signature values (an estimate of the Jaccard similarity of the two texts'

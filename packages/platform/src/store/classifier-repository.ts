@@ -93,6 +93,7 @@ async function upsert(tx: SqlClient, ids: number[], ps: number[], hs: number[]):
   }
 }
 
+/** The classifier's token counts in the store. */
 export function createClassifierRepository(sql: SqlClient): ClassifierRepository {
   return {
     async totals() {

@@ -10,6 +10,7 @@ import type { SqlClient } from './types.ts';
  */
 export const FEEDBACK_VERDICTS = ['phishing', 'legitimate'] as const;
 export type FeedbackVerdict = (typeof FEEDBACK_VERDICTS)[number];
+/** Who gives feedback on a job: an analyst, or the person who reported it. */
 export const FEEDBACK_SOURCES = ['analyst', 'reporter'] as const;
 export type FeedbackSource = (typeof FEEDBACK_SOURCES)[number];
 
@@ -128,6 +129,7 @@ export function publicFeedback(f: StoredFeedback): Feedback {
   return { verdict: f.verdict, note: f.note, by: f.by, at: f.at };
 }
 
+/** Analysts' and reporters' feedback on jobs in the store. */
 export function createFeedbackRepository(sql: SqlClient): FeedbackRepository {
   async function give(tx: SqlClient, f: GiveFeedback) {
     const prev = await tx.query<Row>(

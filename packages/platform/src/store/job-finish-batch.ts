@@ -135,6 +135,7 @@ function termsParam(terms: readonly string[] | undefined): string | null {
   return kept.length > 0 ? jsonParam(kept) : null;
 }
 
+/** Appends one finished job's values to a batch statement's parameters. */
 export function pushParams(params: unknown[], f: JobFinish, withSender: boolean): void {
   const o = f.outcome;
   const sender = withSender && f.sender ? f.sender : undefined;

@@ -61,6 +61,7 @@ function entryOf(r: Row, now: Date): ListEntry {
   };
 }
 
+/** The allow and block lists in the store. */
 export function createListRepository(sql: SqlClient): ListRepository {
   return {
     async add(e) {

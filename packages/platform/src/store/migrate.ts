@@ -8,6 +8,7 @@ import type { SqlClient } from './types.ts';
 /** Advisory lock key of migrations ("trawl-mg"): replicas that start together migrate one at a time. */
 export const MIGRATION_LOCK_KEY = 0x7472_6d67;
 
+/** The folder of the store's SQL migrations. */
 export const MIGRATIONS_DIR = join(
   dirname(fileURLToPath(import.meta.url)),
   '..',
@@ -15,11 +16,13 @@ export const MIGRATIONS_DIR = join(
   'migrations',
 );
 
+/** One SQL migration: its id (the file's name) and text. */
 export interface Migration {
   id: string;
   sql: string;
 }
 
+/** The migrations of `dir`, in order. */
 export async function loadMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]> {
   const files = (await readdir(dir)).filter((f) => /^\d{3}-[a-z0-9-]+\.sql$/.test(f)).sort();
   return Promise.all(

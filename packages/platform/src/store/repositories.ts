@@ -133,6 +133,7 @@ export interface JobRepository {
   countByStatus(): Promise<Record<JobStatus, number>>;
 }
 
+/** The roles of a user, least first. */
 export const ROLES = ['viewer', 'analyst', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
 

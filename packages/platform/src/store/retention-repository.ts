@@ -39,6 +39,7 @@ const FINISHED = `status IN ('completed', 'failed')`;
 /** Stored (compressed) Email bytes one body-purge statement reads at most, beyond its first row. */
 const BODY_BATCH_BYTES = 64 * 1024 * 1024;
 
+/** What the retention purge removes, in the store. */
 export function createRetentionRepository(sql: SqlClient): RetentionRepository {
   return {
     async purgeBodies(before, limit, maxBytes = BODY_BATCH_BYTES) {

@@ -125,6 +125,7 @@ export const EMIT_EVENT_SQL = `WITH ev AS (
   INSERT INTO webhook_deliveries (event_id, endpoint_id)
   SELECT ev.id, e.id FROM ev JOIN webhook_endpoints e ON e.enabled AND ev.type = ANY (e.events)`;
 
+/** Webhooks and their deliveries in the store. */
 export function createWebhookRepository(sql: SqlClient): WebhookRepository {
   return {
     async create(e) {

@@ -20,6 +20,7 @@ import { signWebhook } from './signature.ts';
  */
 export type { WebhookSettings };
 
+/** The default webhook settings: polling, batch size, timeouts, back-off. */
 export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
   pollIntervalMs: 1000,
   batchSize: 16,
@@ -69,6 +70,7 @@ export async function emitWebhookEvent(
   return { id, deliveries };
 }
 
+/** Delivers events to the webhooks subscribed to them, signed, with retries. */
 export interface WebhookDispatcher {
   start(): void;
   /** Stops claiming and waits for the attempts in flight. */
@@ -77,6 +79,7 @@ export interface WebhookDispatcher {
   runOnce(): Promise<number>;
 }
 
+/** What the webhook dispatcher needs: its repositories, settings, logger, fetch and clock. */
 export interface WebhookDispatcherDeps {
   webhooks: WebhookRepository;
   audit: Pick<AuditRepository, 'append'>;
@@ -95,6 +98,7 @@ export interface WebhookDispatcherDeps {
 const ERROR_BODY_BYTES = 512;
 const ERROR_TEXT_CHARS = 200;
 
+/** Builds the webhook dispatcher. */
 export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDispatcher {
   const s: WebhookSettings = { ...DEFAULT_WEBHOOK_SETTINGS, ...deps.settings };
   const log = deps.logger ?? silentLogger;

@@ -8,6 +8,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
  */
 export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 
+/** A new random webhook signing secret. */
 export function generateWebhookSecret(): string {
   return `${WEBHOOK_SECRET_PREFIX}${randomBytes(32).toString('base64')}`;
 }

@@ -30,6 +30,7 @@ function derive(
   });
 }
 
+/** Hashes a password for storage (scrypt, a random salt, its parameters written with it). */
 export async function hashPassword(password: string): Promise<string> {
   const { N, r, p, keylen } = SCRYPT_PARAMS;
   const salt = randomBytes(16);
@@ -76,6 +77,7 @@ function parse(stored: string): Parsed | null {
   return ok ? { n, r, p, salt, expected } : null;
 }
 
+/** Checks a password against its stored hash (the comparison in constant time). */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const h = parse(stored);
   if (!h) return false;

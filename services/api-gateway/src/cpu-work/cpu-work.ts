@@ -53,6 +53,7 @@ export interface CpuWork {
 
 const ENTRY = new URL('./worker-boot.mjs', import.meta.url);
 
+/** The gateway's CPU work: small inputs inline, large ones in the worker pool (ADR 022). */
 export function createCpuWork(
   opts: CpuWorkOptions,
   hooks: { onReplace?: (info: { reason: string; task?: string }) => void } = {},
