@@ -1,23 +1,15 @@
-import { findRepoRoot } from '@trawl/config';
-import type { Email, ServiceConfigFile } from '@trawl/contracts';
+import type { ServiceConfigFile } from '@trawl/contracts';
 import { parseRawEmail } from '@trawl/mail';
-import { compileWorkflow, runWorkflow } from '@trawl/workflow-engine';
 import { describe, expect, it } from 'vitest';
-import { inProcessDeps } from '../../src/eval/in-process-invoker.ts';
-import { loadEvalConfig } from '../../src/eval/load-config.ts';
-import { builtinAnalyzers } from '../../src/registry.ts';
 import { makeEmail } from '../fixtures/emails.ts';
+import { shippedConfig, verdict } from '../fixtures/verdict.ts';
 
 /**
  * The classic techniques, each alone with a credential or payment request, judged by the default
  * workflow with the shipped configuration; and the legitimate look-alikes of each. Hand-written
  * messages: nothing here comes from a corpus.
  */
-const root = findRepoRoot();
-const cfg = loadEvalConfig(root, {
-  service: `${root}/config/defaults/service.yaml`,
-  workflows: `${root}/config/defaults/workflows.yaml`,
-});
+const cfg = shippedConfig;
 
 function withOrganisation(service: ServiceConfigFile, domains: string[]): ServiceConfigFile {
   const analyzers = { ...service.analyzers };
@@ -26,23 +18,6 @@ function withOrganisation(service: ServiceConfigFile, domains: string[]): Servic
     analyzers[id] = { ...a, settings: { ...(a.settings ?? {}), organisation_domains: domains } };
   }
   return { ...service, analyzers };
-}
-
-async function verdict(email: Email, service = cfg.service) {
-  const wf = compileWorkflow(cfg.workflows.find((w) => w.id === 'default')!);
-  const out = await runWorkflow(wf, email, {
-    ...inProcessDeps(builtinAnalyzers, service),
-    thresholds: service.verdict.thresholds,
-    defaultAnalyzerTimeoutMs: service.analyzer.timeout_ms,
-  });
-  if (out.status !== 'completed') throw new Error(`workflow ${out.status}`);
-  const scorer = out.context.score?.analyzers.scorer;
-  return {
-    phishing: out.result.is_phishing,
-    symbols: (scorer?.analyzer_details?.contributions as { symbol: string }[] | undefined)?.map(
-      (c) => c.symbol,
-    ),
-  };
 }
 
 const raw = (lines: string[]) => parseRawEmail(Buffer.from(lines.join('\r\n')), {});
