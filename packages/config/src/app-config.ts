@@ -177,8 +177,21 @@ export interface AppConfig {
    * Where the SMTP filter listens for Postfix's milter connections with TRAWL_SMTP_MODE=milter
    * (TRAWL_MILTER_HOST / _PORT), and the largest milter packet it reads
    * (TRAWL_MILTER_MAX_PACKET_BYTES; a larger one closes the connection: Postfix tempfails).
+   * `analysis` (TRAWL_MILTER_ANALYSIS): `inline` analyses in the milter's own process and records
+   * the job after answering (ADR 013 section 5; it then needs PostgreSQL and RabbitMQ), `remote`
+   * pushes each message to the mail orchestrator and waits for the verdict. `recordQueue`
+   * (TRAWL_MILTER_RECORD_QUEUE): analysed jobs waiting to be recorded at most; past it new mail is
+   * answered 451. `retriever` (TRAWL_MILTER_RETRIEVER): the name its jobs are recorded under
+   * (`origin.retriever`, submitted by `retriever:<name>`), its name in TRAWL_MAIL_RETRIEVERS.
    */
-  milter: { host: string; port: number; maxPacketBytes: number };
+  milter: {
+    host: string;
+    port: number;
+    maxPacketBytes: number;
+    analysis: 'inline' | 'remote';
+    recordQueue: number;
+    retriever: string;
+  };
   /** Where the Microsoft Graph retriever serves the retriever protocol (TRAWL_RETRIEVER_GRAPH_HOST / _PORT). */
   retrieverGraph: { host: string; port: number };
   /** Where the Gmail API retriever serves the retriever protocol (TRAWL_RETRIEVER_GMAIL_HOST / _PORT). */

@@ -236,6 +236,16 @@ function readAll(
         min: 65_536,
         max: 16 * 1024 * 1024,
       }),
+      analysis: r.oneOf(
+        'TRAWL_MILTER_ANALYSIS',
+        ['inline', 'remote'] as const,
+        D.TRAWL_MILTER_ANALYSIS,
+      ),
+      recordQueue: r.int('TRAWL_MILTER_RECORD_QUEUE', D.TRAWL_MILTER_RECORD_QUEUE, {
+        min: 1,
+        max: 1_000_000,
+      }),
+      retriever: r.str('TRAWL_MILTER_RETRIEVER', D.TRAWL_MILTER_RETRIEVER),
     },
     retrieverGraph: {
       host: r.str('TRAWL_RETRIEVER_GRAPH_HOST', D.TRAWL_RETRIEVER_GRAPH_HOST),

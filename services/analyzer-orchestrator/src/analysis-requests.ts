@@ -14,7 +14,7 @@ import type { ConfigSource } from './config-snapshot.ts';
 import { ORCHESTRATOR_ERROR_CODES } from './errors.ts';
 import { jobIdOf, storedEmail } from './job-message.ts';
 import type { OrchestratorMetrics } from './metrics.ts';
-import { type JobRunDeps, runJob, withJobEvidence } from './run-job.ts';
+import { type JobRunDeps, jobFinishOf, runJob, withJobEvidence } from './run-job.ts';
 import type { Settlement } from './settlement.ts';
 
 /** The pauses between store writes retried in-process: 100 ms doubling up to 2 s. */
@@ -234,18 +234,15 @@ export function createRequestHandler(deps: AnalysisRequestDeps): (d: Delivery) =
     let finished: FinishedJob | null;
     try {
       finished = await retryStore('store the result', jlog, () =>
-        store.jobs.finish({
-          job_id: msg.job_id,
-          outcome,
-          ...(withEv.terms ? { terms: withEv.terms } : {}),
-          sender: store.senders
-            ? {
-                address: email.headers.sender,
-                at: clock(),
-                is_phishing: outcome.status === 'completed' ? outcome.result.is_phishing : null,
-              }
-            : undefined,
-        }),
+        store.jobs.finish(
+          jobFinishOf(
+            msg.job_id,
+            email,
+            { outcome, terms: withEv.terms },
+            !!store.senders,
+            clock(),
+          ),
+        ),
       );
     } catch (e) {
       await settlement.requeueLater(

@@ -1,11 +1,10 @@
-import { createBuiltinInvoker, type EmbeddedInvoker } from '@trawl/analyzers';
-import { type LoadedFiles, loadServiceFiles } from '@trawl/config';
+import type { EmbeddedInvoker } from '@trawl/analyzers';
 import { reportNotifierFromConfig, retentionOfStore } from '@trawl/investigation';
 import { type Assembled, assemble, type StoreServicePorts } from '@trawl/platform';
-import { checkCondition, checkConditionReferences } from '@trawl/workflow-engine';
 import { collectDefaultMetrics, Registry } from 'prom-client';
+import { startAnalysis } from './analysis-setup.ts';
 import { buildOrchestrator, type Orchestrator } from './app.ts';
-import { type ConfigSource, createConfigSource, snapshotFromFiles } from './config-snapshot.ts';
+import type { ConfigSource } from './config-snapshot.ts';
 import type { OrchestratorSettings } from './settings.ts';
 
 /** What an orchestrator is given: the clients it talks through, opened and closed by its caller. */
@@ -60,40 +59,8 @@ export async function startOrchestrator(
 ): Promise<RunningOrchestrator & Assembled> {
   const { sql, store, broker, topology, cache, logger } = ports;
   return assemble(logger, async (shutdown) => {
-    const load = (): LoadedFiles =>
-      loadServiceFiles(settings.files, {
-        checkCondition,
-        checkReferences: checkConditionReferences,
-      });
-    const compile = (f: LoadedFiles) =>
-      snapshotFromFiles({
-        version: f.version,
-        service: f.service,
-        workflows: f.workflows,
-        analyzerVersions: f.analyzerVersions,
-      });
-    let files = load();
-    const initial = compile(files);
-    const timeoutMs = files.service.analyzer.timeout_ms;
-    const a = settings.analysis;
-
-    const built = await createBuiltinInvoker(
-      store,
-      () => files.service,
-      { ...a, timeoutMs },
-      (info) => logger.warn(info, 'analysis worker replaced'),
-    );
-    const { pool, lists } = built;
-    if (pool) shutdown.add('analysis-pool', () => pool.close());
-    const inv = built.invoker;
-    shutdown.add('invoker', () => inv.close());
-    const config = createConfigSource(initial, () => {
-      const next = load();
-      const snapshot = compile(next);
-      files = next;
-      inv.setService(next.service);
-      return snapshot;
-    });
+    const analysis = await startAnalysis(store, logger, settings, shutdown);
+    const { config, lists, invoker: inv } = analysis;
 
     const registry = ports.registry ?? new Registry();
     if (settings.defaultMetrics && settings.listen) collectDefaultMetrics({ register: registry });
@@ -140,10 +107,10 @@ export async function startOrchestrator(
       service: 'analyzer-orchestrator',
       consumer: { ...settings.consumer, queuedMaxMs },
       analysis: {
-        inProcess: a.inProcess,
-        workers: pool ? a.workers : 0,
-        pooledMinChars: pool ? a.pooledMinChars : 0,
-        defaultTimeoutMs: timeoutMs,
+        inProcess: settings.analysis.inProcess,
+        workers: analysis.workers,
+        pooledMinChars: analysis.pooledMinChars,
+        defaultTimeoutMs: analysis.defaultTimeoutMs,
       },
       retention: settings.retention,
       notifier: notifier !== undefined,
@@ -152,7 +119,7 @@ export async function startOrchestrator(
       orchestrator,
       invoker: inv,
       config,
-      builtins: built.ids,
+      builtins: analysis.builtins,
       url,
       describe: () => ({ ...description, stopOrder: shutdown.order() }),
     };

@@ -27,6 +27,17 @@ export {
   snapshotFromFiles,
 } from './config-snapshot.ts';
 export {
+  /** The analysis settings of a milter that analyses inline (ADR 013 section 5). */
+  type InlineAnalysisPorts,
+  type InlineAnalysisSettings,
+  type InlineSubmission,
+  type InlineVerdict,
+  inlineAnalysisSettings,
+  type RunningInlineAnalysis,
+  /** The orchestrator's analysis and job finishing in another process: verdict first, record after. */
+  startInlineAnalysis,
+} from './inline-analysis.ts';
+export {
   /** Runs one job through the engine with the orchestrator's deadlines (benchmarks and tests). */
   createJobRunner,
 } from './job-runner.ts';

@@ -1,5 +1,6 @@
 import type { Email } from '@trawl/contracts';
 import { attachEvidence } from '@trawl/investigation';
+import type { JobFinish } from '@trawl/platform';
 import type { PluginInvoker } from '@trawl/plugin-client';
 import { type CompiledWorkflow, type RunOutcome, runWorkflow } from '@trawl/workflow-engine';
 import type { AnalyzerCache } from './analyzer-cache.ts';
@@ -51,4 +52,30 @@ export function withJobEvidence(
   snapshot: ConfigSnapshot,
 ): ReturnType<typeof attachEvidence> {
   return attachEvidence(email, outcome, { authservIds: snapshot.authservIds });
+}
+
+/**
+ * What `jobs.finish` stores of a run: its outcome, its search terms and, where the store keeps a
+ * sender history (`withSenders`), the sender seen at `at` (it feeds the sender-history provider).
+ */
+export function jobFinishOf(
+  jobId: string,
+  email: Email,
+  run: { outcome: RunOutcome; terms?: string[] | undefined },
+  withSenders: boolean,
+  at: Date,
+): JobFinish {
+  const { outcome } = run;
+  return {
+    job_id: jobId,
+    outcome,
+    ...(run.terms ? { terms: run.terms } : {}),
+    sender: withSenders
+      ? {
+          address: email.headers.sender,
+          at,
+          is_phishing: outcome.status === 'completed' ? outcome.result.is_phishing : null,
+        }
+      : undefined,
+  };
 }

@@ -6,6 +6,7 @@ import { buildSmtpRetrieverApp } from './app.ts';
 import { createFilter, type Filter } from './filter.ts';
 import { createIngestClient, type IngestClient } from './ingest-client.ts';
 import { createInlineAuth } from './inline-auth.ts';
+import { type InlineAnalyse, inlineVerdicts } from './inline-verdicts.ts';
 import { createSmtpMetrics, type SmtpMetrics } from './metrics.ts';
 import { createQuarantineRecorder } from './quarantine-recorder.ts';
 import { createReinjector, type Reinjector } from './reinjector.ts';
@@ -41,6 +42,8 @@ export function createSmtpFilter(
     smtpPort?: number;
     /** The DNS resolver of the authentication check (default: TRAWL_SMTP_DNS_* settings). */
     resolver?: DNSResolver;
+    /** Trawl's analysis in this process (TRAWL_MILTER_ANALYSIS=inline): no push, no wait. */
+    inline?: { analyse: InlineAnalyse; retriever: string };
   },
 ): SmtpFilterService {
   const registry = deps.registry ?? new Registry();
@@ -76,6 +79,7 @@ export function createSmtpFilter(
     logger,
     inlineAuth,
     quarantine,
+    analyse: deps.inline ? inlineVerdicts({ ...deps.inline, board, metrics }) : undefined,
   });
   const smtp = createSmtpListener({
     filter,

@@ -40,6 +40,34 @@ export interface FilterDeps {
   inlineAuth?: InlineAuth | undefined;
   /** Records quarantined originals at the gateway, for their release (TRAWL_SMTP_GATEWAY_URL). */
   quarantine?: QuarantineRecorder | undefined;
+  /**
+   * The verdict from Trawl's analysis in this process (TRAWL_MILTER_ANALYSIS=inline, ADR 013
+   * section 5) instead of a push to the mail orchestrator.
+   */
+  analyse?: InlineVerdicts | undefined;
+}
+
+/** A verdict found in this process: the message analysed here, answered by the deadline. */
+export type InlineVerdicts = (
+  m: { id: string; raw: Buffer; to: string[] },
+  deadline: AbortSignal,
+) => Promise<Knowledge>;
+
+/** The verdict of a message Trawl cannot analyse (it cannot become an Email): no job holds it. */
+export function unanalyzedVerdict(id: string, detail: string): VerdictRequest {
+  return {
+    id,
+    job_id: `unanalyzed:${id}`,
+    result: {
+      is_phishing: false,
+      threat_level: 'medium',
+      confidence: 0,
+      summary: `Trawl could not analyse this message (${detail})`.slice(0, 2000),
+      recommended_action: 'review',
+      indicators: [],
+    },
+    verdict: 'unanalyzed',
+  };
 }
 
 /** The id a message has in Trawl: sha256 of its bytes, the same on every attempt Postfix makes. */
@@ -69,6 +97,7 @@ export function createFilter(d: FilterDeps) {
   ): Promise<Knowledge> {
     const known = d.board.known(id);
     if (known) return { kind: 'verdict', verdict: known };
+    if (d.analyse) return d.analyse({ id, raw, to }, deadline);
     // Waiting starts before the submission: the verdict may come back before its answer does.
     // It ends at the deadline, or at once when the submission says no verdict will come.
     const noVerdict = new AbortController();
@@ -82,23 +111,9 @@ export function createFilter(d: FilterDeps) {
         if (v) return { kind: 'verdict', verdict: v };
         return { kind: 'timeout', reason: 'no verdict within the deadline' };
       }
-      case 'rejected': {
+      case 'rejected':
         // Its `unanalyzed` verdict is queued to us too; no need to wait for it.
-        const v: VerdictRequest = {
-          id,
-          job_id: `unanalyzed:${id}`,
-          result: {
-            is_phishing: false,
-            threat_level: 'medium',
-            confidence: 0,
-            summary: `Trawl could not analyse this message (${sub.detail})`.slice(0, 2000),
-            recommended_action: 'review',
-            indicators: [],
-          },
-          verdict: 'unanalyzed',
-        };
-        return { kind: 'verdict', verdict: v };
-      }
+        return { kind: 'verdict', verdict: unanalyzedVerdict(id, sub.detail) };
       case 'refused':
         d.metrics.errors.inc({ stage: 'submit' });
         d.logger.error(

@@ -1,7 +1,13 @@
 export { buildSmtpRetrieverApp, SERVICE_NAME, type SmtpRetrieverAppDeps } from './app.ts';
 export { createSmtpFilter, type SmtpFilterService } from './create-filter-service.ts';
 export { SMTP_ERRORS } from './errors.ts';
-export { type Answer, createFilter, type Filter, messageRef } from './filter.ts';
+export {
+  type Answer,
+  createFilter,
+  type Filter,
+  type InlineVerdicts,
+  messageRef,
+} from './filter.ts';
 export {
   fieldName,
   type HeaderBlock,
@@ -14,6 +20,7 @@ export {
 } from './header-lines.ts';
 export { editHeaders, type HeaderEdit } from './headers.ts';
 export { createIngestClient, type IngestClient, type Submission } from './ingest-client.ts';
+export { type InlineAnalyse, inlineVerdicts } from './inline-verdicts.ts';
 export { createSmtpMetrics, type SmtpMetrics } from './metrics.ts';
 export { type Decoded, encodePacket, type Packet, PacketDecoder } from './milter/codec.ts';
 export type { MilterListener } from './milter/listener.ts';
@@ -42,6 +49,7 @@ export {
 } from './settings.ts';
 export { createSmtpListener, type SmtpListener } from './smtp-listener.ts';
 export {
+  analysesInline,
   type RetrieverSmtpPorts,
   type RetrieverSmtpSettings,
   type RunningRetrieverSmtp,

@@ -1,7 +1,13 @@
+import {
+  type InlineAnalysisPorts,
+  type InlineAnalysisSettings,
+  inlineAnalysisSettings,
+  startInlineAnalysis,
+} from '@trawl/analyzer-orchestrator';
 import type { AppConfig } from '@trawl/config';
 import { type Assembled, assemble } from '@trawl/platform';
 import type { Logger } from 'pino';
-import type { Registry } from 'prom-client';
+import { Registry } from 'prom-client';
 import { createSmtpFilter, type SmtpFilterService } from './create-filter-service.ts';
 import { startMilter } from './milter/start-milter.ts';
 import type { SmtpSettings } from './settings.ts';
@@ -10,6 +16,11 @@ import type { SmtpSettings } from './settings.ts';
 export interface RetrieverSmtpPorts {
   logger: Logger;
   registry?: Registry;
+  /**
+   * The database and broker of Trawl's analysis in this process: a milter with
+   * TRAWL_MILTER_ANALYSIS=inline (ADR 013 section 5) needs them; nothing else uses them.
+   */
+  analysis?: Omit<InlineAnalysisPorts, 'logger' | 'registry'> | undefined;
 }
 
 /** Everything the SMTP filter is assembled with, compiled once by retrieverSmtpSettings. */
@@ -22,27 +33,41 @@ export interface RetrieverSmtpSettings {
   /** TRAWL_RETRIEVER_KEY: the filter's own credential, sent and checked. */
   credential: string;
   version: string;
+  /** The analysis of a milter that analyses inline (mode `milter`, TRAWL_MILTER_ANALYSIS=inline). */
+  inline?: InlineAnalysisSettings | undefined;
+}
+
+/** Whether these settings analyse in this process (a milter, TRAWL_MILTER_ANALYSIS=inline). */
+export function analysesInline(s: Pick<RetrieverSmtpSettings, 'smtp' | 'milter'>): boolean {
+  return s.smtp.mode === 'milter' && s.milter.analysis === 'inline';
 }
 
 export interface RunningRetrieverSmtp {
   service: SmtpFilterService;
   /** Where Postfix hands mail over: the SMTP listener, or the milter one in mode `milter`. */
   address: { host: string; port: number };
-  describe(): { service: 'retriever-smtp'; mode: string; stopOrder: string[] };
+  describe(): {
+    service: 'retriever-smtp';
+    mode: string;
+    /** `inline` or `remote` in mode `milter`. */
+    analysis?: string;
+    stopOrder: string[];
+  };
 }
 
 export function retrieverSmtpSettings(
-  cfg: Pick<AppConfig, 'retrieverSmtp' | 'milter'>,
+  cfg: AppConfig,
   smtp: SmtpSettings,
   o: { credential: string; version: string },
 ): RetrieverSmtpSettings {
-  return {
+  const s: RetrieverSmtpSettings = {
     smtp,
     listen: { host: cfg.retrieverSmtp.host, port: cfg.retrieverSmtp.port },
     milter: cfg.milter,
     credential: o.credential,
     version: o.version,
   };
+  return analysesInline(s) ? { ...s, inline: inlineAnalysisSettings(cfg, o) } : s;
 }
 
 /**
@@ -55,7 +80,30 @@ export async function startRetrieverSmtp(
 ): Promise<RunningRetrieverSmtp & Assembled> {
   return assemble(ports.logger, async (shutdown) => {
     const { credential, version } = settings;
-    const service = createSmtpFilter(settings.smtp, { ...ports, credential, version });
+    // one registry: the filter's metrics and, inline, the analysis's, on one /metrics
+    const registry = ports.registry ?? new Registry();
+    // registered first, closed last: the records of the messages answered are written at close
+    let inline: Awaited<ReturnType<typeof startInlineAnalysis>> | undefined;
+    if (analysesInline(settings)) {
+      if (!ports.analysis || !settings.inline) {
+        throw new Error('TRAWL_MILTER_ANALYSIS=inline needs the database and the broker');
+      }
+      const started = await startInlineAnalysis(
+        { ...ports.analysis, logger: ports.logger, registry },
+        settings.inline,
+      );
+      inline = started;
+      shutdown.add('inline-analysis', () => started.close());
+    }
+    const service = createSmtpFilter(settings.smtp, {
+      logger: ports.logger,
+      registry,
+      credential,
+      version,
+      ...(inline
+        ? { inline: { analyse: inline.analyse, retriever: settings.milter.retriever } }
+        : {}),
+    });
     // stops the SMTP listener (mail in flight is answered) and the HTTP side
     shutdown.add('filter', () => service.stop());
     await service.app.listen(settings.listen);
@@ -75,7 +123,12 @@ export async function startRetrieverSmtp(
     return {
       service,
       address,
-      describe: () => ({ service: 'retriever-smtp', mode, stopOrder: shutdown.order() }),
+      describe: () => ({
+        service: 'retriever-smtp',
+        mode,
+        ...(mode === 'milter' ? { analysis: settings.milter.analysis } : {}),
+        stopOrder: shutdown.order(),
+      }),
     };
   });
 }

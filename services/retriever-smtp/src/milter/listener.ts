@@ -2,7 +2,7 @@ import { createServer, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { SMTP_ERRORS } from '../errors.ts';
 import { PacketDecoder } from './codec.ts';
-import { type MilterJudge, MilterSession } from './session.ts';
+import { type MilterJudge, type MilterOutcome, MilterSession } from './session.ts';
 
 export interface MilterListener {
   readonly listening: boolean;
@@ -21,7 +21,15 @@ export interface MilterListenerOptions {
   logger: Logger;
   /** A connection idle this long is closed (Postfix opens a new one per SMTP session). */
   idleMs?: number;
+  /** How long close() lets the messages being judged get their answer (default 10 s). */
+  closeGraceMs?: number;
 }
+
+/** What a message gets once the listener is closing: Postfix tells its client to try again. */
+const CLOSING: MilterOutcome = {
+  modifications: [],
+  final: { kind: 'reply', text: '451 4.3.2 The Trawl milter is stopping; try again later' },
+};
 
 /**
  * The TCP side of the milter: one session per connection, its packets handled one at a time. The
@@ -31,6 +39,21 @@ export interface MilterListenerOptions {
 export async function listenMilter(o: MilterListenerOptions): Promise<MilterListener> {
   const sockets = new Set<Socket>();
   let listening = false;
+  let closing = false;
+  let judging = 0;
+  let idle: (() => void) | undefined;
+  // a message judged when the listener closes still gets its answer; one that ends later, 451
+  const judge: MilterJudge = async (m) => {
+    if (closing) return CLOSING;
+    judging++;
+    try {
+      return await o.judge(m);
+    } finally {
+      judging--;
+      if (judging === 0) idle?.();
+    }
+  };
+  const served = { ...o, judge };
   const server = createServer({ noDelay: true }, (socket) => {
     if (sockets.size >= o.maxClients) {
       // Postfix applies milter_default_action (tempfail) to this session
@@ -41,7 +64,7 @@ export async function listenMilter(o: MilterListenerOptions): Promise<MilterList
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => socket.destroy());
     socket.setTimeout(o.idleMs ?? 600_000, () => socket.destroy());
-    serve(socket, o);
+    serve(socket, served);
   });
   server.maxConnections = o.maxClients + 16;
   await new Promise<void>((resolve, reject) => {
@@ -60,13 +83,22 @@ export async function listenMilter(o: MilterListenerOptions): Promise<MilterList
       return listening;
     },
     address,
-    close() {
+    async close() {
       listening = false;
-      return new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        // a session waiting for a verdict loses its answer: Postfix tempfails the message
-        for (const s of sockets) s.destroy();
-      });
+      closing = true;
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      if (judging > 0) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, o.closeGraceMs ?? 10_000);
+          idle = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+      // a session still waiting for a verdict loses its answer: Postfix tempfails the message
+      for (const s of sockets) s.destroy();
+      await stopped;
     },
   };
 }
