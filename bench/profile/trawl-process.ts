@@ -13,9 +13,7 @@ import { findRepoRoot, loadConfig } from '@trawl/config';
 import { deriveCredential } from '@trawl/contracts';
 import type { SqlClient } from '@trawl/platform';
 import { createSmtpFilter, SmtpSettings } from '@trawl/retriever-smtp';
-import { silentLogger } from '@trawl/retriever-smtp/testing';
-import { PLATFORM_KEY } from '../../services/retriever-smtp/test/helpers/harness.ts';
-import { startTrawlStack } from '../../services/retriever-smtp/test/helpers/stack.ts';
+import { PLATFORM_KEY, silentLogger, startTrawlStack } from '@trawl/retriever-smtp/testing';
 import { attribute } from './stages.ts';
 
 export interface TrawlProcessArgs {

@@ -47,17 +47,17 @@ import {
 } from '@trawl/retriever-smtp';
 import {
   freePort,
+  PLATFORM_KEY,
   postfixAvailable,
   type SmtpSink,
+  sendingDomain,
   silentLogger,
   smtpClient,
   startSmtpSink,
   startTestDns,
   startTestPostfix,
+  startTrawlStack,
 } from '@trawl/retriever-smtp/testing';
-import { PLATFORM_KEY } from '../../services/retriever-smtp/test/helpers/harness.ts';
-import { sendingDomain } from '../../services/retriever-smtp/test/helpers/signed-mail.ts';
-import { startTrawlStack } from '../../services/retriever-smtp/test/helpers/stack.ts';
 import { analysisAlone } from '../analysis-alone.ts';
 import { RSPAMD_EXPECTED, startRspamd } from '../rspamd.ts';
 import { message } from '../support/smtp-messages.ts';

@@ -5,6 +5,7 @@ export {
   type Zone,
   type ZoneRecords,
 } from './dns-server.ts';
+export { type InlineMilterOptions, startInlineMilter } from './inline-milter.ts';
 export {
   freePort,
   POSTFIX_BIN,
@@ -13,4 +14,6 @@ export {
   type TestPostfix,
   type TestPostfixOptions,
 } from './postfix.ts';
+export { type SendingDomain, sendingDomain } from './signed-mail.ts';
 export { headerValue, type SmtpSink, type SunkMessage, startSmtpSink } from './smtp-sink.ts';
+export { PLATFORM_KEY, startTrawlStack, type TrawlStack } from './stack.ts';

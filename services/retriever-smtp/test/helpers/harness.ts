@@ -11,7 +11,13 @@ import {
   type SmtpSettingsInput,
   startMilter,
 } from '../../src/index.ts';
-import { freePort, postfixAvailable, type SmtpSink, smtpClient } from '../../src/testing/index.ts';
+import {
+  freePort,
+  PLATFORM_KEY,
+  postfixAvailable,
+  type SmtpSink,
+  smtpClient,
+} from '../../src/testing/index.ts';
 
 /** Whether the Postfix tests run here: CI (which installs postfix) fails without it, a laptop skips. */
 export function postfixHere(): boolean {
@@ -22,9 +28,8 @@ export function postfixHere(): boolean {
   );
 }
 
-export const PLATFORM_KEY = 'smtp-filter-test-platform-key-0123456789abcdef';
 const RETRIEVER = 'smtp';
-export const silent = pino({ level: 'silent' });
+const silent = pino({ level: 'silent' });
 
 /** The filter in this process, its HTTP side listening on `httpPort`, SMTP on `smtpPort`. */
 export async function startFilter(
@@ -169,4 +174,29 @@ export function arrivals(sink: () => SmtpSink) {
     return arrivedWith(messageId);
   };
   return { arrivedWith, arrival };
+}
+
+/** A job id as Trawl writes it in X-Trawl-Job. */
+export const JOB_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** The envelopes of HAM and PHISH. */
+export const ALICE = { from: 'alice@colleagues.example', to: ['bob@example.org'] };
+export const PHISHER = { from: 'security@paypa1-verify.example', to: ['bob@example.org'] };
+/** What a refused send answered (undefined: accepted). */
+export type SendError = { responseCode?: number; response?: string };
+
+/** Sends one message to a Postfix on its own connection; the refusal, or undefined. */
+export async function sendTo(
+  pf: { port: number },
+  envelope: typeof ALICE,
+  raw: string,
+): Promise<SendError | undefined> {
+  const t = client(pf.port);
+  try {
+    await t.sendMail({ envelope, raw });
+    return undefined;
+  } catch (err) {
+    return err as SendError;
+  } finally {
+    t.close();
+  }
 }

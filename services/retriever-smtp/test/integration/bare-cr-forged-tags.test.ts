@@ -7,10 +7,11 @@ import {
   type SmtpSink,
   startSmtpSink,
   startTestPostfix,
+  startTrawlStack,
   type TestPostfix,
+  type TrawlStack,
 } from '../../src/testing/index.ts';
 import { ports, startFilter, stopAll } from '../helpers/harness.ts';
-import { startTrawlStack, type TrawlStack } from '../helpers/stack.ts';
 
 const runHere = requireComponent(
   'Postfix',

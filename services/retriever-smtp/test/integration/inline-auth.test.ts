@@ -16,12 +16,13 @@ import {
   startSmtpSink,
   startTestDns,
   startTestPostfix,
+  startTrawlStack,
   type TestDnsServer,
   type TestPostfix,
+  type TrawlStack,
 } from '../../src/testing/index.ts';
 import { ports, startFilter, stopAll } from '../helpers/harness.ts';
 import { message, type SendingDomain, sendingDomain } from '../helpers/signed-mail.ts';
-import { startTrawlStack, type TrawlStack } from '../helpers/stack.ts';
 
 const runHere = requireComponent(
   'Postfix',

@@ -6,9 +6,12 @@ import { sharedCorpus } from '../../../../test/support/require-component.ts';
 import type { SmtpFilterService } from '../../src/index.ts';
 import {
   type SmtpSink,
+  startInlineMilter,
   startSmtpSink,
   startTestPostfix,
+  startTrawlStack,
   type TestPostfix,
+  type TrawlStack,
 } from '../../src/testing/index.ts';
 import {
   client,
@@ -18,7 +21,6 @@ import {
   startMilterFilter,
   stopAll,
 } from '../helpers/harness.ts';
-import { startTrawlStack, type TrawlStack } from '../helpers/stack.ts';
 
 const runHere = postfixHere();
 
@@ -100,20 +102,24 @@ function withMessageId(raw: Buffer, id: string): Buffer {
 
 /**
  * The milter's decisions match the content filter's (issue 29): each message goes through a
- * Postfix with the content filter before the queue and a Postfix with the milter, both on one
- * Trawl with the same policy; what happens to it is the same (refused, quarantined, prefixed,
+ * Postfix with the content filter before the queue, a Postfix with the milter and one with the
+ * milter analysing inline (its own process's analysis, ADR 013 section 5), all on one Trawl with
+ * the same policy; what happens to it is the same (refused, quarantined, prefixed,
  * delivered), with the same verdict and threat level where the copy shows them.
  */
-describe.skipIf(!runHere)('milter and content filter decide alike', () => {
+describe.skipIf(!runHere)('milter (remote and inline) and content filter decide alike', () => {
   let trawl: TrawlStack;
   let sink: SmtpSink;
   let proxy: TestPostfix;
   let milterPostfix: TestPostfix;
   let filter: SmtpFilterService;
   let milter: SmtpFilterService;
+  /** The milter analysing in its own process (TRAWL_MILTER_ANALYSIS=inline). */
+  let inlinePostfix: TestPostfix;
+  let inline: Awaited<ReturnType<typeof startInlineMilter>>;
 
   beforeAll(async () => {
-    const [mailPort, httpF, httpM, smtpF, milterPort] = await ports(5);
+    const [mailPort, httpF, httpM, smtpF, milterPort, httpI, inlinePort] = await ports(7);
     sink = await startSmtpSink();
     trawl = await startTrawlStack({ mailPort, filters: { smtp: httpF, 'smtp-milter': httpM } });
     proxy = await startTestPostfix({
@@ -134,10 +140,23 @@ describe.skipIf(!runHere)('milter and content filter decide alike', () => {
       { smtpPort: smtpF, httpPort: httpF },
     );
     milter = await startMilterFilter(settings, { milterPort, httpPort: httpM }, 'smtp-milter');
+    inlinePostfix = await startTestPostfix({
+      mode: 'milter',
+      milterPort: inlinePort,
+      sinkPort: sink.port,
+    });
+    const { mailPort: _unused, ...smtp } = settings;
+    inline = await startInlineMilter({
+      smtp: { ...smtp, mail_orchestrator_url: 'http://127.0.0.1:9' },
+      milterPort: inlinePort,
+      httpPort: httpI,
+      analysis: trawl.analysisPorts,
+      retriever: 'smtp-inline',
+    });
   }, 120_000);
 
   afterAll(async () => {
-    await stopAll(filter, milter, proxy, milterPostfix, trawl, sink);
+    await stopAll(filter, milter, inline, proxy, milterPostfix, inlinePostfix, trawl, sink);
   });
 
   /** Sends `raw` to `pf` (retrying a 4xx twice, as an MTA does) and reads what became of it. */
@@ -174,7 +193,7 @@ describe.skipIf(!runHere)('milter and content filter decide alike', () => {
 
   it('gives every message the same outcome through the milter as through the content filter', async () => {
     const all = messages();
-    const rows: { name: string; filter: Seen; milter: Seen }[] = [];
+    const rows: { name: string; filter: Seen; milter: Seen; inline: Seen }[] = [];
     for (const [i, m] of all.entries()) {
       const f = await outcome(
         proxy,
@@ -186,12 +205,21 @@ describe.skipIf(!runHere)('milter and content filter decide alike', () => {
         withMessageId(m.raw, `m${i}@match.trawl.test`),
         `m${i}@match.trawl.test`,
       );
-      rows.push({ name: m.name, filter: f, milter: k });
+      const n = await outcome(
+        inlinePostfix,
+        withMessageId(m.raw, `i${i}@match.trawl.test`),
+        `i${i}@match.trawl.test`,
+      );
+      rows.push({ name: m.name, filter: f, milter: k, inline: n });
     }
     // every action the messages reach is compared, and the set reaches more than one
     expect(new Set(rows.map((r) => r.filter.action)).size).toBeGreaterThan(1);
     expect(rows.filter((r) => r.filter.action === 'tempfail')).toEqual([]);
     expect(rows.map((r) => ({ name: r.name, ...r.milter }))).toEqual(
+      rows.map((r) => ({ name: r.name, ...r.filter })),
+    );
+    // verdict first, record after (ADR 013 section 5): the same decisions as the push path
+    expect(rows.map((r) => ({ name: r.name, ...r.inline }))).toEqual(
       rows.map((r) => ({ name: r.name, ...r.filter })),
     );
   }, 300_000);

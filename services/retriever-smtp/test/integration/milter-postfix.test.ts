@@ -4,28 +4,28 @@ import {
   type SmtpSink,
   startSmtpSink,
   startTestPostfix,
+  startTrawlStack,
   type TestPostfix,
+  type TrawlStack,
 } from '../../src/testing/index.ts';
 import {
+  ALICE,
   arrivals,
   client,
   HAM,
+  JOB_UUID,
   PHISH,
+  PHISHER,
   ports,
   postfixHere,
+  sendTo,
   startMilterFilter,
   stopAll,
 } from '../helpers/harness.ts';
-import { startTrawlStack, type TrawlStack } from '../helpers/stack.ts';
 
 const runHere = postfixHere();
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const ALICE = { from: 'alice@colleagues.example', to: ['bob@example.org'] };
-const PHISHER = { from: 'security@paypa1-verify.example', to: ['bob@example.org'] };
-
 type Filter = SmtpFilterService & { milter: MilterListener };
-type SendError = { responseCode?: number; response?: string };
 
 /**
  * The milter mode (TRAWL_SMTP_MODE=milter) with a real Postfix (`smtpd_milters`, protocol 6) and
@@ -74,18 +74,6 @@ describe.skipIf(!runHere)('milter with a real Postfix', () => {
   });
 
   const { arrivedWith, arrival } = arrivals(() => sink);
-  const sendTo = async (pf: TestPostfix, envelope: typeof ALICE, raw: string) => {
-    const t = client(pf.port);
-    try {
-      await t.sendMail({ envelope, raw });
-      return undefined;
-    } catch (err) {
-      return err as SendError;
-    } finally {
-      t.close();
-    }
-  };
-
   /** As a sending MTA does: a 4xx (Trawl busy on a loaded machine) is tried again, twice. */
   const deliver = async (pf: TestPostfix, envelope: typeof ALICE, raw: string) => {
     let err = await sendTo(pf, envelope, raw);
@@ -114,7 +102,7 @@ describe.skipIf(!runHere)('milter with a real Postfix', () => {
     expect(text).not.toContain('  0.1');
     expect(m.header('x-trawl-verdict')).toBe('clean');
     const jobId = m.header('x-trawl-job') ?? '';
-    expect(jobId).toMatch(UUID);
+    expect(jobId).toMatch(JOB_UUID);
     expect((await trawl.job(jobId))?.status).toBe('completed');
     // the body is passed on as it was
     expect(text).toContain('attached are the notes from meeting milter-tagged.');

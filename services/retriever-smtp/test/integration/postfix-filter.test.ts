@@ -6,10 +6,11 @@ import {
   type SmtpSink,
   startSmtpSink,
   startTestPostfix,
+  startTrawlStack,
   type TestPostfix,
+  type TrawlStack,
 } from '../../src/testing/index.ts';
 import { arrivals, client, HAM, PHISH, ports, startFilter, stopAll } from '../helpers/harness.ts';
-import { startTrawlStack, type TrawlStack } from '../helpers/stack.ts';
 
 // CI installs Debian's postfix (scripts/ci.sh) and must run these; a laptop without it skips them.
 const runHere = requireComponent(

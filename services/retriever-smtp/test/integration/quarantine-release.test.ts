@@ -19,10 +19,11 @@ import {
   type SmtpSink,
   startSmtpSink,
   startTestPostfix,
+  startTrawlStack,
   type TestPostfix,
+  type TrawlStack,
 } from '../../src/testing/index.ts';
 import { client, PHISH, ports, startFilter } from '../helpers/harness.ts';
-import { startTrawlStack, type TrawlStack } from '../helpers/stack.ts';
 
 const runHere = requireComponent(
   'Postfix',

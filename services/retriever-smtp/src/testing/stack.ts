@@ -10,15 +10,17 @@ import {
   loadSnapshot,
 } from '@trawl/api-gateway';
 import { diffFiles, findRepoRoot } from '@trawl/config';
-import type { Job } from '@trawl/contracts';
+import type { Job, Topology } from '@trawl/contracts';
 import { buildMailOrchestrator, type MailOrchestrator } from '@trawl/mail-orchestrator';
-import type { Store } from '@trawl/platform';
+import type { Broker, SqlClient, Store } from '@trawl/platform';
 import { testBroker, testRedis, testSchema } from '@trawl/platform/testing';
 import type { CompiledWorkflow } from '@trawl/workflow-engine';
 import type { FastifyInstance } from 'fastify';
-import { PLATFORM_KEY, silent } from './harness.ts';
+import { silentLogger as silent } from './client.ts';
 
 const SECRET = 'smtp-filter-test-secret-0123456789abcdef0123';
+/** The platform key of the test stack: the filters' credentials are derived from it. */
+export const PLATFORM_KEY = 'smtp-filter-test-platform-key-0123456789abcdef';
 
 export interface TrawlStack {
   /** Starts the services (again, after stop()): gateway, analyzer orchestrator, mail orchestrator. */
@@ -30,6 +32,11 @@ export interface TrawlStack {
   job(id: string): Promise<Job | null>;
   /** The store on the test schema (users, audit, quarantine). */
   store: Store;
+  /**
+   * The database and broker a milter analysing inline is given (TRAWL_MILTER_ANALYSIS=inline):
+   * the same schema and topology as the stack's services.
+   */
+  analysisPorts: { sql: SqlClient; store: Store; broker: Broker; topology: Topology };
   /** The running gateway and its address (both change at every start()). */
   gateway(): FastifyInstance;
   gatewayUrl(): string;
@@ -176,6 +183,7 @@ export async function startTrawlStack(o: {
       },
       job: (id) => store.jobs.get(id),
       store,
+      analysisPorts: { sql: db.sql, store, broker, topology },
       gateway: () => {
         if (!running) throw new Error('the stack is stopped');
         return running.gateway;
