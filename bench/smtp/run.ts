@@ -18,7 +18,11 @@
  *    mode, self_scan, network modules off, every action above its scores: nothing refused); the
  *    row is skipped with the reason when Rspamd is absent or does not start;
  *  - `postfix + trawl milter` (issue 29): Postfix with Trawl's milter (TRAWL_SMTP_MODE=milter) on
- *    the same Trawl as the content filter: decided at the end of DATA, no re-injection.
+ *    the same Trawl as the content filter: decided at the end of DATA, no re-injection; `remote`
+ *    pushes each message to the mail orchestrator and waits for the verdict, `inline`
+ *    (TRAWL_MILTER_ANALYSIS=inline, ADR 013 section 5) analyses in the milter's process and
+ *    records the job afterwards on the same database and broker (its CPU counted until every job
+ *    of the run is recorded).
  * CPU per message: the bench process (Trawl and the filter or milter, and the bench's own SMTP
  * client and sink; in scale-out shape the servers' CPU is not counted) and Rspamd's processes,
  * beside Trawl's analysis alone measured in the same run (the same messages, parse and default
@@ -53,6 +57,7 @@ import {
   sendingDomain,
   silentLogger,
   smtpClient,
+  startInlineMilter,
   startSmtpSink,
   startTestDns,
   startTestPostfix,
@@ -255,6 +260,44 @@ async function milterSide(mailPort: number, httpPort: number, port: number) {
   return { loaded, serial, cpuMs: (cpu.user + cpu.system) / 1000 / N };
 }
 
+/**
+ * Postfix with Trawl's milter analysing inline (TRAWL_MILTER_ANALYSIS=inline): the verdict from
+ * the milter's own analysis, the jobs recorded afterwards on Trawl's database and broker. The CPU
+ * counts the recording: it is read once the record queue is empty.
+ */
+async function inlineMilterSide(
+  analysis: Parameters<typeof startInlineMilter>[0]['analysis'],
+  httpPort: number,
+  port: number,
+) {
+  const pf = await startTestPostfix({ mode: 'milter', milterPort: port, sinkPort: sink.port });
+  closers.push(() => pf.destroy());
+  const milter = await startInlineMilter({
+    smtp: {
+      mail_orchestrator_url: 'http://127.0.0.1:9',
+      policy: 'none=deliver,low=deliver,medium=deliver,high=deliver,critical=deliver',
+      unanalyzed_action: 'deliver',
+      deadline_ms: 60_000,
+    },
+    milterPort: port,
+    httpPort,
+    analysis,
+    retriever: 'smtp-inline',
+  });
+  closers.push(() => milter.close());
+  const settled = () => milter.records?.settled() ?? Promise.resolve();
+  if (WARMUP > 0) await drive(pf.port, sink, 'warm-inline', WARMUP);
+  await settled();
+  const cpu0 = process.cpuUsage();
+  const loaded = await drive(pf.port, sink, 'inline', N);
+  await settled();
+  const cpu = process.cpuUsage(cpu0);
+  const serial = await drive(pf.port, sink, 'inline-serial', SERIAL, 1);
+  await milter.close();
+  await pf.destroy();
+  return { loaded, serial, cpuMs: (cpu.user + cpu.system) / 1000 / N };
+}
+
 /** Postfix with Rspamd's milter (the anchor); a reason instead when Rspamd is not there. */
 async function rspamdSide() {
   const started = await startRspamd();
@@ -285,7 +328,11 @@ try {
   const bare = await startTestPostfix({ mode: 'none', sinkPort: sink.port });
   closers.push(() => bare.destroy());
   if (WARMUP > 0) await drive(bare.port, sink, 'warm-bare', WARMUP);
+  // the bench process's own share (its SMTP client and sink) of every side's CPU per message
+  const bareCpu0 = process.cpuUsage();
   const alone = await drive(bare.port, sink, 'bare', N);
+  const bareCpu = process.cpuUsage(bareCpu0);
+  const benchOwnCpuMs = (bareCpu.user + bareCpu.system) / 1000 / N;
   const aloneSerial = await drive(bare.port, sink, 'bare-serial', SERIAL, 1);
   await bare.destroy();
 
@@ -295,6 +342,8 @@ try {
   const [mailPort, httpPort, filterPort] = [await freePort(), await freePort(), await freePort()];
   const [authHttpPort, authFilterPort] = [await freePort(), await freePort()];
   const [milterHttpPort, milterPort] = [await freePort(), await freePort()];
+  const [inlineHttpPort, inlinePort] = [await freePort(), await freePort()];
+  let analysisPorts: Parameters<typeof startInlineMilter>[0]['analysis'];
   if (EMBEDDED) {
     const cfg = loadConfig({
       env: {
@@ -316,12 +365,14 @@ try {
     });
     const trawl = await startEmbedded(cfg, { port: 0, host: '127.0.0.1', logger: silent });
     closers.push(() => trawl.close());
+    analysisPorts = trawl.ports;
   } else {
     const trawl = await startTrawlStack({
       mailPort,
       filters: { smtp: httpPort, 'smtp-auth': authHttpPort, 'smtp-milter': milterHttpPort },
     });
     closers.push(() => trawl.close());
+    analysisPorts = trawl.analysisPorts;
   }
   const pf = await startTestPostfix({ mode: 'after-queue', filterPort, sinkPort: sink.port });
   closers.push(() => pf.destroy());
@@ -364,6 +415,7 @@ try {
 
   const auth = await authSide(mailPort, authHttpPort, authFilterPort);
   const milter = await milterSide(mailPort, milterHttpPort, milterPort);
+  const inline = await inlineMilterSide(analysisPorts, inlineHttpPort, inlinePort);
   const aloneCpuMs = await analysisAloneCpuMs(join(work, 'alone'));
 
   const f = (n: number, d = 1) => n.toFixed(d);
@@ -379,12 +431,14 @@ try {
     ['postfix alone', alone],
     ['postfix + rspamd milter', 'loaded' in rspamd ? rspamd.loaded : undefined],
     ['postfix + trawl content filter', filtered],
-    ['postfix + trawl milter', milter.loaded],
+    ['postfix + trawl milter (remote)', milter.loaded],
+    ['postfix + trawl milter (inline)', inline.loaded],
     ['trawl filter + own auth', auth.loaded],
     ['1 by 1: postfix alone', aloneSerial],
     ['1 by 1: + rspamd milter', 'serial' in rspamd ? rspamd.serial : undefined],
     ['1 by 1: + trawl content filter', filteredSerial],
-    ['1 by 1: + trawl milter', milter.serial],
+    ['1 by 1: + milter (remote)', milter.serial],
+    ['1 by 1: + milter (inline)', inline.serial],
     ['1 by 1: + filter, own auth', auth.serial],
   ];
   for (const [name, r] of rows) {
@@ -403,15 +457,18 @@ try {
   const added = (r: Result) =>
     `${f(r.p50 - aloneSerial.p50, 0)} / ${f(r.p99 - aloneSerial.p99, 0)} ms`;
   console.log(
-    `latency added, 1 by 1 (e2e p50 / p99 minus postfix alone): content filter ${added(filteredSerial)}; milter ${added(milter.serial)}${'serial' in rspamd ? `; rspamd milter ${added(rspamd.serial)}` : ''}`,
+    `latency added, 1 by 1 (e2e p50 / p99 minus postfix alone): content filter ${added(filteredSerial)}; milter remote ${added(milter.serial)}; milter inline ${added(inline.serial)}${'serial' in rspamd ? `; rspamd milter ${added(rspamd.serial)}` : ''}`,
   );
   const filterCpuMs = (cpu.user + cpu.system) / 1000 / N;
   console.log(
-    `CPU per message: Trawl's analysis alone ${f(aloneCpuMs, 2)} ms; bench process with Trawl + content filter ${f(filterCpuMs, 1)} ms (${f(filterCpuMs / aloneCpuMs, 2)}x), with Trawl + milter ${f(milter.cpuMs, 1)} ms (${f(milter.cpuMs / aloneCpuMs, 2)}x)${'cpuMs' in rspamd ? `; rspamd ${f(rspamd.cpuMs, 1)} ms` : ''} (PostgreSQL, RabbitMQ, Redis not counted)`,
+    `CPU per message: Trawl's analysis alone ${f(aloneCpuMs, 2)} ms; bench process with Trawl + content filter ${f(filterCpuMs, 1)} ms (${f(filterCpuMs / aloneCpuMs, 2)}x), with Trawl + milter remote ${f(milter.cpuMs, 1)} ms (${f(milter.cpuMs / aloneCpuMs, 2)}x), milter inline ${f(inline.cpuMs, 1)} ms (${f(inline.cpuMs / aloneCpuMs, 2)}x)${'cpuMs' in rspamd ? `; rspamd ${f(rspamd.cpuMs, 1)} ms` : ''} (PostgreSQL, RabbitMQ, Redis not counted)`,
+  );
+  console.log(
+    `of which the bench's own SMTP client and sink (its CPU beside Postfix alone) ${f(benchOwnCpuMs, 1)} ms: Trawl's own with the milter inline ${f(inline.cpuMs - benchOwnCpuMs, 1)} ms (${f((inline.cpuMs - benchOwnCpuMs) / aloneCpuMs, 2)}x the analysis alone), remote ${f(milter.cpuMs - benchOwnCpuMs, 1)} ms`,
   );
   if ('loaded' in rspamd) {
     console.log(
-      `trawl milter / rspamd milter msgs/s: ${f(milter.loaded.msgsPerSecond / rspamd.loaded.msgsPerSecond, 2)}x; content filter / rspamd milter: ${f(filtered.msgsPerSecond / rspamd.loaded.msgsPerSecond, 2)}x; milter / postfix alone: ${f(milter.loaded.msgsPerSecond / alone.msgsPerSecond, 2)}x`,
+      `trawl milter inline / rspamd milter msgs/s: ${f(inline.loaded.msgsPerSecond / rspamd.loaded.msgsPerSecond, 2)}x; remote: ${f(milter.loaded.msgsPerSecond / rspamd.loaded.msgsPerSecond, 2)}x; content filter / rspamd milter: ${f(filtered.msgsPerSecond / rspamd.loaded.msgsPerSecond, 2)}x; milter inline / postfix alone: ${f(inline.loaded.msgsPerSecond / alone.msgsPerSecond, 2)}x`,
     );
   }
   console.log(
@@ -426,6 +483,8 @@ try {
     auth.serial,
     milter.loaded,
     milter.serial,
+    inline.loaded,
+    inline.serial,
     ...('loaded' in rspamd ? [rspamd.loaded, rspamd.serial] : []),
   ];
   if (all.some((r) => r !== undefined && r.lost + r.duplicated > 0)) process.exitCode = 1;

@@ -13,7 +13,7 @@ import {
   startGateway,
 } from '@trawl/api-gateway';
 import type { AppConfig } from '@trawl/config';
-import { topology } from '@trawl/contracts';
+import { type Topology, topology } from '@trawl/contracts';
 import {
   type MailOrchestratorDescription,
   mailOrchestratorSettings,
@@ -33,6 +33,7 @@ import {
   declareTopology,
   migrate,
   type SqlClient,
+  type Store,
 } from '@trawl/platform';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -85,6 +86,11 @@ export interface Embedded {
   mail: boolean;
   app: FastifyInstance;
   orchestrator: Orchestrator;
+  /**
+   * The database and broker of this process: what a milter analysing inline in the same process
+   * is given (TRAWL_MILTER_ANALYSIS=inline; the SMTP benchmark's embedded shape).
+   */
+  ports: { sql: SqlClient; store: Store; broker: Broker; topology: Topology };
   describe(): EmbeddedDescription;
   /** Stops accepting requests, finishes in-flight jobs within the grace period, closes clients. */
   close(): Promise<void>;
@@ -237,6 +243,7 @@ export async function startEmbedded(cfg: AppConfig, opts: EmbeddedOptions = {}):
       mail: mail !== undefined,
       app: gateway.app,
       orchestrator: orchestrator.orchestrator,
+      ports: { sql, store, broker, topology: topo },
       describe: () => ({
         orchestrator: orchestrator.describe(),
         gateway: gateway.describe(),

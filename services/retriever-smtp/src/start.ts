@@ -46,6 +46,8 @@ export interface RunningRetrieverSmtp {
   service: SmtpFilterService;
   /** Where Postfix hands mail over: the SMTP listener, or the milter one in mode `milter`. */
   address: { host: string; port: number };
+  /** The record queue of a milter analysing inline: its size, and a wait until it is written. */
+  records?: { size(): number; settled(): Promise<void> } | undefined;
   describe(): {
     service: 'retriever-smtp';
     mode: string;
@@ -123,6 +125,7 @@ export async function startRetrieverSmtp(
     return {
       service,
       address,
+      records: inline?.recorder,
       describe: () => ({
         service: 'retriever-smtp',
         mode,
