@@ -134,7 +134,14 @@ function serve(socket: Socket, o: MilterListenerOptions): void {
     if (r.packets.length === 0) return;
     socket.pause();
     busy = busy.then(async () => {
-      for (const p of r.packets) await session.handle(p);
+      // the answers to one read leave in one write (a message's header acks, its decision and
+      // changes): a write per packet cost the milter ~2 ms of CPU a message in syscalls
+      socket.cork();
+      try {
+        for (const p of r.packets) await session.handle(p);
+      } finally {
+        socket.uncork();
+      }
       if (!socket.destroyed) socket.resume();
     });
   });
