@@ -10,7 +10,7 @@ import {
   watchListChanges,
 } from '@trawl/platform';
 import type { RunOutcome } from '@trawl/workflow-engine';
-import { Registry } from 'prom-client';
+import { Gauge, Registry } from 'prom-client';
 import { startAnalysis } from './analysis-setup.ts';
 import { createAnalyzerCache } from './analyzer-cache.ts';
 import { createCampaignQueue } from './campaign-queue.ts';
@@ -166,6 +166,14 @@ export async function startInlineAnalysis(
         backoff: { initialMs: 100, maxMs: 2000 },
       },
     );
+    new Gauge({
+      name: 'trawl_inline_record_queue_jobs',
+      help: 'Jobs analysed inline (the milter) waiting to be recorded, places reserved included',
+      registers: [registry],
+      collect() {
+        this.set(recorder.size());
+      },
+    });
     const runs = new Set<AbortController>();
     let stopping = false;
     shutdown.add('recorder', async () => {

@@ -39,8 +39,9 @@ function verdictOf(id: string, v: Extract<InlineVerdict, { kind: 'analysed' }>):
  * A verdict is posted to the board, so that Postfix's retry of the same bytes (after a deadline,
  * or a lost answer) is answered from it and not analysed, nor recorded, twice. An analysis the
  * deadline cut short goes on: its job is recorded and its verdict kept for the retry, as a late
- * verdict of the push path is. A message Trawl cannot take now (the record queue is full,
- * stopping) is answered as a timeout: 451 unless the fail-open setting says deliver.
+ * verdict of the push path is (a retry arriving while it runs waits for it). A message Trawl
+ * cannot take now (the record queue is full, stopping) is answered as a timeout: 451 unless the
+ * fail-open setting says deliver.
  */
 export function inlineVerdicts(o: {
   analyse: InlineAnalyse;
@@ -49,7 +50,24 @@ export function inlineVerdicts(o: {
   /** The name the jobs are recorded under (TRAWL_MILTER_RETRIEVER). */
   retriever: string;
 }): InlineVerdicts {
+  /** Analyses in progress by message id: a retry arriving meanwhile waits for the same one. */
+  const running = new Map<string, Promise<Knowledge>>();
   return async (m, deadline) => {
+    const analysed = running.get(m.id) ?? analyseOnce(m);
+    if (deadline.aborted) return { kind: 'timeout', reason: 'no verdict within the deadline' };
+    let onAbort: (() => void) | undefined;
+    const timedOut = new Promise<Knowledge>((resolve) => {
+      onAbort = () => resolve({ kind: 'timeout', reason: 'no verdict within the deadline' });
+      deadline.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([analysed, timedOut]);
+    } finally {
+      if (onAbort) deadline.removeEventListener('abort', onAbort);
+    }
+  };
+
+  function analyseOnce(m: { id: string; raw: Buffer; to: string[] }): Promise<Knowledge> {
     const analysed = o
       .analyse({
         raw: m.raw,
@@ -63,17 +81,9 @@ export function inlineVerdicts(o: {
         o.board.post(verdict);
         o.metrics.verdicts.inc({ verdict: verdict.verdict ?? 'analyzed' });
         return { kind: 'verdict', verdict };
-      });
-    if (deadline.aborted) return { kind: 'timeout', reason: 'no verdict within the deadline' };
-    let onAbort: (() => void) | undefined;
-    const timedOut = new Promise<Knowledge>((resolve) => {
-      onAbort = () => resolve({ kind: 'timeout', reason: 'no verdict within the deadline' });
-      deadline.addEventListener('abort', onAbort, { once: true });
-    });
-    try {
-      return await Promise.race([analysed, timedOut]);
-    } finally {
-      if (onAbort) deadline.removeEventListener('abort', onAbort);
-    }
-  };
+      })
+      .finally(() => running.delete(m.id));
+    running.set(m.id, analysed);
+    return analysed;
+  }
 }
