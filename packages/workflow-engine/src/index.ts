@@ -22,6 +22,16 @@ export {
   type CompileOptions,
   compileWorkflow,
 } from './compile.ts';
+export {
+  /** A compiled configuration: workflows, service settings, the analyzers' settings. */
+  type ConfigSnapshot,
+  /** What an orchestrator (or a milter analysing inline) reads its configuration from. */
+  type ConfigSource,
+  /** A configuration source over a loader: reload() swaps the snapshot when the load succeeds. */
+  createConfigSource,
+  /** Compiles a snapshot from configuration files' content. */
+  snapshotFromFiles,
+} from './config-snapshot.ts';
 export { WORKFLOW_ERROR_CODES } from './errors.ts';
 export type { EngineEvent } from './events.ts';
 export {

@@ -7,10 +7,10 @@ import {
   toProblems,
 } from '@trawl/contracts';
 import type { Delivery, FinishedJob, Store } from '@trawl/platform';
+import type { ConfigSource } from '@trawl/workflow-engine';
 import { type RunOutcome, WORKFLOW_ERROR_CODES } from '@trawl/workflow-engine';
 import type { Logger } from 'pino';
 import type { CampaignQueue } from './campaign-queue.ts';
-import type { ConfigSource } from './config-snapshot.ts';
 import { ORCHESTRATOR_ERROR_CODES } from './errors.ts';
 import { jobIdOf, storedEmail } from './job-message.ts';
 import type { OrchestratorMetrics } from './metrics.ts';

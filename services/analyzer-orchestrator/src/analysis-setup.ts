@@ -1,9 +1,14 @@
 import { createBuiltinInvoker, type EmbeddedInvoker } from '@trawl/analyzers';
 import { type LoadedFiles, loadServiceFiles } from '@trawl/config';
 import type { Shutdown, Store } from '@trawl/platform';
-import { checkCondition, checkConditionReferences } from '@trawl/workflow-engine';
+import {
+  type ConfigSource,
+  checkCondition,
+  checkConditionReferences,
+  createConfigSource,
+  snapshotFromFiles,
+} from '@trawl/workflow-engine';
 import type { Logger } from 'pino';
-import { type ConfigSource, createConfigSource, snapshotFromFiles } from './config-snapshot.ts';
 import type { OrchestratorSettings } from './settings.ts';
 
 /** What runs a job's workflow: the configuration, compiled, and the analyzers it calls. */

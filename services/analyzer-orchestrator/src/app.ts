@@ -15,13 +15,13 @@ import {
   watchListChanges,
 } from '@trawl/platform';
 import type { PluginInvoker } from '@trawl/plugin-client';
+import type { ConfigSource } from '@trawl/workflow-engine';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { createRequestHandler } from './analysis-requests.ts';
 import { createAnalyzerCache } from './analyzer-cache.ts';
 import { createCampaignQueue } from './campaign-queue.ts';
-import type { ConfigSource } from './config-snapshot.ts';
 import { consumeControlEvents } from './control-events.ts';
 import { createDeadLetterHandler } from './dead-letters.ts';
 import { createMetrics, type OrchestratorMetrics } from './metrics.ts';

@@ -1,10 +1,10 @@
 import type { EmbeddedInvoker } from '@trawl/analyzers';
 import { reportNotifierFromConfig, retentionOfStore } from '@trawl/investigation';
 import { type Assembled, assemble, type StoreServicePorts } from '@trawl/platform';
+import type { ConfigSource } from '@trawl/workflow-engine';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { startAnalysis } from './analysis-setup.ts';
 import { buildOrchestrator, type Orchestrator } from './app.ts';
-import type { ConfigSource } from './config-snapshot.ts';
 import type { OrchestratorSettings } from './settings.ts';
 
 /** What an orchestrator is given: the clients it talks through, opened and closed by its caller. */

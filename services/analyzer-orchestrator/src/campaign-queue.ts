@@ -36,6 +36,7 @@ export interface CampaignQueue {
   drain(graceMs: number): Promise<void>;
 }
 
+/** The background campaign grouping of finished jobs (the queue described above). */
 export function createCampaignQueue(deps: CampaignQueueDeps): CampaignQueue {
   const { store, log } = deps;
   const grouper = store.campaigns

@@ -1,7 +1,7 @@
 import { ConfigReloadedEvent, errorText, type Topology } from '@trawl/contracts';
 import { type Broker, type Consumer, type Delivery, declareControlQueue } from '@trawl/platform';
+import type { ConfigSource } from '@trawl/workflow-engine';
 import type { Logger } from 'pino';
-import type { ConfigSource } from './config-snapshot.ts';
 
 export interface ControlEventsDeps {
   broker: Broker;

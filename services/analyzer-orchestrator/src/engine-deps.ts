@@ -1,8 +1,12 @@
 import type { Email } from '@trawl/contracts';
 import type { CallOptions, PluginInvoker } from '@trawl/plugin-client';
-import type { AnalyzerCallAnswer, EngineDeps, EngineEvent } from '@trawl/workflow-engine';
+import type {
+  AnalyzerCallAnswer,
+  ConfigSnapshot,
+  EngineDeps,
+  EngineEvent,
+} from '@trawl/workflow-engine';
 import { type AnalyzerCache, analyzerCacheKey, emailHash } from './analyzer-cache.ts';
-import type { ConfigSnapshot } from './config-snapshot.ts';
 import type { OrchestratorMetrics } from './metrics.ts';
 
 export interface EngineDepsOptions {

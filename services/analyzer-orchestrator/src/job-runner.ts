@@ -1,9 +1,8 @@
 import type { Email } from '@trawl/contracts';
 import type { Cache } from '@trawl/platform';
 import type { PluginInvoker } from '@trawl/plugin-client';
-import type { RunOutcome } from '@trawl/workflow-engine';
+import type { ConfigSource, RunOutcome } from '@trawl/workflow-engine';
 import { createAnalyzerCache } from './analyzer-cache.ts';
-import type { ConfigSource } from './config-snapshot.ts';
 import type { OrchestratorMetrics } from './metrics.ts';
 import { runJob, withJobEvidence } from './run-job.ts';
 

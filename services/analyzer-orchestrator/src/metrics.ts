@@ -1,6 +1,7 @@
 import type { Broker } from '@trawl/platform';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
+/** The orchestrator's prom-client metrics (jobs, verdicts, stages, analyzer calls). */
 export interface OrchestratorMetrics {
   jobs: Counter<'status'>;
   jobDuration: Histogram<'status'>;

@@ -2,9 +2,9 @@ import type { Email } from '@trawl/contracts';
 import { attachEvidence } from '@trawl/investigation';
 import type { JobFinish } from '@trawl/platform';
 import type { PluginInvoker } from '@trawl/plugin-client';
+import type { ConfigSnapshot } from '@trawl/workflow-engine';
 import { type CompiledWorkflow, type RunOutcome, runWorkflow } from '@trawl/workflow-engine';
 import type { AnalyzerCache } from './analyzer-cache.ts';
-import type { ConfigSnapshot } from './config-snapshot.ts';
 import { createEngineDeps } from './engine-deps.ts';
 import type { OrchestratorMetrics } from './metrics.ts';
 

@@ -93,6 +93,7 @@ function cachedJobText(job: Job): string {
   return JSON.stringify({ ...job, result: withoutEvidence(job.result), evidence_stored: true });
 }
 
+/** How a job ends and its message is settled (the Settlement described above). */
 export function createSettlement(deps: SettlementDeps): Settlement {
   const { broker, store, cache, topology: t, metrics, clock } = deps;
 

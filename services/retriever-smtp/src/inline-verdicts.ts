@@ -1,6 +1,6 @@
-import type { InlineSubmission, InlineVerdict } from '@trawl/analyzer-orchestrator';
 import { EnvelopeAddress, type VerdictRequest } from '@trawl/contracts';
 import { type InlineVerdicts, unanalyzedVerdict } from './filter.ts';
+import type { InlineSubmission, InlineVerdict } from './inline-analysis.ts';
 import type { SmtpMetrics } from './metrics.ts';
 import type { Knowledge } from './policy.ts';
 import type { VerdictBoard } from './verdict-board.ts';

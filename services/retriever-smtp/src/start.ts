@@ -1,14 +1,14 @@
-import {
-  type InlineAnalysisPorts,
-  type InlineAnalysisSettings,
-  inlineAnalysisSettings,
-  startInlineAnalysis,
-} from '@trawl/analyzer-orchestrator';
 import type { AppConfig } from '@trawl/config';
 import { type Assembled, assemble } from '@trawl/platform';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { createSmtpFilter, type SmtpFilterService } from './create-filter-service.ts';
+import {
+  type InlineAnalysisPorts,
+  type InlineAnalysisSettings,
+  inlineAnalysisSettings,
+  startInlineAnalysis,
+} from './inline-analysis.ts';
 import { startMilter } from './milter/start-milter.ts';
 import type { SmtpSettings } from './settings.ts';
 

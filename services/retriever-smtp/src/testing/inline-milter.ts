@@ -1,7 +1,7 @@
-import type { InlineAnalysisPorts } from '@trawl/analyzer-orchestrator';
 import { findRepoRoot, loadConfig } from '@trawl/config';
 import { deriveCredential } from '@trawl/contracts';
 import type { Assembled } from '@trawl/platform';
+import type { InlineAnalysisPorts } from '../inline-analysis.ts';
 import { SmtpSettings, type SmtpSettingsInput } from '../settings.ts';
 import { type RunningRetrieverSmtp, retrieverSmtpSettings, startRetrieverSmtp } from '../start.ts';
 import { silentLogger } from './client.ts';

@@ -1,7 +1,7 @@
-import type { InlineSubmission, InlineVerdict } from '@trawl/analyzer-orchestrator';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { createSmtpMetrics, inlineVerdicts, VerdictBoard } from '../../src/index.ts';
+import type { InlineSubmission, InlineVerdict } from '../../src/inline-analysis.ts';
 
 const RESULT = {
   is_phishing: true,

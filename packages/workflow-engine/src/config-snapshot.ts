@@ -5,7 +5,7 @@ import {
   type VerdictThresholds,
   type Workflow,
 } from '@trawl/contracts';
-import { type CompiledWorkflow, compileWorkflow } from '@trawl/workflow-engine';
+import { type CompiledWorkflow, compileWorkflow } from './compile.ts';
 
 /** The configuration a job runs with, fixed when the job starts. Immutable. */
 export interface ConfigSnapshot {

@@ -1,10 +1,13 @@
+import { createMetrics } from '@trawl/analyzer-orchestrator';
 import type { AnalysisEvent, Job } from '@trawl/contracts';
 import { type FinishedJob, type JobFinish, type NewJob, PLATFORM_ERRORS } from '@trawl/platform';
+import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
+import { sampleEmail as email } from '../../../../test/support/sample-email.ts';
 import { createJobRecorder, type JobRecord } from '../../src/job-recorder.ts';
-import { createMetrics } from '../../src/metrics.ts';
-import { email, silent } from './helpers.ts';
+
+const silent = pino({ level: 'silent' });
 
 const RESULT = {
   is_phishing: false,

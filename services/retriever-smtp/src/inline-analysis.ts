@@ -1,4 +1,18 @@
 import { randomUUID } from 'node:crypto';
+import {
+  consumeControlEvents,
+  createCampaignQueue,
+  createMetrics,
+  createSettlement,
+  delayUntilAborted,
+  jobFinishOf,
+  ORCHESTRATOR_ERROR_CODES,
+  type OrchestratorSettings,
+  orchestratorSettings,
+  runJob,
+  startAnalysis,
+  withJobEvidence,
+} from '@trawl/analyzer-orchestrator';
 import type { AppConfig } from '@trawl/config';
 import { type Email, type EmailLimits, errorText } from '@trawl/contracts';
 import { emailId, parseRawEmail } from '@trawl/mail';
@@ -11,17 +25,7 @@ import {
 } from '@trawl/platform';
 import type { RunOutcome } from '@trawl/workflow-engine';
 import { Gauge, Registry } from 'prom-client';
-import { startAnalysis } from './analysis-setup.ts';
-import { createAnalyzerCache } from './analyzer-cache.ts';
-import { createCampaignQueue } from './campaign-queue.ts';
-import { consumeControlEvents } from './control-events.ts';
-import { ORCHESTRATOR_ERROR_CODES } from './errors.ts';
 import { createJobRecorder, type JobRecorder } from './job-recorder.ts';
-import { createMetrics } from './metrics.ts';
-import { jobFinishOf, runJob, withJobEvidence } from './run-job.ts';
-import { type OrchestratorSettings, orchestratorSettings } from './settings.ts';
-import { createSettlement } from './settlement.ts';
-import { delayUntilAborted } from './stop-delay.ts';
 
 /**
  * What the inline analysis is given (ADR 013 section 5): the database (jobs written, senders,
@@ -186,7 +190,6 @@ export async function startInlineAnalysis(
     });
     const runDeps = {
       invoker: analysis.invoker,
-      cache: cache ? createAnalyzerCache(cache) : undefined,
       metrics,
     };
 

@@ -1,3 +1,4 @@
+import type { CampaignQueue, OrchestratorMetrics, Settlement } from '@trawl/analyzer-orchestrator';
 import {
   type AnalysisResult,
   type BackoffPolicy,
@@ -8,9 +9,6 @@ import {
 } from '@trawl/contracts';
 import { type FinishedJob, type JobFinish, type NewJob, PLATFORM_ERRORS } from '@trawl/platform';
 import type { Logger } from 'pino';
-import type { CampaignQueue } from './campaign-queue.ts';
-import type { OrchestratorMetrics } from './metrics.ts';
-import type { Settlement } from './settlement.ts';
 
 /** A job analysed before it was stored (ADR 013 section 5): its row, its result, its Email. */
 export interface JobRecord {
