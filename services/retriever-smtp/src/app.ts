@@ -7,8 +7,10 @@ import type { SmtpMetrics } from './metrics.ts';
 import type { Reinjector } from './reinjector.ts';
 import type { VerdictBoard } from './verdict-board.ts';
 
+/** The service's name in logs, metrics and health answers. */
 export const SERVICE_NAME = 'retriever-smtp';
 
+/** What the retriever's HTTP app is built from: the retriever base and the board verdicts arrive on. */
 export interface SmtpRetrieverAppDeps extends RetrieverAppBase {
   board: VerdictBoard;
   /** Delivers released messages to Postfix's return port, past the filter. */

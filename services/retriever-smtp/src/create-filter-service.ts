@@ -14,6 +14,7 @@ import type { SmtpSettings } from './settings.ts';
 import { createSmtpListener, type SmtpListener } from './smtp-listener.ts';
 import { VerdictBoard } from './verdict-board.ts';
 
+/** The SMTP filter as one running service: its retriever HTTP app, listeners and ordered close. */
 export interface SmtpFilterService {
   /** The retriever protocol over HTTP (verdicts come in here). */
   app: FastifyInstance;

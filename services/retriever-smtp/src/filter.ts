@@ -256,4 +256,5 @@ function jobOf(d: Decision): string | undefined {
   return d.headers.find(([n]) => n === 'X-Trawl-Job')?.[1];
 }
 
+/** The filter `createFilter` builds: judges a message and carries out the decision (content filter). */
 export type Filter = ReturnType<typeof createFilter>;

@@ -20,6 +20,7 @@ export interface HeaderField {
   lines: Buffer[];
 }
 
+/** A message's header split into its fields, with where the body starts and the line ending used. */
 export interface HeaderBlock {
   fields: HeaderField[];
   /** Offset of the first body byte (after the empty line), or -1 when there is no empty line. */

@@ -26,6 +26,7 @@ const SP = 0x20;
 const HT = 0x09;
 const TRAWL_PREFIX = 'x-trawl-';
 
+/** Rewrites a message's header: drops the sender's X-Trawl-* fields, adds the filter's, may prefix the Subject. */
 export function editHeaders(raw: Buffer, edit: HeaderEdit): Buffer {
   const { fields, bodyStart, eol } = splitHeader(raw);
   const lines: Uint8Array[] = [];

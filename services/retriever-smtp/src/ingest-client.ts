@@ -10,6 +10,7 @@ const IngestResult = z.object({
 });
 const IngestAnswer = z.object({ results: z.array(IngestResult) });
 
+/** What a push answered: a job (new or known), a rejected message, Trawl unavailable, or the filter refused. */
 export type Submission =
   /** Trawl has (or had) a job for it: its verdict comes on /internal/verdict. */
   | { kind: 'accepted'; jobId?: string | undefined; duplicate: boolean }
@@ -23,10 +24,12 @@ export type Submission =
 /** Largest ingest answer read (one result per message: a few hundred bytes). */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
+/** Pushes one message for analysis and says what became of it. */
 export interface IngestClient {
   submit(msg: { id: string; raw: Buffer; to: string[] }, signal: AbortSignal): Promise<Submission>;
 }
 
+/** The client that pushes a message to the mail orchestrator's ingest endpoint (answers read bounded). */
 export function createIngestClient(opts: {
   url: string;
   credential?: string | undefined;

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
+/** The SMTP filter's Prometheus metrics (messages, verdicts and errors by kind). */
 export function createSmtpMetrics(registry: Registry) {
   const registers = [registry];
   return {
@@ -34,4 +35,5 @@ export function createSmtpMetrics(registry: Registry) {
     }),
   };
 }
+/** The metrics `createSmtpMetrics` registers. */
 export type SmtpMetrics = ReturnType<typeof createSmtpMetrics>;

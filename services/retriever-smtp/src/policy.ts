@@ -28,6 +28,7 @@ export function scoreOf(v: VerdictRequest): number {
   return v.result.is_phishing ? c : 1 - c;
 }
 
+/** The X-Trawl-* header fields that say what Trawl knows of a message. */
 export function tagHeaders(k: Knowledge): [string, string][] {
   if (k.kind === 'timeout') return [['X-Trawl-Verdict', 'unanalyzed']];
   const v = k.verdict;
@@ -49,6 +50,7 @@ function rejectMessage(v: VerdictRequest): string {
   return `5.7.1 Message refused as ${v.result.is_phishing ? 'phishing' : 'suspicious'} (threat level ${v.result.threat_level})`;
 }
 
+/** What the filter does with a message, from what Trawl knows of it and the operator's policy. */
 export function decide(k: Knowledge, s: SmtpSettings): Decision {
   const headers = tagHeaders(k);
   if (k.kind === 'timeout') {

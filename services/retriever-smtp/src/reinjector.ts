@@ -18,6 +18,7 @@ export class ReinjectError extends Error {
   }
 }
 
+/** Hands an accepted message back to the MTA's return port over SMTP (content filter mode). */
 export function createReinjector(opts: {
   host: string;
   port: number;

@@ -5,6 +5,7 @@ import { z } from 'zod';
 
 /** What the filter does with a message (docs/smtp-filter.md, "Policies"). */
 export const FILTER_ACTIONS = ['deliver', 'prefix', 'quarantine', 'reject'] as const;
+/** What the filter does with a message: deliver, prefix the subject, quarantine or reject. */
 export const FilterAction = z.enum(FILTER_ACTIONS);
 export type FilterAction = z.infer<typeof FilterAction>;
 
@@ -13,9 +14,11 @@ export type FilterAction = z.infer<typeof FilterAction>;
  * decided at the end of DATA, before the queue, with no second pass through Postfix).
  */
 const FILTER_MODES = ['after-queue', 'before-queue', 'milter'] as const;
+/** How the filter sits in the mail path: after the queue, before it, or as a milter. */
 export const FilterMode = z.enum(FILTER_MODES);
 export type FilterMode = z.infer<typeof FilterMode>;
 
+/** The shipped policy: the action for each threat level. */
 export const DEFAULT_POLICY: Readonly<Record<ThreatLevel, FilterAction>> = {
   none: 'deliver',
   low: 'deliver',
@@ -187,6 +190,7 @@ export const SmtpSettings = z
     }
   });
 export type SmtpSettings = z.output<typeof SmtpSettings>;
+/** The SMTP filter's settings as written, before defaults. */
 export type SmtpSettingsInput = z.input<typeof SmtpSettings>;
 
 /**

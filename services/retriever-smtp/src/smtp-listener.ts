@@ -20,6 +20,7 @@ function forwardedClient(session: SMTPServerSession): SmtpClient | undefined {
   return { ip: ip.replace(/^ipv6:/i, ''), helo: typeof helo === 'string' ? helo : '' };
 }
 
+/** The SMTP listener that receives mail from the MTA (content filter mode). */
 export interface SmtpListener {
   listen(): Promise<{ host: string; port: number }>;
   close(): Promise<void>;

@@ -42,6 +42,7 @@ export function analysesInline(s: Pick<RetrieverSmtpSettings, 'smtp' | 'milter'>
   return s.smtp.mode === 'milter' && s.milter.analysis === 'inline';
 }
 
+/** The running SMTP retriever: its service, its listeners' addresses and one ordered close. */
 export interface RunningRetrieverSmtp {
   service: SmtpFilterService;
   /** Where Postfix hands mail over: the SMTP listener, or the milter one in mode `milter`. */
@@ -57,6 +58,7 @@ export interface RunningRetrieverSmtp {
   };
 }
 
+/** The SMTP retriever's settings, read once from the configuration. */
 export function retrieverSmtpSettings(
   cfg: AppConfig,
   smtp: SmtpSettings,

@@ -14,6 +14,7 @@ import { authenticate, type DNSResolver } from 'mailauth';
 /** A method's result as RFC 8601 names them (the values the evidence stores). */
 export type AuthMethodResult = (typeof AUTH_RESULT_VALUES)[number];
 
+/** The filter's own SPF, DKIM, DMARC and ARC check of a message, as the field it writes on top. */
 export interface AuthVerification {
   /** The field to write on top of the message: `Authentication-Results: <id>; spf=…; …`. */
   header: { name: 'Authentication-Results'; value: string };
@@ -32,6 +33,7 @@ export interface AuthVerification {
   timedOut: boolean;
 }
 
+/** What the authentication check needs: the message as received and its SMTP envelope. */
 export interface VerifyAuthInput {
   /** The message as received (header and body). */
   raw: Buffer;

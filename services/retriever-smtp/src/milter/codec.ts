@@ -12,10 +12,12 @@ export interface Packet {
   data: Buffer;
 }
 
+/** What the decoder made of the bytes read: whole packets, or a refused length. */
 export type Decoded =
   | { kind: 'packets'; packets: Packet[] }
   | { kind: 'refused'; reason: string; length: number };
 
+/** Decodes milter packets (4-byte length, command, data), keeping at most one packet and refusing a length out of bounds before reading it. */
 export class PacketDecoder {
   /** Bytes buffered and not yet handed out (never more than one packet's header and data). */
   private pending: Buffer[] = [];

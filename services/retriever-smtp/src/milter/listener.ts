@@ -4,6 +4,7 @@ import { SMTP_ERRORS } from '../errors.ts';
 import { PacketDecoder } from './codec.ts';
 import { type MilterJudge, type MilterOutcome, MilterSession } from './session.ts';
 
+/** The milter's TCP listener: one session per MTA connection. */
 export interface MilterListener {
   readonly listening: boolean;
   readonly address: { host: string; port: number };

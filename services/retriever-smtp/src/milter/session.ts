@@ -35,12 +35,14 @@ export type MilterModification =
   | { kind: 'addHeader'; name: string; value: string }
   | { kind: 'quarantine'; reason: string };
 
+/** What the milter answers Postfix for one message: header modifications and a final reply. */
 export interface MilterOutcome {
   modifications: MilterModification[];
   /** `continue`: accept with the modifications; `reply`: `NNN X.Y.Z text` (4xx or 5xx). */
   final: { kind: 'continue' } | { kind: 'reply'; text: string };
 }
 
+/** Judges one message at the end of DATA and answers the outcome the session sends back. */
 export type MilterJudge = (m: MilterMessage) => Promise<MilterOutcome>;
 
 export interface SessionIo {

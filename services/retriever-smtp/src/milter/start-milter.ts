@@ -5,6 +5,7 @@ import { listenMilter, type MilterListener } from './listener.ts';
 import { milterOutcome } from './outcome.ts';
 import type { MilterJudge, MilterOutcome } from './session.ts';
 
+/** Where the milter listens and how large a packet it accepts. */
 export interface MilterSettings {
   host: string;
   /** 0: a free port (tests). */
