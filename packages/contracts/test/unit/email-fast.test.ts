@@ -249,7 +249,8 @@ describe('safeParseEmail: exactly Email.safeParse', () => {
       }),
       { numRuns: 3000 },
     );
-  });
+    // thousands of generated Emails: a few seconds alone, several times that beside other work
+  }, 120_000);
 
   it('matches zod on generated valid Emails, with keys holding undefined (property)', () => {
     const addr = fc.constantFrom('a@b.co', 'x.y+z@mail.example.org', "o'k@ex-ample.com");
@@ -310,7 +311,7 @@ describe('safeParseEmail: exactly Email.safeParse', () => {
       }),
       { numRuns: 2000 },
     );
-  });
+  }, 120_000);
 
   it('is the default-limits parser', () => {
     const input = { headers, body_text: 'x' };
