@@ -82,26 +82,35 @@ describe('gateway CPU work', () => {
 
   it('cuts a parse at its deadline with a 422, and replaces the worker', async () => {
     const work = make({ workers: 1, inlineMaxBytes: 0, deadlineMs: 60 });
-    // the worker is up and warm (a cold worker's first parse may itself pass 60 ms on a busy machine)
-    for (let i = 0; i < 5; i++) {
-      const ok = await work.parseRaw(input(Buffer.from(RAW_MESSAGE))).then(
+    // the worker is up and warm (a cold worker's first parse may itself pass 60 ms on a busy machine,
+    // and each such miss replaces the worker): the counts below start from a parse that succeeded
+    let warm = false;
+    for (let i = 0; i < 50 && !warm; i++) {
+      warm = await work.parseRaw(input(Buffer.from(RAW_MESSAGE))).then(
         () => true,
         () => false,
       );
-      if (ok) break;
     }
+    expect(warm).toBe(true);
     const before = work.pool()?.stats();
-    // a 10 MB message takes ~100-400 ms to parse
-    const err = await work.parseRaw(input(rawMessage(10 * 1024 * 1024))).catch((e: unknown) => e);
-    expect((err as TrawlError).code).toBe('TRAWL_ERR_MAIL_UNPARSEABLE');
-    expect((err as TrawlError).status).toBe(422);
+    // a 10 MB message takes ~100-400 ms to parse: past its deadline either in the worker (which is
+    // terminated and replaced) or, on a loaded machine, before the worker even received it (skipped
+    // there, no worker to replace). Both answer 422; the first must happen within a few tries.
+    let terminated = 0;
+    for (let i = 0; i < 5 && terminated === 0; i++) {
+      const err = await work.parseRaw(input(rawMessage(10 * 1024 * 1024))).catch((e: unknown) => e);
+      expect((err as TrawlError).code).toBe('TRAWL_ERR_MAIL_UNPARSEABLE');
+      expect((err as TrawlError).status).toBe(422);
+      terminated = (work.pool()?.stats().terminated ?? 0) - (before?.terminated ?? 0);
+    }
+    expect(terminated).toBe(1);
+    // each terminated worker was replaced
     const after = work.pool()?.stats();
-    expect((after?.terminated ?? 0) - (before?.terminated ?? 0)).toBe(1);
     expect((after?.started ?? 0) - (before?.started ?? 0)).toBe(1);
     // the replacement parses the next message
     const ok = await work.parseRaw(input(Buffer.from(RAW_MESSAGE)));
     expect(JSON.parse(ok.serialized.json).headers.subject).toBe('Verify your account');
-  });
+  }, 60_000);
 
   it('answers 503 with Retry-After when every worker is busy and the queue is full', async () => {
     const work = make({ workers: 1, inlineMaxBytes: 0, deadlineMs: 30_000, maxQueued: 0 });
