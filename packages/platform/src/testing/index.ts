@@ -1,6 +1,7 @@
 export { type BrokerTarget, brokerConformance, waitFor } from './broker-conformance.ts';
 export { type CacheTarget, cacheConformance } from './cache-conformance.ts';
 export { classifierStoreConformance } from './classifier-conformance.ts';
+export { freePort } from './free-port.ts';
 export { testUrls, uniqueSuffix } from './infra.ts';
 export { type MemoryPlatform, memoryPlatform } from './memory-platform.ts';
 export { closeConnectionsByName, findConnections } from './rabbitmqctl.ts';

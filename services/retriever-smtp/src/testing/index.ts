@@ -1,3 +1,4 @@
+export { freePort } from '@trawl/platform/testing';
 export { silentLogger, smtpClient } from './client.ts';
 export {
   startTestDns,
@@ -7,7 +8,6 @@ export {
 } from './dns-server.ts';
 export { type InlineMilterOptions, startInlineMilter } from './inline-milter.ts';
 export {
-  freePort,
   POSTFIX_BIN,
   postfixAvailable,
   startTestPostfix,

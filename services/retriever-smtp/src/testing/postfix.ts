@@ -9,10 +9,11 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from '@trawl/platform/testing';
 
 const run = promisify(execFile);
 
@@ -22,15 +23,6 @@ export const POSTFIX_BIN = '/usr/sbin/postfix';
 /** Whether a test Postfix can run here: the package is installed and we are root (it must start as root). */
 export function postfixAvailable(): boolean {
   return existsSync(POSTFIX_BIN) && typeof process.getuid === 'function' && process.getuid() === 0;
-}
-
-/** A free TCP port on 127.0.0.1 (closed again at once). */
-export async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const a = s.address();
-  await new Promise<void>((r) => s.close(() => r()));
-  return typeof a === 'object' && a ? a.port : 0;
 }
 
 export interface TestPostfixOptions {
