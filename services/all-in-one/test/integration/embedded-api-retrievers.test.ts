@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findRepoRoot, loadConfig } from '@trawl/config';
 import { startTestTokenServer, type TestTokenServer } from '@trawl/oauth/testing';
+import { freePort } from '@trawl/platform/testing';
 import { GraphSettings } from '@trawl/retriever-graph';
 import { startTestGraphServer, type TestGraphServer } from '@trawl/retriever-graph/testing';
 import { pino } from 'pino';
@@ -13,16 +14,6 @@ import { type Embedded, startEmbedded } from '../../src/index.ts';
 const PASSWORD = 'Correct-Horse-Battery-9';
 const BOX = 'phishing@contoso.example';
 const work = mkdtempSync(join(tmpdir(), 'trawl-embedded-graph-'));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 describe('embedded mode runs the Graph retriever through its own assembly', () => {
   let ts: TestTokenServer;

@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findRepoRoot, loadConfig } from '@trawl/config';
+import { freePort } from '@trawl/platform/testing';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectHost, type Embedded, startEmbedded } from '../../src/index.ts';
@@ -80,14 +81,6 @@ describe('embedded mode (pnpm start): where it listens', () => {
     expect(connectHost('192.0.2.10')).toBe('192.0.2.10');
   });
 });
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const a = s.address();
-  await new Promise<void>((r) => s.close(() => r()));
-  return typeof a === 'object' && a ? a.port : 0;
-}
 
 /** Whether a TCP connection to host:port is accepted. */
 function reachable(host: string, port: number): Promise<boolean> {

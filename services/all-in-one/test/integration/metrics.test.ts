@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findRepoRoot, loadConfig } from '@trawl/config';
+import { freePort } from '@trawl/platform/testing';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Embedded, startEmbedded } from '../../src/index.ts';
@@ -24,14 +25,6 @@ const MESSAGE = [
   'http://paypa1-verify.example/login or your account will be suspended.',
   '',
 ].join('\r\n');
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const a = s.address();
-  await new Promise<void>((r) => s.close(() => r()));
-  return typeof a === 'object' && a ? a.port : 0;
-}
 
 beforeAll(async () => {
   // A retriever that has nothing to hand out now but says 7 messages wait at its source.

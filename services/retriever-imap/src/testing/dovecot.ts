@@ -8,26 +8,16 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
+
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '@trawl/platform/testing';
 
 export const DOVECOT_BIN = '/usr/sbin/dovecot';
 
 /** True when Dovecot can be started here (Debian dovecot-imapd installed, running as root). */
 export function dovecotAvailable(): boolean {
   return existsSync(DOVECOT_BIN) && typeof process.getuid === 'function' && process.getuid() === 0;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 export interface TestDovecot {
