@@ -10,7 +10,7 @@ const HOSTILE_TIMED = [
 
 // Projects, in this order: `unit` (no I/O, runs fully parallel), `integration` (real PostgreSQL,
 // Redis and RabbitMQ on 127.0.0.1; each test file isolates itself by schema, key prefix and queue
-// names), `hostile` (timed hostile-input tests, one file at a time) and `chaos` (restarts servers).
+// names; docs/testing.md says what runs beside what), `hostile` (timed hostile-input tests, one file at a time) and `chaos` (restarts servers).
 export default defineConfig({
   test: {
     globals: false,
@@ -42,7 +42,12 @@ export default defineConfig({
           exclude: ['test/chaos/**', 'test/hosts/**', '**/node_modules/**', ...HOSTILE_TIMED],
           testTimeout: 60_000,
           hookTimeout: 60_000,
-          maxWorkers: 2,
+          // Three workers on two cores: an integration file waits on servers and child processes
+          // more than it computes (two workers kept the cores under half busy). Its files share
+          // their workers' module cache as the unit files do: each isolates itself on the
+          // servers (schema, key prefix, broker names, Redis database), not by a fresh process.
+          maxWorkers: 3,
+          isolate: false,
           // Runs after the unit project: a different worker count needs its own group.
           sequence: { groupOrder: 1 },
         },
