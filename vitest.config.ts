@@ -10,7 +10,8 @@ const HOSTILE_TIMED = [
 
 // Projects, in this order: `unit` (no I/O, runs fully parallel), `integration` (real PostgreSQL,
 // Redis and RabbitMQ on 127.0.0.1; each test file isolates itself by schema, key prefix and queue
-// names; docs/testing.md says what runs beside what), `hostile` (timed hostile-input tests, one file at a time) and `chaos` (restarts servers).
+// names; docs/testing.md says what runs beside what), `hostile` (timed hostile-input tests, one
+// file at a time) and `chaos` (restarts servers).
 export default defineConfig({
   test: {
     globals: false,
