@@ -107,9 +107,14 @@ describe('gateway CPU work', () => {
     // each terminated worker was replaced
     const after = work.pool()?.stats();
     expect((after?.started ?? 0) - (before?.started ?? 0)).toBe(1);
-    // the replacement parses the next message
-    const ok = await work.parseRaw(input(Buffer.from(RAW_MESSAGE)));
-    expect(JSON.parse(ok.serialized.json).headers.subject).toBe('Verify your account');
+    // the replacement parses the next messages (its first parse is cold, as the warm-up's was: on
+    // a busy machine that one may pass 60 ms and be cut too, so it gets tries, as the warm-up does)
+    let subject: string | undefined;
+    for (let i = 0; i < 5 && subject === undefined; i++) {
+      const ok = await work.parseRaw(input(Buffer.from(RAW_MESSAGE))).catch(() => undefined);
+      if (ok) subject = JSON.parse(ok.serialized.json).headers.subject;
+    }
+    expect(subject).toBe('Verify your account');
   }, 60_000);
 
   it('answers 503 with Retry-After when every worker is busy and the queue is full', async () => {
