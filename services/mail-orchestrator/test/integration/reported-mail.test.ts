@@ -1,19 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { configSourceFrom, createEmbeddedInvoker } from '@trawl/all-in-one';
+import { shippedConfig } from '@trawl/all-in-one/testing';
 import { buildOrchestrator, type Orchestrator } from '@trawl/analyzer-orchestrator';
-import { builtinPlugins } from '@trawl/analyzers';
-import {
-  buildApp,
-  createConfigState,
-  defaultGatewayOptions,
-  loadSnapshot,
-} from '@trawl/api-gateway';
-import { diffFiles, findRepoRoot } from '@trawl/config';
+import { buildApp, defaultGatewayOptions } from '@trawl/api-gateway';
 import { type AnalysisResult, deriveCredential, type Job } from '@trawl/contracts';
 import { parseRawEmail, UNDISCLOSED_RECIPIENT } from '@trawl/mail';
 import { testBroker, testRedis, testSchema } from '@trawl/platform/testing';
-import type { CompiledWorkflow } from '@trawl/workflow-engine';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildMsg } from '../../../../packages/mail/test/cfb-writer.ts';
@@ -76,41 +68,19 @@ describe('reported-mail triage and inputs, end to end (PostgreSQL, Redis, Rabbit
     closers.push(() => redis.cleanup());
     tb = await testBroker();
     closers.push(() => tb.cleanup());
-    const root = findRepoRoot();
-    const files = {
-      configFile: join(root, 'config', 'defaults', 'service.yaml'),
-      workflowsFile: join(root, 'config', 'defaults', 'workflows.yaml'),
-    };
-    const builtins = builtinPlugins({ senders: db.store.senders });
-    const loadOpts = {
-      knownAnalyzers: Object.values(builtins)
-        .filter((x) => x.kind === 'analyzer')
-        .map((x) => x.id),
-      knownProviders: Object.values(builtins)
-        .filter((x) => x.kind === 'context_provider')
-        .map((x) => x.id),
-    };
-    const initial = loadSnapshot(files, loadOpts);
-    const invoker = createEmbeddedInvoker({
-      builtins,
-      service: () => initial.files.service,
-      internalApiKey: KEY,
-    });
-    closers.push(() => invoker.close());
-    const configState = createConfigState<CompiledWorkflow>({
-      initial,
-      load: () => loadSnapshot(files, loadOpts),
-      diff: diffFiles,
+    const { configState, config, invoker } = await shippedConfig({
       store: db.store,
       broker: tb.broker,
       topology: tb.topology,
+      internalApiKey: KEY,
     });
+    closers.push(() => invoker.close());
     orchestrator = buildOrchestrator({
       broker: tb.broker,
       store: db.store,
       cache: redis.cache,
       invoker,
-      config: configSourceFrom(() => configState.current().files),
+      config,
       topology: tb.topology,
       logger: silent,
       options: { prefetch: 4, reaperIntervalMs: 0 },

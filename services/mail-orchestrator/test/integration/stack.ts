@@ -1,15 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { configSourceFrom, createEmbeddedInvoker } from '@trawl/all-in-one';
+import { shippedConfig } from '@trawl/all-in-one/testing';
 import { buildOrchestrator, type Orchestrator } from '@trawl/analyzer-orchestrator';
-import { builtinPlugins } from '@trawl/analyzers';
-import {
-  buildApp,
-  createConfigState,
-  defaultGatewayOptions,
-  loadSnapshot,
-} from '@trawl/api-gateway';
-import { corpusDir, diffFiles, findRepoRoot } from '@trawl/config';
+import { buildApp, defaultGatewayOptions } from '@trawl/api-gateway';
+import { corpusDir } from '@trawl/config';
 import type { Job, Topology } from '@trawl/contracts';
 import { deriveCredential } from '@trawl/contracts';
 import type { Cache, Store } from '@trawl/platform';
@@ -20,7 +14,6 @@ import {
   ImapSettings,
 } from '@trawl/retriever-imap';
 import { openTestImap, startTestDovecot, type TestDovecot } from '@trawl/retriever-imap/testing';
-import type { CompiledWorkflow } from '@trawl/workflow-engine';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { messageIdOf } from '../../src/index.ts';
@@ -74,43 +67,20 @@ export async function startPlatform(): Promise<Platform> {
     const store = db.store;
     const cache = redis.cache;
 
-    const root = findRepoRoot();
-    const files = {
-      configFile: join(root, 'config', 'defaults', 'service.yaml'),
-      workflowsFile: join(root, 'config', 'defaults', 'workflows.yaml'),
-    };
-    const builtins = builtinPlugins({ senders: store.senders });
-    const loadOpts = {
-      knownAnalyzers: Object.values(builtins)
-        .filter((p) => p.kind === 'analyzer')
-        .map((p) => p.id),
-      knownProviders: Object.values(builtins)
-        .filter((p) => p.kind === 'context_provider')
-        .map((p) => p.id),
-    };
-    const initial = loadSnapshot(files, loadOpts);
-    const invoker = createEmbeddedInvoker({
-      builtins,
-      service: () => initial.files.service,
-      internalApiKey: KEY,
-    });
-    closers.push(() => invoker.close());
-    const configState = createConfigState<CompiledWorkflow>({
-      initial,
-      load: () => loadSnapshot(files, loadOpts),
-      diff: diffFiles,
+    const { configState, config, invoker } = await shippedConfig({
       store,
       broker,
       topology,
+      internalApiKey: KEY,
     });
-    await configState.recordCurrent(null);
+    closers.push(() => invoker.close());
 
     const orchestrator = buildOrchestrator({
       broker,
       store,
       cache,
       invoker,
-      config: configSourceFrom(() => configState.current().files),
+      config,
       topology,
       logger: silent,
       options: { prefetch: 4, reaperIntervalMs: 0 },

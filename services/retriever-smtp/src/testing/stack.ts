@@ -1,20 +1,10 @@
-import { join } from 'node:path';
-import { configSourceFrom, createEmbeddedInvoker } from '@trawl/all-in-one';
+import { shippedConfig } from '@trawl/all-in-one/testing';
 import { buildOrchestrator, type Orchestrator } from '@trawl/analyzer-orchestrator';
-import { builtinPlugins } from '@trawl/analyzers';
-import {
-  buildApp,
-  createConfigState,
-  createReleaseDelivery,
-  defaultGatewayOptions,
-  loadSnapshot,
-} from '@trawl/api-gateway';
-import { diffFiles, findRepoRoot } from '@trawl/config';
+import { buildApp, createReleaseDelivery, defaultGatewayOptions } from '@trawl/api-gateway';
 import type { Job, Topology } from '@trawl/contracts';
 import { buildMailOrchestrator, type MailOrchestrator } from '@trawl/mail-orchestrator';
 import type { Broker, SqlClient, Store } from '@trawl/platform';
 import { testBroker, testRedis, testSchema } from '@trawl/platform/testing';
-import type { CompiledWorkflow } from '@trawl/workflow-engine';
 import type { FastifyInstance } from 'fastify';
 import { silentLogger as silent } from './client.ts';
 
@@ -68,36 +58,13 @@ export async function startTrawlStack(o: {
     const { broker, topology } = tb;
     const store = db.store;
     const cache = redis.cache;
-    const root = findRepoRoot();
-    const files = {
-      configFile: join(root, 'config', 'defaults', 'service.yaml'),
-      workflowsFile: join(root, 'config', 'defaults', 'workflows.yaml'),
-    };
-    const builtins = builtinPlugins({ senders: store.senders });
-    const loadOpts = {
-      knownAnalyzers: Object.values(builtins)
-        .filter((p) => p.kind === 'analyzer')
-        .map((p) => p.id),
-      knownProviders: Object.values(builtins)
-        .filter((p) => p.kind === 'context_provider')
-        .map((p) => p.id),
-    };
-    const initial = loadSnapshot(files, loadOpts);
-    const invoker = createEmbeddedInvoker({
-      builtins,
-      service: () => initial.files.service,
-      internalApiKey: PLATFORM_KEY,
-    });
-    closers.push(() => invoker.close());
-    const configState = createConfigState<CompiledWorkflow>({
-      initial,
-      load: () => loadSnapshot(files, loadOpts),
-      diff: diffFiles,
+    const { configState, config, invoker } = await shippedConfig({
       store,
       broker,
       topology,
+      internalApiKey: PLATFORM_KEY,
     });
-    await configState.recordCurrent(null);
+    closers.push(() => invoker.close());
 
     let running:
       | {
@@ -130,7 +97,7 @@ export async function startTrawlStack(o: {
         store,
         cache,
         invoker,
-        config: configSourceFrom(() => configState.current().files),
+        config,
         topology,
         logger: silent,
         options: { prefetch: 16, reaperIntervalMs: 0 },
