@@ -16,7 +16,12 @@
  * on the same messages in the same run: the analysis alone (parse + default workflow, `pnpm eval`'s
  * runner, one thread). It also prints the rows each table took per message (scale-out).
  *
- *   pnpm bench:profile                         # both shapes, 300 messages over 8 connections
+ * `--paths=milter-inline` profiles the milter analysing inline instead (ADR 024: Postfix's
+ * `smtpd_milters` → the milter, which analyses in its process, answers, and records the job
+ * afterwards on the same database and broker; the window ends when every job is recorded).
+ *
+ *   pnpm bench:profile                         # both paths and shapes, 300 messages, 8 connections
+ *   pnpm bench:profile --paths=milter-inline --shapes=scale-out
  *   pnpm bench:profile --shapes=embedded --messages=200 --connections=4
  *   pnpm bench:profile --detail                # also the leaves charged to no stage
  *
@@ -45,8 +50,10 @@ import type { FromChild, StopAnswer, ToChild, TrawlProcessArgs } from './trawl-p
 const { values: opts } = parseArgs({
   options: {
     shapes: { type: 'string', default: 'scale-out,embedded' },
+    paths: { type: 'string', default: 'filter,milter-inline' },
     messages: { type: 'string', default: '300' },
-    warmup: { type: 'string', default: '40' },
+    // a running service is warm: the baseline beside it is measured after a first run too
+    warmup: { type: 'string', default: '300' },
     connections: { type: 'string', default: '8' },
     detail: { type: 'boolean', default: false },
   },
@@ -56,6 +63,7 @@ const WARMUP = Math.max(1, Number(opts.warmup));
 const CONNECTIONS = Math.max(1, Number(opts.connections));
 const DETAIL = opts.detail === true;
 const SHAPES = String(opts.shapes).split(',') as TrawlProcessArgs['shape'][];
+const PATHS = String(opts.paths).split(',') as TrawlProcessArgs['path'][];
 const ROOT = findRepoRoot();
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -205,12 +213,28 @@ interface ShapeResult {
   outside: Record<string, number>;
 }
 
-async function profileShape(shape: TrawlProcessArgs['shape'], work: string): Promise<ShapeResult> {
+async function profileShape(
+  shape: TrawlProcessArgs['shape'],
+  path: TrawlProcessArgs['path'],
+  work: string,
+): Promise<ShapeResult> {
   const sink = await startSmtpSink();
   const [mailPort, httpPort, filterPort] = [await freePort(), await freePort(), await freePort()];
-  const pf = await startTestPostfix({ mode: 'after-queue', filterPort, sinkPort: sink.port });
-  const dataDir = join(work, `data-${shape}`);
-  const c = childOf({ shape, mailPort, httpPort, filterPort, returnPort: pf.returnPort, dataDir });
+  const pf = await startTestPostfix(
+    path === 'milter-inline'
+      ? { mode: 'milter', milterPort: filterPort, sinkPort: sink.port }
+      : { mode: 'after-queue', filterPort, sinkPort: sink.port },
+  );
+  const dataDir = join(work, `data-${shape}-${path}`);
+  const c = childOf({
+    shape,
+    path,
+    mailPort,
+    httpPort,
+    filterPort,
+    returnPort: pf.returnPort,
+    dataDir,
+  });
   try {
     await c.next('ready');
     await drive(pf.port, sink, `warm-${shape}`, WARMUP);
@@ -233,7 +257,7 @@ async function profileShape(shape: TrawlProcessArgs['shape'], work: string): Pro
     const outside = delta(start, groups);
     c.send({ type: 'stop' });
     const answer = await c.next('stopped');
-    return { shape, msgsPerSecond, answer, outside };
+    return { shape: `${shape}, ${path}`, msgsPerSecond, answer, outside };
   } finally {
     c.send({ type: 'close' });
     await new Promise((r) => c.child.once('exit', r));
@@ -320,7 +344,8 @@ try {
       .join('/')}`,
   );
   const alone = await analysisAlone(work);
-  for (const shape of SHAPES) report(await profileShape(shape, work), alone);
+  for (const path of PATHS)
+    for (const shape of SHAPES) report(await profileShape(shape, path, work), alone);
   console.log(
     `load at the end: ${loadavg()
       .map((l) => l.toFixed(1))

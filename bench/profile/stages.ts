@@ -34,6 +34,10 @@ type Stage = (typeof STAGES)[number];
 const TRAWL_RULES: [RegExp, Stage][] = [
   [/\/services\/retriever-smtp\/src\/reinjector\.ts$/, 're-injection (retriever-smtp → Postfix)'],
   [
+    /\/services\/retriever-smtp\/src\/(inline-analysis|inline-verdicts|job-recorder)\.ts$/,
+    'orchestrator job path (runner, settlement)',
+  ],
+  [
     /\/services\/retriever-smtp\/src\/(verdict-board|policy|headers|header-lines|quarantine-recorder|app)\.ts$/,
     'verdict back (retriever-smtp)',
   ],

@@ -13,11 +13,21 @@ import { findRepoRoot, loadConfig } from '@trawl/config';
 import { deriveCredential } from '@trawl/contracts';
 import type { SqlClient } from '@trawl/platform';
 import { createSmtpFilter, SmtpSettings } from '@trawl/retriever-smtp';
-import { PLATFORM_KEY, silentLogger, startTrawlStack } from '@trawl/retriever-smtp/testing';
+import {
+  PLATFORM_KEY,
+  silentLogger,
+  startInlineMilter,
+  startTrawlStack,
+} from '@trawl/retriever-smtp/testing';
 import { attribute } from './stages.ts';
 
 export interface TrawlProcessArgs {
   shape: 'scale-out' | 'embedded';
+  /**
+   * `filter`: the after-queue content filter pushing to the mail orchestrator; `milter-inline`: the
+   * milter analysing in this process and recording the jobs afterwards (ADR 024), on `filterPort`.
+   */
+  path: 'filter' | 'milter-inline';
   mailPort: number;
   httpPort: number;
   filterPort: number;
@@ -57,8 +67,11 @@ const send = (m: FromChild) => process.send?.(m);
 const closers: (() => Promise<unknown>)[] = [];
 let sql: SqlClient | undefined;
 let schema = '';
+/** Resolves once every message taken so far is done (the inline milter: its jobs recorded). */
+let settled: () => Promise<void> = async () => undefined;
 
 async function start(): Promise<void> {
+  let analysis: Parameters<typeof startInlineMilter>[0]['analysis'];
   if (args.shape === 'embedded') {
     const cfg = loadConfig({
       env: {
@@ -78,14 +91,33 @@ async function start(): Promise<void> {
     });
     const trawl = await startEmbedded(cfg, { port: 0, host: '127.0.0.1', logger: silentLogger });
     closers.push(() => trawl.close());
+    analysis = trawl.ports;
   } else {
     const trawl = await startTrawlStack({
       mailPort: args.mailPort,
       filters: { smtp: args.httpPort },
     });
     closers.push(() => trawl.close());
+    analysis = trawl.analysisPorts;
     sql = trawl.store.sql;
     schema = (await sql.query<{ s: string }>('SELECT current_schema() AS s')).rows[0]?.s ?? '';
+  }
+  if (args.path === 'milter-inline') {
+    const milter = await startInlineMilter({
+      smtp: {
+        mail_orchestrator_url: 'http://127.0.0.1:9',
+        policy: 'none=deliver,low=deliver,medium=deliver,high=deliver,critical=deliver',
+        unanalyzed_action: 'deliver',
+        deadline_ms: 60_000,
+      },
+      milterPort: args.filterPort,
+      httpPort: args.httpPort,
+      analysis,
+      retriever: 'smtp-inline',
+    });
+    closers.push(() => milter.close());
+    settled = () => milter.records?.settled() ?? Promise.resolve();
+    return;
   }
   const filter = createSmtpFilter(
     SmtpSettings.parse({
@@ -172,7 +204,11 @@ function threadCpu(): Map<string, { kind: string; ms: number }> {
         ? 'V8 platform threads (GC helpers, optimising compiler)'
         : /libuv/.test(comm)
           ? 'libuv pool (fs, dns, crypto)'
-          : `thread "${comm.replace(/[\d-]+$/, '')}"`;
+          : comm === 'node'
+            ? // Node 20 leaves its V8 platform threads (4: concurrent and parallel GC, the
+              // optimising compiler) and worker threads with the process's name
+              'threads named "node" (V8 platform: GC helpers, compiler; worker threads)'
+            : `thread "${comm.replace(/[\d-]+$/, '')}"`;
     out.set(tid, { kind, ms: threadCpuMs(tid) });
   }
   return out;
@@ -182,6 +218,7 @@ let counts0: Counts | undefined;
 process.on('message', (m: ToChild) => {
   void (async () => {
     if (m.type === 'start') {
+      await settled();
       counts0 = await tableCounts();
       session.connect();
       await session.post('Profiler.enable');
@@ -192,6 +229,8 @@ process.on('message', (m: ToChild) => {
       threads0 = threadCpu();
       send({ type: 'pg-pids', pgPids: await pgPids() });
     } else if (m.type === 'stop') {
+      // the inline milter answers before it records: its window ends with the last job recorded
+      await settled();
       const cpu = process.cpuUsage(cpu0);
       const main = mainThreadCpuMs() - main0;
       const threads = new Map<string, number>();
