@@ -1,17 +1,4 @@
-import {
-  AckRequest,
-  FetchRequest,
-  TransientError,
-  TrawlError,
-  VerdictRequest,
-} from '@trawl/contracts';
-import {
-  type BodySchema,
-  type RetrieverAppBase,
-  refuseUnknownRoute,
-  retrieverHttp,
-  sendRetrieverProblem,
-} from '@trawl/platform';
+import { type RetrieverAppBase, refuseUnknownRoute, retrieverHttp } from '@trawl/platform';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { ApiRetriever } from './api-retriever.ts';
 import type { ApiRetrieverMetrics } from './metrics.ts';
@@ -43,62 +30,27 @@ export function buildApiRetrieverApp(d: ApiRetrieverAppDeps): FastifyInstance {
     return http.metrics(reply);
   });
 
-  app.register(async (internal) => {
-    internal.addHook('onRequest', http.checkKey);
-
-    internal.setErrorHandler((err, _request, reply) => {
-      if (err instanceof TrawlError) {
-        if (err instanceof TransientError) {
-          reply.header('retry-after', String(err.retryAfterSeconds));
-          return reply.code(503).type('application/problem+json').send({
-            type: 'about:blank',
-            title: 'Service Unavailable',
-            status: 503,
-            detail: err.message,
-            code: err.code,
-          });
-        }
-        return sendRetrieverProblem(reply, err.status, err.code, err.message);
-      }
-      const answered = http.clientError(err, reply);
-      if (answered) return answered;
-      d.logger.error({ err: (err as Error).message }, 'unexpected error');
-      return sendRetrieverProblem(
-        reply,
-        503,
-        d.errors.unavailable,
-        'the request failed; retry later',
-      );
-    });
-
-    function route<T>(op: string, schema: BodySchema<T>, handle: (body: T) => Promise<unknown>) {
-      internal.post(`/internal/${op}`, async (request, reply) => {
-        const body = http.parse(schema, request.body, reply);
-        if (!body) return reply;
-        try {
-          return await handle(body);
-        } catch (err) {
-          d.metrics.errors.inc({ op });
-          throw err;
-        }
-      });
-    }
-
-    route('fetch', FetchRequest, async (body) => {
-      const messages = await d.retriever.fetch(body.max_messages);
-      d.metrics.fetched.inc(messages.length);
-      const backlog = d.retriever.backlog;
-      return backlog === undefined ? { messages } : { messages, backlog };
-    });
-
-    route('ack', AckRequest, async (body) => d.retriever.ack(body.ids));
-
-    route('verdict', VerdictRequest, async (body) => {
-      const r = await d.retriever.verdict(body);
-      d.metrics.verdicts.inc({ rule: r.rule });
-      return { applied: true, ...r };
-    });
-  });
+  app.register(async (internal) =>
+    http.internal(internal, {
+      logger: d.logger,
+      unavailable: d.errors.unavailable,
+      failed: (op) => d.metrics.errors.inc({ op }),
+      routes: {
+        async fetch(body) {
+          const messages = await d.retriever.fetch(body.max_messages);
+          d.metrics.fetched.inc(messages.length);
+          const backlog = d.retriever.backlog;
+          return backlog === undefined ? { messages } : { messages, backlog };
+        },
+        ack: (body) => d.retriever.ack(body.ids),
+        async verdict(body) {
+          const r = await d.retriever.verdict(body);
+          d.metrics.verdicts.inc({ rule: r.rule });
+          return { applied: true, ...r };
+        },
+      },
+    }),
+  );
 
   return app;
 }

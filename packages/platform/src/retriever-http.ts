@@ -1,5 +1,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { toProblems } from '@trawl/contracts';
+import {
+  AckRequest,
+  FetchRequest,
+  TransientError,
+  TrawlError,
+  toProblems,
+  VerdictRequest,
+} from '@trawl/contracts';
 import type { Logger } from 'pino';
 
 /**
@@ -94,9 +101,34 @@ export async function refuseUnknownRoute(
   );
 }
 
+/** The slice of a Fastify instance (the /internal scope) the retriever protocol registers on. */
+export interface InternalScope {
+  addHook(
+    name: 'onRequest',
+    hook: (
+      request: { headers: Record<string, string | string[] | undefined> },
+      reply: RetrieverReply,
+    ) => Promise<unknown>,
+  ): unknown;
+  setErrorHandler(
+    handler: (err: Error, request: unknown, reply: RetrieverReply) => unknown,
+  ): unknown;
+  post(
+    path: string,
+    handler: (request: { body: unknown }, reply: RetrieverReply) => Promise<unknown>,
+  ): unknown;
+}
+
+/** What one retriever does for POST /internal/fetch, /ack and /verdict (bodies already valid). */
+export interface InternalRoutes {
+  fetch(body: FetchRequest): Promise<unknown>;
+  ack(body: AckRequest): Promise<unknown>;
+  verdict(body: VerdictRequest): Promise<unknown>;
+}
+
 /** The routes' helpers of one retriever's HTTP app. */
 export function retrieverHttp(o: RetrieverHttpOptions) {
-  return {
+  const self = {
     /** GET /health: 200 when `ok`, else 503; `detail` says what the retriever is connected to. */
     health(reply: RetrieverReply, ok: boolean, detail: Record<string, unknown>) {
       reply.code(ok ? 200 : 503);
@@ -151,7 +183,56 @@ export function retrieverHttp(o: RetrieverHttpOptions) {
         return sendRetrieverProblem(reply, status, o.errors.badRequest, (err as Error).message);
       return undefined;
     },
+
+    /**
+     * Registers the retriever protocol on the /internal scope: the key check, the bodies read by
+     * their schemas (422 naming every problem), a failed operation counted by `failed(op)`, a
+     * TrawlError answered as its problem (a TransientError 503 with its Retry-After, a server-side
+     * one logged), a client error as a bad request, anything else 503 `unavailable` and logged.
+     */
+    internal(
+      scope: InternalScope,
+      r: { logger: Logger; unavailable: string; failed(op: string): void; routes: InternalRoutes },
+    ): void {
+      scope.addHook('onRequest', self.checkKey);
+      scope.setErrorHandler((err, _request, reply) => {
+        if (err instanceof TransientError) {
+          reply.header('retry-after', String(err.retryAfterSeconds));
+          return reply.code(503).type('application/problem+json').send({
+            type: 'about:blank',
+            title: 'Service Unavailable',
+            status: 503,
+            detail: err.message,
+            code: err.code,
+          });
+        }
+        if (err instanceof TrawlError) {
+          if (err.status >= 500)
+            r.logger.warn({ code: err.code, err: err.message }, 'retriever request failed');
+          return sendRetrieverProblem(reply, err.status, err.code, err.message);
+        }
+        const answered = self.clientError(err, reply);
+        if (answered) return answered;
+        r.logger.error({ err: err.message }, 'unexpected error');
+        return sendRetrieverProblem(reply, 503, r.unavailable, 'the request failed; retry later');
+      });
+      const route = <T>(op: string, schema: BodySchema<T>, handle: (body: T) => Promise<unknown>) =>
+        scope.post(`/internal/${op}`, async (request, reply) => {
+          const body = self.parse(schema, request.body, reply);
+          if (!body) return reply;
+          try {
+            return await handle(body);
+          } catch (err) {
+            r.failed(op);
+            throw err;
+          }
+        });
+      route('fetch', FetchRequest, (b) => r.routes.fetch(b));
+      route('ack', AckRequest, (b) => r.routes.ack(b));
+      route('verdict', VerdictRequest, (b) => r.routes.verdict(b));
+    },
   };
+  return self;
 }
 
 /** A retriever's HTTP app. */

@@ -1,11 +1,4 @@
-import { AckRequest, FetchRequest, TrawlError, VerdictRequest } from '@trawl/contracts';
-import {
-  type BodySchema,
-  type RetrieverAppBase,
-  refuseUnknownRoute,
-  retrieverHttp,
-  sendRetrieverProblem,
-} from '@trawl/platform';
+import { type RetrieverAppBase, refuseUnknownRoute, retrieverHttp } from '@trawl/platform';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { IMAP_ERRORS } from './errors.ts';
 import type { ImapRetriever } from './imap-retriever.ts';
@@ -41,61 +34,34 @@ export function buildRetrieverApp(d: RetrieverAppDeps): FastifyInstance {
     return http.metrics(reply);
   });
 
-  app.register(async (internal) => {
-    internal.addHook('onRequest', http.checkKey);
-
-    internal.setErrorHandler((err, _request, reply) => {
-      if (err instanceof TrawlError) {
-        if (err.status >= 500)
-          d.logger.warn({ code: err.code, err: err.message }, 'IMAP request failed');
-        return sendRetrieverProblem(reply, err.status, err.code, err.message);
-      }
-      const answered = http.clientError(err, reply);
-      if (answered) return answered;
-      d.logger.error({ err: (err as Error).message }, 'unexpected error');
-      return sendRetrieverProblem(
-        reply,
-        503,
-        IMAP_ERRORS.command,
-        'the request failed; retry later',
-      );
-    });
-
-    /** A POST route whose failures are counted by operation (trawl_imap_errors_total). */
-    function route<T>(op: string, schema: BodySchema<T>, handle: (body: T) => Promise<unknown>) {
-      internal.post(`/internal/${op}`, async (request, reply) => {
-        const body = http.parse(schema, request.body, reply);
-        if (!body) return reply;
-        try {
-          return await handle(body);
-        } catch (err) {
-          d.metrics.errors.inc({ op });
-          throw err;
-        }
-      });
-    }
-
-    route('fetch', FetchRequest, async (body) => {
-      const messages = await d.retriever.fetch(body.max_messages);
-      d.metrics.fetched.inc(messages.length);
-      const backlog = d.retriever.backlog;
-      if (backlog === undefined) return { messages };
-      d.metrics.backlog.set(backlog);
-      return { messages, backlog };
-    });
-
-    route('ack', AckRequest, async (body) => {
-      const r = await d.retriever.ack(body.ids);
-      d.metrics.acked.inc(r.moved);
-      return { acked: r.moved, missing: r.missing };
-    });
-
-    route('verdict', VerdictRequest, async (body) => {
-      const r = await d.retriever.verdict(body);
-      d.metrics.verdicts.inc({ action: r.verdict === 'unanalyzed' ? 'unanalyzed' : r.action });
-      return { applied: true, ...r };
-    });
-  });
+  app.register(async (internal) =>
+    http.internal(internal, {
+      logger: d.logger,
+      unavailable: IMAP_ERRORS.command,
+      // failures by operation: trawl_imap_errors_total
+      failed: (op) => d.metrics.errors.inc({ op }),
+      routes: {
+        async fetch(body) {
+          const messages = await d.retriever.fetch(body.max_messages);
+          d.metrics.fetched.inc(messages.length);
+          const backlog = d.retriever.backlog;
+          if (backlog === undefined) return { messages };
+          d.metrics.backlog.set(backlog);
+          return { messages, backlog };
+        },
+        async ack(body) {
+          const r = await d.retriever.ack(body.ids);
+          d.metrics.acked.inc(r.moved);
+          return { acked: r.moved, missing: r.missing };
+        },
+        async verdict(body) {
+          const r = await d.retriever.verdict(body);
+          d.metrics.verdicts.inc({ action: r.verdict === 'unanalyzed' ? 'unanalyzed' : r.action });
+          return { applied: true, ...r };
+        },
+      },
+    }),
+  );
 
   return app;
 }
