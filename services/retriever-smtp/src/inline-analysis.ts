@@ -15,7 +15,7 @@ import {
 } from '@trawl/analyzer-orchestrator';
 import type { AppConfig } from '@trawl/config';
 import { type Email, type EmailLimits, errorText } from '@trawl/contracts';
-import { emailId, parseRawEmail } from '@trawl/mail';
+import { emailId } from '@trawl/mail';
 import {
   type Assembled,
   assemble,
@@ -23,9 +23,11 @@ import {
   type StoreServicePorts,
   watchListChanges,
 } from '@trawl/platform';
+import { WorkerPoolError } from '@trawl/platform/worker-pool';
 import type { RunOutcome } from '@trawl/workflow-engine';
 import { Gauge, Registry } from 'prom-client';
 import { createJobRecorder, type JobRecorder } from './job-recorder.ts';
+import { createParseWork, DEFAULT_PARSE_WORK } from './parse-work/parse-pool.ts';
 
 /**
  * What the inline analysis is given (ADR 013 section 5): the database (jobs written, senders,
@@ -180,6 +182,9 @@ export async function startInlineAnalysis(
     });
     const runs = new Set<AbortController>();
     let stopping = false;
+    // a message of megabytes is parsed in a worker, not on the thread every session shares
+    const parsing = createParseWork(DEFAULT_PARSE_WORK);
+    shutdown.add('parse-pool', () => parsing.close());
     shutdown.add('recorder', async () => {
       await recorder.close(settings.record.closeGraceMs);
     });
@@ -199,13 +204,16 @@ export async function startInlineAnalysis(
       }
       let email: Email;
       try {
-        email = await parseRawEmail(m.raw, {
+        email = await parsing.parse({
+          bytes: m.raw,
           limits: settings.limits,
           maxBytes: settings.limits.rawMessageBytes,
-          ...(m.envelopeTo.length > 0 ? { envelope: { to: m.envelopeTo } } : {}),
+          envelopeTo: m.envelopeTo,
         });
       } catch (err) {
         recorder.release();
+        if (err instanceof WorkerPoolError && (err.kind === 'saturated' || err.kind === 'closed'))
+          return { kind: 'unavailable', reason: 'Trawl is busy parsing other large messages' };
         return { kind: 'refused', detail: errorText(err) };
       }
       const snapshot = analysis.config.getConfig();
