@@ -1,10 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   consumeControlEvents,
-  createCampaignQueue,
   createMetrics,
-  createSettlement,
-  delayUntilAborted,
   jobFinishOf,
   ORCHESTRATOR_ERROR_CODES,
   type OrchestratorSettings,
@@ -26,7 +23,7 @@ import {
 import { WorkerPoolError } from '@trawl/platform/worker-pool';
 import type { RunOutcome } from '@trawl/workflow-engine';
 import { Gauge, Registry } from 'prom-client';
-import { createJobRecorder, type JobRecorder } from './job-recorder.ts';
+import { type JobRecorder, startJobRecording } from './job-recorder.ts';
 import { createParseWork, DEFAULT_PARSE_WORK } from './parse-work/parse-pool.ts';
 
 /**
@@ -141,31 +138,8 @@ export async function startInlineAnalysis(
     const registry = ports.registry ?? new Registry();
     const metrics = createMetrics(registry);
     const clock = ports.clock ?? (() => new Date());
-    // the recorder's pauses between rounds end at close (its grace period over)
-    const stopAc = new AbortController();
-    // only the finishing part of the settlement is used: no delivery is ever requeued here
-    const settlement = createSettlement({
-      clock,
-      metrics,
-      broker,
-      topology,
-      store,
-      cache,
-      jobCacheTtlSeconds: 3600,
-      requeueDelayMs: 0,
-      delay: async () => undefined,
-    });
-    const campaigns = createCampaignQueue({ store, log });
-    const recorder = createJobRecorder(
-      {
-        store,
-        settlement,
-        campaigns,
-        metrics,
-        log,
-        delay: delayUntilAborted(stopAc.signal),
-        stop: () => stopAc.abort(),
-      },
+    const recorder = startJobRecording(
+      { store, broker, topology, cache, clock, log, metrics },
       {
         maxQueued: settings.record.maxQueued,
         maxBatch: settings.record.maxBatch,

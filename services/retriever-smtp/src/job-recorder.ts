@@ -1,4 +1,12 @@
-import type { CampaignQueue, OrchestratorMetrics, Settlement } from '@trawl/analyzer-orchestrator';
+import {
+  type CampaignQueue,
+  createCampaignQueue,
+  createMetrics,
+  createSettlement,
+  delayUntilAborted,
+  type OrchestratorMetrics,
+  type Settlement,
+} from '@trawl/analyzer-orchestrator';
 import {
   type AnalysisResult,
   type BackoffPolicy,
@@ -6,9 +14,19 @@ import {
   type Email,
   errorText,
   type Job,
+  type Topology,
 } from '@trawl/contracts';
-import { type FinishedJob, type JobFinish, type NewJob, PLATFORM_ERRORS } from '@trawl/platform';
+import {
+  type Broker,
+  type Cache,
+  type FinishedJob,
+  type JobFinish,
+  type NewJob,
+  PLATFORM_ERRORS,
+  type Store,
+} from '@trawl/platform';
 import type { Logger } from 'pino';
+import { Registry } from 'prom-client';
 
 /** A job analysed before it was stored (ADR 013 section 5): its row, its result, its Email. */
 export interface JobRecord {
@@ -199,3 +217,50 @@ export function createJobRecorder(deps: JobRecorderDeps, o: JobRecorderOptions) 
 }
 
 export type JobRecorder = ReturnType<typeof createJobRecorder>;
+
+/** What the record queue of an inline analysis writes through. */
+export interface JobRecordingPorts {
+  store: Store;
+  broker: Broker;
+  topology: Topology;
+  /** The job's status copy (none in the milter: ADR 024). */
+  cache?: Cache | undefined;
+  clock: () => Date;
+  log: Logger;
+  /** The orchestrator's job and verdict counters (on a registry of their own when absent). */
+  metrics?: OrchestratorMetrics | undefined;
+}
+
+/**
+ * The record queue of an inline analysis (createJobRecorder) over the orchestrator's own finishing:
+ * its settlement (only the finishing part: no delivery is ever requeued here) and its background
+ * campaign grouping. Its pauses between failed rounds end when close()'s grace period does.
+ */
+export function startJobRecording(ports: JobRecordingPorts, o: JobRecorderOptions): JobRecorder {
+  const { store, log } = ports;
+  const metrics = ports.metrics ?? createMetrics(new Registry());
+  const stopAc = new AbortController();
+  const settlement = createSettlement({
+    clock: ports.clock,
+    metrics,
+    broker: ports.broker,
+    topology: ports.topology,
+    store,
+    cache: ports.cache,
+    jobCacheTtlSeconds: 3600,
+    requeueDelayMs: 0,
+    delay: async () => undefined,
+  });
+  return createJobRecorder(
+    {
+      store,
+      settlement,
+      campaigns: createCampaignQueue({ store, log }),
+      metrics,
+      log,
+      delay: delayUntilAborted(stopAc.signal),
+      stop: () => stopAc.abort(),
+    },
+    o,
+  );
+}

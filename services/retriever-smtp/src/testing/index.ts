@@ -1,4 +1,10 @@
 export { freePort } from '@trawl/platform/testing';
+export {
+  type InlineAnalysisPorts,
+  inlineAnalysisSettings,
+  startInlineAnalysis,
+} from '../inline-analysis.ts';
+export { type JobRecord, startJobRecording } from '../job-recorder.ts';
 export { silentLogger, smtpClient } from './client.ts';
 export {
   startTestDns,
