@@ -84,14 +84,21 @@ export const MINHASH_BAND_ROWS = 4;
 export const MIN_TEXT_SIMILARITY = 0.6;
 const SIGNATURE_RE = new RegExp(`^[0-9a-f]{${MINHASH_SIZE * 8}}$`);
 
+/** Share of equal values of two well-formed signatures (SIGNATURE_RE), compared in place. */
+function similarityOf(a: string, b: string): number {
+  let same = 0;
+  for (let v = 0; v < MINHASH_SIZE * 8; v += 8) {
+    let i = v;
+    while (i < v + 8 && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+    if (i === v + 8) same++;
+  }
+  return same / MINHASH_SIZE;
+}
+
 /** Share of equal values of two signatures (0 when either is malformed). */
 export function signatureSimilarity(a: string, b: string): number {
   if (!SIGNATURE_RE.test(a) || !SIGNATURE_RE.test(b)) return 0;
-  let same = 0;
-  for (let i = 0; i < MINHASH_SIZE; i++) {
-    if (a.slice(i * 8, i * 8 + 8) === b.slice(i * 8, i * 8 + 8)) same++;
-  }
-  return same / MINHASH_SIZE;
+  return similarityOf(a, b);
 }
 
 /** `dom:x` → `domain:x`, `sha:x` → `attachment:x`, `txt0:…` → `text`, `url:x` as it is. */
@@ -131,9 +138,21 @@ const LOOKUP = `CROSS JOIN LATERAL (
     LIMIT CASE WHEN k.signature IS NULL THEN ${PER_KEY} ELSE ${PER_BAND} END
   ) l
   LEFT JOIN campaign_members m ON m.job_id = l.job_id`;
-const MATCH_COLUMNS = `k.ord::int AS ord, l.job_id::text AS job_id, l.signature,
-    m.campaign_id::text AS campaign_id,
-    (SELECT c.created_at FROM campaigns c WHERE c.id = m.campaign_id) AS campaign_created`;
+/**
+ * The answer of a lookup: of the earlier jobs a key row found, one per campaign (any member tells
+ * the campaign; of a text band, one per campaign and signature, since the similarity is the
+ * signature's) and every lone job (each joins). The same groupings as every row found, in a few
+ * rows where a repeated campaign holds dozens of jobs per key; the campaign's age as epoch
+ * milliseconds (no timestamp for the client to parse).
+ */
+const MATCHES = `SELECT d.ord, d.job_id::text AS job_id, d.signature, d.campaign_id::text AS campaign_id,
+    floor(extract(epoch FROM c.created_at) * 1000)::float8 AS campaign_created
+  FROM (
+    SELECT DISTINCT ON (k.ord, m.campaign_id,
+        CASE WHEN m.campaign_id IS NULL THEN l.job_id END, l.signature)
+      k.ord::int AS ord, l.job_id, l.signature, m.campaign_id
+    FROM k ${LOOKUP}
+  ) d LEFT JOIN campaigns c ON c.id = d.campaign_id`;
 const ROWS = `k AS (
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[]) WITH ORDINALITY
       AS k(job_id, key, signature, pos, ord)
@@ -145,11 +164,11 @@ const LOOK_SQL = `WITH ${ROWS}, async AS (
     INSERT INTO lure_keys (key, job_id, signature) SELECT key, job_id, signature FROM k, async
     ON CONFLICT DO NOTHING
   )
-  SELECT ${MATCH_COLUMNS} FROM k ${LOOKUP}`;
+  ${MATCHES}`;
 /** Transaction settings of grouping: no WAL flush wait (derived data, see above), no JIT. */
 const NO_JIT_SQL = `SELECT set_config('synchronous_commit', 'off', true), set_config('jit', 'off', true)`;
 /** The earlier jobs holding a key of the rows (their keys are stored already). */
-const FIND_SQL = `WITH ${ROWS} SELECT ${MATCH_COLUMNS} FROM k ${LOOKUP}`;
+const FIND_SQL = `WITH ${ROWS} ${MATCHES}`;
 
 /** Recipients of a job as its evidence shows them (To, Cc, Bcc), lower-cased, each once. */
 const RECIPIENTS_OF = (j: string) => `COALESCE((SELECT jsonb_agg(DISTINCT lower(a))
@@ -208,6 +227,7 @@ interface MatchRow {
   job_id: string;
   signature: string | null;
   campaign_id: string | null;
+  /** The campaign's created_at in epoch milliseconds (float8). */
   campaign_created: unknown;
 }
 
@@ -295,18 +315,40 @@ interface Match {
   row: MatchRow;
 }
 
+/**
+ * Whether an earlier job's text is alike a job's (their signatures, the job's well-formed): each
+ * earlier signature is checked once per job signature, however many bands and rows carry it.
+ */
+function textAlike(): (sig: string, other: string) => boolean {
+  const seen = new Map<string, Map<string, boolean>>();
+  return (sig, other) => {
+    let of = seen.get(sig);
+    if (!of) {
+      of = new Map();
+      seen.set(sig, of);
+    }
+    let alike = of.get(other);
+    if (alike === undefined) {
+      alike =
+        other === sig ||
+        (SIGNATURE_RE.test(other) && similarityOf(sig, other) >= MIN_TEXT_SIMILARITY);
+      of.set(other, alike);
+    }
+    return alike;
+  };
+}
+
 /** The earlier jobs that share a lure, per job (a text band only when the whole texts are alike). */
 function matchesOf(rows: MatchRow[], owner: KeyRow[]): Map<BatchJob, Match[]> {
   const out = new Map<BatchJob, Match[]>();
+  const alike = textAlike();
   for (const row of [...rows].sort((a, b) => Number(a.ord) - Number(b.ord))) {
     const o = owner[Number(row.ord) - 1];
     if (!o) continue;
     const sig = o.job.signature;
     if (
       o.key.startsWith('txt') &&
-      (sig === undefined ||
-        row.signature === null ||
-        signatureSimilarity(sig, row.signature) < MIN_TEXT_SIMILARITY)
+      (sig === undefined || row.signature === null || !alike(sig, row.signature))
     ) {
       continue;
     }
@@ -355,7 +397,7 @@ async function assignLocked(
       ? (state.campaignOf.get(m.job_id) ?? null)
       : m.campaign_id;
     for (let into = c && state.mergedInto.get(c); into; into = state.mergedInto.get(into)) c = into;
-    if (c) campaigns.set(c, state.createdAt.get(c) ?? Date.parse(iso(m.campaign_created)));
+    if (c) campaigns.set(c, state.createdAt.get(c) ?? Number(m.campaign_created));
     else if (!lone.has(m.job_id)) lone.set(m.job_id, key);
   }
   if (matched.length === 0) return null;
@@ -474,7 +516,8 @@ export function createCampaignRepository(sql: SqlClient): CampaignRepository {
     await sql.transaction(async (tx) => {
       const lock = await tx.query<{ now: unknown }>(
         `SELECT pg_advisory_xact_lock($1), set_config('synchronous_commit', 'off', true),
-           set_config('jit', 'off', true), now() AS now`,
+           set_config('jit', 'off', true),
+           floor(extract(epoch FROM now()) * 1000)::float8 AS now`,
         [CAMPAIGN_LOCK_KEY],
         'campaign_lock',
       );
@@ -491,7 +534,7 @@ export function createCampaignRepository(sql: SqlClient): CampaignRepository {
         mergedInto: new Map(),
         createdAt: new Map(),
         createdSeq: new Map(),
-        now: Date.parse(iso(lock.rows[0]?.now)),
+        now: Number(lock.rows[0]?.now),
       };
       for (const job of jobs) {
         out[job.index] = await assignLocked(tx, job, matches.get(job) ?? [], state);

@@ -48,6 +48,18 @@ function evidenceFor(subject: string, to: string[]): Evidence {
   };
 }
 
+/** A MinHash signature of MINHASH_SIZE values `value(i)` (8 hex digits each). */
+function signatureOf(value: (i: number) => number): string {
+  return Array.from({ length: MINHASH_SIZE }, (_, i) =>
+    value(i).toString(16).padStart(8, '0'),
+  ).join('');
+}
+
+/** The eight text band keys of a signature, as lureOf makes them. */
+function bandKeys(sig: string): string[] {
+  return Array.from({ length: 8 }, (_, i) => `txt${i}:${sig.slice(i * 32, i * 32 + 32)}`);
+}
+
 /**
  * Campaign store (issue 16, migration 008), in the style of the store conformance suite:
  * PostgreSQL and PGlite must both pass it.
@@ -223,20 +235,17 @@ export function campaignsSuite(name: string, makeTarget: () => Promise<CampaignT
     });
 
     it('a text band matches only when the whole signatures are alike', async () => {
-      const values = (f: (i: number) => number) =>
-        Array.from({ length: MINHASH_SIZE }, (_, i) => f(i).toString(16).padStart(8, '0')).join('');
-      const base = values((i) => 1000 + i);
+      const base = signatureOf((i) => 1000 + i);
       // 28 of 32 values equal (one band differs)
-      const near = values((i) => (i < 4 ? 5000 + i : 1000 + i));
+      const near = signatureOf((i) => (i < 4 ? 5000 + i : 1000 + i));
       // the first band equal, the rest different: a chance match
-      const far = values((i) => (i < 4 ? 1000 + i : 9000 + i));
+      const far = signatureOf((i) => (i < 4 ? 1000 + i : 9000 + i));
       expect(signatureSimilarity(base, near)).toBe(28 / 32);
       expect(signatureSimilarity(base, far)).toBe(4 / 32);
       const a = await finished('Text A', ['t1@corp.example']);
       const b = await finished('Text B', ['t2@corp.example']);
       const c = await finished('Text C', ['t3@corp.example']);
-      const keys = (sig: string) =>
-        Array.from({ length: 8 }, (_, i) => `txt${i}:${sig.slice(i * 32, i * 32 + 32)}`);
+      const keys = bandKeys;
       expect(
         await store.campaigns.assign({ job_id: a, keys: keys(base), signature: base }),
       ).toBeNull();
@@ -246,6 +255,93 @@ export function campaignsSuite(name: string, makeTarget: () => Promise<CampaignT
       const ab = await store.campaigns.assign({ job_id: b, keys: keys(near), signature: near });
       expect(ab?.joined.sort()).toEqual([a, b].sort());
       expect(await store.campaigns.forJob(c)).toBeNull();
+    });
+
+    it('repeated and near-duplicate jobs group as one at a time, each campaign read once a key', async () => {
+      /** Signatures of their own per run (`at`: their values' offset). */
+      const signatures = (at: number) => ({
+        base: signatureOf((i) => at + i),
+        // alike base (25 of 32 values) but sharing only its first band whole
+        near: signatureOf((i) => (i >= 4 && i % 4 === 0 ? at + 5000 + i : at + i)),
+        // base's first band and nothing else: a chance match, as is `other`
+        far: signatureOf((i) => (i < 4 ? at + i : at + 6000 + i)),
+        other: signatureOf((i) => (i < 4 ? at + i : at + 7000 + i)),
+      });
+      const s = signatures(0x10000);
+      expect(signatureSimilarity(s.base, s.near)).toBe(25 / 32);
+      expect(signatureSimilarity(s.base, s.far)).toBe(4 / 32);
+      expect(signatureSimilarity(s.far, s.other)).toBe(4 / 32);
+      expect(signatureSimilarity(s.near, s.other)).toBe(4 / 32);
+      /**
+       * f1, f2 (far) and n1 (near) share a domain: one campaign, whose first band holds two
+       * signatures. r1…r8 (base, repeated) find it by that band alone, through n1's signature
+       * only; g1 (far, a domain of its own) through f1's and f2's; z by chance only.
+       */
+      const plan = (sig: ReturnType<typeof signatures>): [string, string, string[]][] => [
+        ['f1', sig.far, ['dom:x']],
+        ['f2', sig.far, ['dom:x']],
+        ['n1', sig.near, ['dom:x']],
+        ...Array.from({ length: 8 }, (_, i): [string, string, string[]] => [
+          `r${i + 1}`,
+          sig.base,
+          ['dom:rep'],
+        ]),
+        ['g1', sig.far, ['dom:y']],
+        ['z', sig.other, []],
+      ];
+      async function run(mode: 'one' | 'many') {
+        const jobs = plan(signatures(mode === 'one' ? 0x10000 : 0x200000));
+        const ids = new Map<string, string>();
+        for (const [l] of jobs) ids.set(l, await finished(`Repeated ${l}`, [`${l}@corp.example`]));
+        const letterOf = new Map([...ids].map(([l, id]) => [id, l]));
+        const inputs = jobs.map(([l, sig, doms]) => ({
+          job_id: ids.get(l) as string,
+          keys: [...bandKeys(sig), ...doms.map((d) => `${d}-${mode}.example`)],
+          signature: sig,
+        }));
+        const answers =
+          mode === 'many'
+            ? await store.campaigns.assignMany(inputs)
+            : await inputs.reduce(
+                async (acc, i) => [...(await acc), await store.campaigns.assign(i)],
+                Promise.resolve([] as Awaited<ReturnType<typeof store.campaigns.assign>>[]),
+              );
+        const first = answers.find((a) => a)?.campaign.id;
+        return {
+          answers: answers.map((a) =>
+            a
+              ? {
+                  first: a.campaign.id === first,
+                  size: a.campaign.size,
+                  joined: a.joined.map((j) => letterOf.get(j)).sort(),
+                  merged: a.merged.length,
+                  created: a.created,
+                }
+              : null,
+          ),
+          members: await Promise.all(
+            jobs.map(async ([l]) => {
+              const c = await store.campaigns.forJob(ids.get(l) as string);
+              return `${l}:${c ? (c.id === first ? 'first' : c.id) : '-'}:${c?.size ?? 0}`;
+            }),
+          ),
+        };
+      }
+      const one = await run('one');
+      expect(one.members).toEqual([
+        ...['f1', 'f2', 'n1', 'r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7', 'r8', 'g1'].map(
+          (l) => `${l}:first:12`,
+        ),
+        'z:-:0',
+      ]);
+      expect(one.answers.map((a) => a?.size ?? 0)).toEqual([
+        0,
+        ...Array.from({ length: 11 }, (_, i) => i + 2),
+        0,
+      ]);
+      expect(one.answers[1]).toMatchObject({ created: true, joined: ['f1', 'f2'] });
+      expect(one.answers[3]).toMatchObject({ first: true, created: false, joined: ['r1'] });
+      expect(await run('many')).toEqual(one);
     });
 
     it('a job linking two campaigns merges them into the older one', async () => {
