@@ -115,27 +115,12 @@ async function analyseInline(
   raws: Buffer[],
 ): Promise<{ warm: JobRecord[]; records: JobRecord[]; cpuPerMsg: number }> {
   let records: JobRecord[] = [];
-  const queued = new Map<string, JobRecord['job']>();
   const capture: Store = {
     ...store,
     jobs: {
       ...store.jobs,
-      async create(job) {
-        queued.set(job.job_id, job as JobRecord['job']);
-        const at = new Date().toISOString();
-        return {
-          job_id: job.job_id,
-          email_id: job.email_id,
-          status: 'queued',
-          workflow: job.workflow_id,
-          created_at: at,
-          started_at: null,
-          completed_at: null,
-        };
-      },
-      async finish(finish) {
-        const job = queued.get(finish.job_id) as JobRecord['job'];
-        records.push({ job, finish });
+      async createFinished(job, finish) {
+        records.push({ job: job as JobRecord['job'], finish });
         const at = new Date().toISOString();
         return {
           job: {

@@ -16,15 +16,7 @@ import {
   type Job,
   type Topology,
 } from '@trawl/contracts';
-import {
-  type Broker,
-  type Cache,
-  type FinishedJob,
-  type JobFinish,
-  type NewJob,
-  PLATFORM_ERRORS,
-  type Store,
-} from '@trawl/platform';
+import type { Broker, Cache, FinishedJob, JobFinish, NewJob, Store } from '@trawl/platform';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 
@@ -37,7 +29,7 @@ export interface JobRecord {
 export interface JobRecorderOptions {
   /** Records waiting (and reserved) at most; past it `reserve()` says no. */
   maxQueued: number;
-  /** Records written by one round (one insert and one finish statement). */
+  /** Records written by one round (one statement inserting them finished). */
   maxBatch: number;
   /** The pause after a round that failed, by consecutive failed rounds. */
   backoff: BackoffPolicy;
@@ -46,8 +38,7 @@ export interface JobRecorderOptions {
 export interface JobRecorderDeps {
   store: {
     jobs: {
-      create(j: NewJob): Promise<Job>;
-      finish(f: JobFinish): Promise<FinishedJob | null>;
+      createFinished(j: NewJob, f: JobFinish): Promise<FinishedJob | null>;
       get(id: string): Promise<Job | null>;
     };
   };
@@ -66,8 +57,9 @@ export interface JobRecorderDeps {
  * The bounded queue of jobs analysed before they were stored (ADR 013 section 5): a caller reserves
  * a place before it analyses (`reserve()` false: answer "try again later", nothing is lost), then
  * hands the record over. In the background, rounds of up to `maxBatch` records are written by the
- * store's own group commits (one insert of the queued rows, one finish of their results: the same
- * rows, terms, sender history and webhook events as a job the orchestrator finishes), then each is
+ * store's own group commit (`jobs.createFinished`: one statement inserting the queued jobs finished,
+ * with the same rows, terms, sender history and webhook events as a job the orchestrator
+ * finishes; no job is ever `queued` without a request message), then each is
  * settled as the orchestrator settles a job (its cache entry, its `analysis.completed|failed`
  * event) and queued for campaign grouping. A round that fails is retried with the shared backoff
  * (each record from the step it reached: a row written is not inserted again); `close()` stops the
@@ -75,7 +67,7 @@ export interface JobRecorderDeps {
  */
 export function createJobRecorder(deps: JobRecorderDeps, o: JobRecorderOptions) {
   const { store, settlement, log } = deps;
-  type Entry = JobRecord & { step: 'create' | 'finish' | 'settle'; stored?: Job };
+  type Entry = JobRecord & { step: 'write' | 'settle'; stored?: Job };
   const queue: Entry[] = [];
   let reserved = 0;
   let closing = false;
@@ -86,23 +78,20 @@ export function createJobRecorder(deps: JobRecorderDeps, o: JobRecorderOptions) 
 
   /** One record's next step; true once it is done. */
   async function advance(e: Entry): Promise<boolean> {
-    if (e.step === 'create') {
-      try {
-        await store.jobs.create(e.job);
-      } catch (err) {
-        // written by an attempt whose answer was lost: the row is there
-        if ((err as { code?: unknown }).code !== PLATFORM_ERRORS.storeConflict) throw err;
-      }
-      e.step = 'finish';
-    }
-    if (e.step === 'finish') {
-      const finished = await store.jobs.finish(e.finish);
-      // null: finished by an attempt whose answer was lost; its event is sent from the row
+    if (e.step === 'write') {
+      const finished = await store.jobs.createFinished(e.job, e.finish);
+      // null: written by an attempt whose answer was lost; its event is sent from the row
       const stored = finished ? finished.job : await store.jobs.get(e.job.job_id);
       if (!stored) throw new Error(`job ${e.job.job_id} not found after its insert`);
       e.stored = stored;
       e.step = 'settle';
       if (finished) countFinished(e.finish);
+      if (finished?.senderError !== undefined) {
+        log.warn(
+          { job_id: e.job.job_id, err: errorText(finished.senderError) },
+          'could not record the sender history',
+        );
+      }
     }
     const job = e.stored as Job;
     const jlog = log.child({ job_id: job.job_id });
@@ -182,7 +171,7 @@ export function createJobRecorder(deps: JobRecorderDeps, o: JobRecorderOptions) 
     /** Queues a record in its reserved place; it is written in the background. */
     record(r: JobRecord): void {
       reserved = Math.max(0, reserved - 1);
-      queue.push({ ...r, step: 'create' });
+      queue.push({ ...r, step: 'write' });
       pump();
     },
     /** Records queued and places reserved. */

@@ -20,8 +20,8 @@ import {
 } from './statement-batch.ts';
 import type { SqlClient } from './types.ts';
 
-const COLUMNS = [
-  'uuid',
+/** The casts of pushFinishValues's values, in order. */
+export const FINISH_CASTS = [
   'text',
   'jsonb',
   'jsonb',
@@ -93,20 +93,30 @@ const WEBHOOK_EVENTS = `, hook_events AS (
     )`;
 
 /**
- * completes or fails n unfinished jobs (as `complete` and `fail` do, row by row) and, with `senders`,
- * records the senders of the jobs it changed (as `senders.record`, one row per address however many
- * of its jobs the statement holds, in address order so that concurrent statements lock rows in one
- * order).
+ * What follows `done` (the jobs a statement finished, with their finish values) in a statement
+ * that finishes jobs: their terms, their webhook events and, with `senders`, their senders recorded
+ * (as `senders.record`, one row per address however many of its jobs the statement holds, in
+ * address order so that concurrent statements lock rows in one order); then it answers the rows.
  */
-/** `webhooks: false` leaves the webhook events out (only bench/webhooks measures it so). */
-export function buildFinishSql(n: number, senders: boolean, webhooks = true): string {
+export function finishedJobsTail(senders: boolean, webhooks = true): string {
   const record = senders
     ? `, recorded AS (${senderUpsertSql(`SELECT address, min(domain), min(seen_at), max(seen_at), count(*), sum(phishing)
          FROM done WHERE address IS NOT NULL GROUP BY address ORDER BY address`)})`
     : '';
+  return `${INDEX_TERMS}${webhooks ? WEBHOOK_EVENTS : ''}${record}
+    SELECT job_id, email_id, workflow_id, created_at, started_at, completed_at, kept_trace,
+      origin->'report' AS report, ${HEADLINE_COLUMNS('done')} FROM done`;
+}
+
+/**
+ * completes or fails n unfinished jobs (as `complete` and `fail` do, row by row) and, with `senders`,
+ * records the senders of the jobs it changed (finishedJobsTail).
+ */
+/** `webhooks: false` leaves the webhook events out (only bench/webhooks measures it so). */
+export function buildFinishSql(n: number, senders: boolean, webhooks = true): string {
   return `WITH v (job_id, status, result, error, trace, address, domain, seen_at, phishing, terms,
       evidence) AS (
-      VALUES ${valuesRows(n, COLUMNS)}
+      VALUES ${valuesRows(n, ['uuid', ...FINISH_CASTS])}
     ), done AS (
       UPDATE jobs AS j SET status = v.status,
         result = CASE WHEN v.status = 'completed' THEN v.result ELSE j.result END,
@@ -121,9 +131,7 @@ export function buildFinishSql(n: number, senders: boolean, webhooks = true): st
         CASE WHEN v.trace IS NULL THEN j.trace END AS kept_trace,
         v.address, v.domain, v.seen_at, v.phishing, v.terms, j.submitted_by, j.origin, j.status,
         j.result, j.error, ${HEADLINE_COLUMNS('j')}
-    )${INDEX_TERMS}${webhooks ? WEBHOOK_EVENTS : ''}${record}
-    SELECT job_id, email_id, workflow_id, created_at, started_at, completed_at, kept_trace,
-      origin->'report' AS report, ${HEADLINE_COLUMNS('done')} FROM done`;
+    )${finishedJobsTail(senders, webhooks)}`;
 }
 const withSendersSql = memoByRows((n) => buildFinishSql(n, true));
 const jobsOnlySql = memoByRows((n) => buildFinishSql(n, false));
@@ -137,12 +145,20 @@ function termsParam(terms: readonly string[] | undefined): string | null {
 
 /** Appends one finished job's values to a batch statement's parameters. */
 export function pushParams(params: unknown[], f: JobFinish, withSender: boolean): void {
+  params.push(f.job_id);
+  pushFinishValues(params, f, withSender);
+}
+
+/**
+ * Appends one finished job's values but its id (status, result, error, trace, sender address,
+ * domain, time and verdict, terms, evidence: FINISH_CASTS) to a batch statement's parameters.
+ */
+export function pushFinishValues(params: unknown[], f: JobFinish, withSender: boolean): void {
   const o = f.outcome;
   const sender = withSender && f.sender ? f.sender : undefined;
   const k = sender ? senderKey(sender.address) : undefined;
   const stored = o.status === 'completed' ? splitEvidence(o.result) : undefined;
   params.push(
-    f.job_id,
     o.status,
     stored ? stored.result : null,
     o.status === 'failed' ? jsonParam(o.error) : null,
@@ -156,7 +172,8 @@ export function pushParams(params: unknown[], f: JobFinish, withSender: boolean)
   );
 }
 
-interface Row extends HeadlineRow {
+/** A row answered by a statement that finishes jobs (finishedJobsTail). */
+export interface FinishedRow extends HeadlineRow {
   job_id: string;
   email_id: string;
   workflow_id: string;
@@ -167,7 +184,7 @@ interface Row extends HeadlineRow {
 }
 
 /** The stored job, as `jobs.get` would read it back: the row's columns and what was written. */
-function jobOf(f: JobFinish, r: Row): Job {
+export function finishedJobOf(f: JobFinish, r: FinishedRow): Job {
   const o = f.outcome;
   const job: Job = {
     job_id: r.job_id,
@@ -195,15 +212,15 @@ async function finishRows(
   const senders = withSenders && items.some((f) => f.sender !== undefined);
   const n = items.length;
   const r = senders
-    ? await sql.query<Row>(withSendersSql(n), params, preparedName('job_finish_senders', n))
-    : await sql.query<Row>(jobsOnlySql(n), params, preparedName('job_finish', n));
+    ? await sql.query<FinishedRow>(withSendersSql(n), params, preparedName('job_finish_senders', n))
+    : await sql.query<FinishedRow>(jobsOnlySql(n), params, preparedName('job_finish', n));
   const byId = new Map<string, JobFinish>();
   for (const f of items) byId.set(f.job_id.toLowerCase(), f);
   const out = new Map<string, FinishedJob | null>();
   for (const row of r.rows) {
     const key = String(row.job_id).toLowerCase();
     const f = byId.get(key);
-    if (f) out.set(key, { job: jobOf(f, row) });
+    if (f) out.set(key, { job: finishedJobOf(f, row) });
   }
   return out;
 }

@@ -34,8 +34,26 @@ const insertSql = memoByRows((n) => {
   return `INSERT INTO jobs (${COLUMNS}) VALUES ${rows.join(', ')} RETURNING job_id, created_at`;
 });
 
+/**
+ * The casts of a row's parameters (insertRowOf), in order: job_id, email_id, workflow_id, email,
+ * submitted_by, origin, subject, sender, sender_name, recipients, recipient_count.
+ */
+export const INSERT_CASTS = [
+  'uuid',
+  'text',
+  'text',
+  'text',
+  'text',
+  'jsonb',
+  'text',
+  'text',
+  'text',
+  'jsonb',
+  'int',
+] as const;
+
 /** A job to insert with its statement parameters (the Email text computed once). */
-interface Row {
+export interface InsertRow {
   job: NewJob;
   params: unknown[];
 }
@@ -59,7 +77,8 @@ function newJobOf(j: NewJob, row: Created): Job {
   return job;
 }
 
-function rowOf(j: NewJob): Row {
+/** A new job's row: its statement parameters (INSERT_CASTS) and the job with its headline. */
+export function insertRowOf(j: NewJob): InsertRow {
   if (j.email_json === undefined && j.email === undefined)
     throw new TypeError(`job ${j.job_id}: neither email nor email_json`);
   const email =
@@ -99,7 +118,7 @@ export function createJobInsertBatcher(
   sql: SqlClient,
   opts: JobInsertBatchOptions = {},
 ): (j: NewJob) => Promise<Job> {
-  const insert = createStatementBatcher<Row, Job>({
+  const insert = createStatementBatcher<InsertRow, Job>({
     maxRows: opts.maxRows ?? 64,
     maxWeight: Math.max(1, opts.maxBytes ?? 8 * 1024 * 1024),
     weight: (r) => (r.params[3] as string).length,
@@ -136,5 +155,5 @@ export function createJobInsertBatcher(
       throw new Error(`job ${r.job.job_id} was not returned by its insert`);
     },
   });
-  return async (j) => insert(rowOf(j));
+  return async (j) => insert(insertRowOf(j));
 }

@@ -5,6 +5,7 @@ import { decodeCursor, encodeCursor } from './cursor.ts';
 import { createJobClaimBatcher } from './job-claim-batch.ts';
 import { createJobFinishBatcher } from './job-finish-batch.ts';
 import { createJobInsertBatcher, type JobInsertBatchOptions } from './job-insert-batch.ts';
+import { createJobRecordBatcher } from './job-record-batch.ts';
 import type { JobPage, JobRepository } from './repositories.ts';
 import {
   CURSOR_TS,
@@ -115,6 +116,8 @@ export function createJobRepository(
   return {
     // Group commit (ADR 005): creates of one event-loop turn share one INSERT statement.
     create: createJobInsertBatcher(sql, opts.insertBatch),
+    // jobs analysed before they were stored (ADR 024): inserted finished, one statement a turn
+    createFinished: createJobRecordBatcher(sql),
 
     async remove(jobId) {
       await sql.query('DELETE FROM jobs WHERE job_id = $1', [jobId]);

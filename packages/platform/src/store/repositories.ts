@@ -123,6 +123,14 @@ export interface JobRepository {
    * unknown. Finishes made in the same event-loop turn share one statement (group commit, ADR 007).
    */
   finish(f: JobFinish): Promise<FinishedJob | null>;
+  /**
+   * A job analysed before it was stored (the inline milter, ADR 024), stored as `create` and then
+   * `finish` would store it (the finished row, its terms, its sender recorded, its webhook events)
+   * by one statement that answers the stored job; null when the job id is stored already (by an
+   * attempt whose answer was lost: nothing is changed). `finish.job_id` is `job.job_id`. Records
+   * made in the same event-loop turn share one statement (group commit).
+   */
+  createFinished(job: NewJob, finish: JobFinish): Promise<FinishedJob | null>;
   /** Jobs still processing after their deadline plus `graceMs`. */
   findStuck(now: Date, graceMs: number, limit: number): Promise<string[]>;
   /**

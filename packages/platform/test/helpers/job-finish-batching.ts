@@ -1,15 +1,19 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStore } from '../../src/index.ts';
+import { createStore, generateWebhookSecret, type JobFinish } from '../../src/index.ts';
 import type { SqlClient } from '../../src/store/types.ts';
 import { newJob, sampleResult, sampleTrace } from '../../src/testing/index.ts';
 import type { BatchTarget } from './job-batching.ts';
 
-/** A SqlClient that counts the rows of each claim and finish statement it is given, in order. */
+/**
+ * A SqlClient that counts the rows of each claim, finish and record (`createFinished`) statement it
+ * is given, in order.
+ */
 export function statementCounter(inner: SqlClient): {
   sql: SqlClient;
   claims: () => number[];
   finishes: () => number[];
+  records: () => number[];
 } {
   const seen: { text: string; params: unknown[] }[] = [];
   const rows = (prefix: string, perRow: number) => () =>
@@ -24,7 +28,8 @@ export function statementCounter(inner: SqlClient): {
       },
     },
     claims: rows('UPDATE jobs AS j', 3),
-    finishes: rows('WITH v (job_id', 11),
+    finishes: rows('WITH v (job_id, status', 11),
+    records: rows('WITH v (job_id, email_id', 21),
   };
 }
 
@@ -44,7 +49,12 @@ export function jobFinishBatchingSuite(name: string, makeTarget: () => Promise<B
 
     const storeWith = () => {
       const c = statementCounter(target.sql);
-      return { store: createStore(c.sql), claims: c.claims, finishes: c.finishes };
+      return {
+        store: createStore(c.sql),
+        claims: c.claims,
+        finishes: c.finishes,
+        records: c.records,
+      };
     };
     const deadline = () => new Date(Date.now() + 60_000);
 
@@ -217,6 +227,131 @@ export function jobFinishBatchingSuite(name: string, makeTarget: () => Promise<B
       expect(answers[1]?.job).toEqual(await store.jobs.get(bad?.job_id as string));
       expect(answers[1]?.job.status).toBe('completed');
       expect((await store.senders.get(address)).sender?.message_count).toBe(1);
+    });
+
+    /** What a job's row, terms and webhook events hold but for its ids and times. */
+    async function stored(jobId: string) {
+      const r = await target.sql.query(
+        `SELECT status, email, result, evidence, error, trace, submitted_by, origin, subject, sender,
+           sender_name, recipients, recipient_count, search_phishing, search_threat, search_action,
+           config_version, attempts, deadline_at, started_at IS NOT NULL AS started,
+           completed_at IS NOT NULL AS completed,
+           (SELECT jsonb_agg(t.kind || ':' || t.value ORDER BY t.kind, t.value) FROM job_terms t
+             WHERE t.job_id = jobs.job_id) AS terms,
+           (SELECT jsonb_agg(e.type ORDER BY e.type) FROM webhook_events e
+             WHERE e.payload->'data'->>'job_id' = jobs.job_id::text) AS events
+         FROM jobs WHERE job_id = $1`,
+        [jobId],
+      );
+      return r.rows[0];
+    }
+
+    const evidence = { message: { subject: 'Recorded' } } as unknown as NonNullable<
+      ReturnType<typeof sampleResult>['evidence']
+    >;
+    const outcomes: JobFinish['outcome'][] = [
+      { status: 'completed', result: { ...sampleResult(0.9), evidence }, trace: sampleTrace },
+      { status: 'completed', result: sampleResult(0.1), trace: sampleTrace },
+      { status: 'failed', error: { code: 'E', message: 'stage failed' } },
+    ];
+    const finishOf = (job_id: string, i: number, address: string): JobFinish => {
+      const o = outcomes[i] as JobFinish['outcome'];
+      return {
+        job_id,
+        outcome: o,
+        terms: ['dom:recorded.example', `url:recorded.example/${i}`],
+        sender: {
+          address,
+          at: new Date('2030-02-03T04:05:06.789Z'),
+          is_phishing: o.status === 'completed' ? o.result.is_phishing : null,
+        },
+      };
+    };
+    const originated = () =>
+      newJob({
+        submitted_by: 'retriever:smtp',
+        origin: { retriever: 'smtp', message_id: 'recorded' },
+      });
+
+    it('records of one turn share one statement that stores what create then finish store: row, terms, sender, webhook events', async () => {
+      const { store, records } = storeWith();
+      const hook = await store.webhooks.create({
+        id: randomUUID(),
+        url: 'http://127.0.0.1:9/recorded',
+        events: ['job.completed', 'job.failed', 'verdict.phishing'],
+        secret: generateWebhookSecret(),
+        description: null,
+        enabled: true,
+        created_by: 'admin',
+      });
+      try {
+        const address = `recorded-${randomUUID()}@example.org`;
+        const twice = outcomes.map(originated);
+        for (const [i, j] of twice.entries()) {
+          await store.jobs.create(j);
+          await store.jobs.finish(finishOf(j.job_id, i, address));
+        }
+        const once = outcomes.map(originated);
+        const answers = await Promise.all(
+          once.map((j, i) => store.jobs.createFinished(j, finishOf(j.job_id, i, address))),
+        );
+        expect(records()).toEqual([3]);
+        for (const [i, j] of once.entries()) {
+          expect(answers[i]?.senderError).toBeUndefined();
+          expect(answers[i]?.job).toEqual(await store.jobs.get(j.job_id));
+          const row = await stored(j.job_id);
+          expect(row).toEqual(await stored((twice[i] as typeof j).job_id));
+          expect(row?.events).not.toBeNull();
+        }
+        expect(answers[0]?.job.result?.evidence).toEqual(evidence);
+        expect(answers[2]?.job).toMatchObject({ status: 'failed', started_at: null });
+        expect((await store.senders.get(address)).sender).toMatchObject({
+          message_count: 6,
+          phishing_count: 2,
+        });
+      } finally {
+        await store.webhooks.remove(hook.id);
+      }
+    });
+
+    it('a record of a job id already stored answers null and changes nothing', async () => {
+      const { store, records } = storeWith();
+      const address = `again-${randomUUID()}@example.org`;
+      const j = originated();
+      const first = await store.jobs.createFinished(j, finishOf(j.job_id, 0, address));
+      expect(first?.job.status).toBe('completed');
+      // an attempt whose answer was lost, tried again; and twice in one turn
+      expect(await store.jobs.createFinished(j, finishOf(j.job_id, 2, address))).toBeNull();
+      const k = originated();
+      const both = await Promise.all([
+        store.jobs.createFinished(k, finishOf(k.job_id, 1, address)),
+        store.jobs.createFinished(k, finishOf(k.job_id, 1, address)),
+      ]);
+      expect(both.filter((b) => b === null)).toHaveLength(1);
+      // a job created queued (the gateway's) is not finished by a record
+      const q = originated();
+      await store.jobs.create(q);
+      expect(await store.jobs.createFinished(q, finishOf(q.job_id, 0, address))).toBeNull();
+      expect(records()).toEqual([1, 1, 1, 1, 1]);
+      expect((await store.jobs.get(j.job_id))?.status).toBe('completed');
+      expect((await store.jobs.get(q.job_id))?.status).toBe('queued');
+      expect((await store.senders.get(address)).sender?.message_count).toBe(2);
+    });
+
+    it('a record whose sender cannot be stored stores its job all the same', async () => {
+      const { store, records } = storeWith();
+      const [good, bad] = [originated(), originated()];
+      const answers = await Promise.all([
+        store.jobs.createFinished(good, finishOf(good.job_id, 1, `ok-${randomUUID()}@x.example`)),
+        store.jobs.createFinished(
+          bad,
+          finishOf(bad.job_id, 0, `${randomBytes(6000).toString('base64')}@example.com`),
+        ),
+      ]);
+      expect(records()).toEqual([2, 1, 1, 1]);
+      expect(answers[0]?.senderError).toBeUndefined();
+      expect(answers[1]?.senderError).toBeDefined();
+      expect(answers[1]?.job).toEqual(await store.jobs.get(bad.job_id));
     });
   });
 }

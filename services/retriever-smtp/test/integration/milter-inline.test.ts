@@ -164,9 +164,9 @@ describe.skipIf(!runHere)('milter analysing inline: verdict first, record after'
       ...store,
       jobs: {
         ...store.jobs,
-        create: async (j: Parameters<typeof store.jobs.create>[0]) => {
+        createFinished: async (...a: Parameters<typeof store.jobs.createFinished>) => {
           await gate;
-          return store.jobs.create(j);
+          return store.jobs.createFinished(...a);
         },
       },
     };

@@ -1,6 +1,6 @@
 import { createMetrics } from '@trawl/analyzer-orchestrator';
 import type { AnalysisEvent, Job } from '@trawl/contracts';
-import { type FinishedJob, type JobFinish, type NewJob, PLATFORM_ERRORS } from '@trawl/platform';
+import type { FinishedJob, JobFinish, NewJob } from '@trawl/platform';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
@@ -32,39 +32,30 @@ function record(id: string): JobRecord {
   };
 }
 
-/** A store whose statements fail while `down` is true; rows kept in maps. */
+/** A store whose statements fail while `down` is true; rows kept in a map. */
 function fakeStore() {
   const rows = new Map<string, Job>();
-  const state = { down: false, inserts: 0, finishes: 0 };
+  const state = { down: false, inserts: 0 };
   const unavailable = () => Object.assign(new Error('down'), { code: 'ECONNREFUSED' });
   const jobs = {
-    async create(j: NewJob): Promise<Job> {
+    /** As the store's: inserted finished, or null (unchanged) when the id is stored already. */
+    async createFinished(j: NewJob, f: JobFinish): Promise<FinishedJob | null> {
       if (state.down) throw unavailable();
-      if (rows.has(j.job_id)) {
-        throw Object.assign(new Error('exists'), { code: PLATFORM_ERRORS.storeConflict });
-      }
+      if (rows.has(j.job_id)) return null;
       state.inserts++;
+      const now = new Date().toISOString();
+      const o = f.outcome;
       const job: Job = {
         job_id: j.job_id,
         email_id: j.email_id,
-        status: 'queued',
+        status: o.status,
         workflow: j.workflow_id,
-        created_at: new Date().toISOString(),
-        started_at: null,
-        completed_at: null,
+        created_at: now,
+        started_at: o.status === 'completed' ? now : null,
+        completed_at: now,
       };
-      rows.set(j.job_id, job);
-      return job;
-    },
-    async finish(f: JobFinish): Promise<FinishedJob | null> {
-      if (state.down) throw unavailable();
-      state.finishes++;
-      const row = rows.get(f.job_id);
-      if (row?.status !== 'queued') return null;
-      const o = f.outcome;
-      const job: Job = { ...row, status: o.status, completed_at: new Date().toISOString() };
       if (o.status === 'completed') job.result = o.result;
-      rows.set(f.job_id, job);
+      rows.set(j.job_id, job);
       return { job };
     },
     get: async (id: string) => rows.get(id) ?? null,
@@ -152,16 +143,16 @@ describe('job recorder (verdict first, record after)', () => {
     expect(r.recorder.reserve()).toBe(false);
   });
 
-  it('a finish whose answer was lost is not written twice: the stored row is settled', async () => {
+  it('a record whose answer was lost is not written twice: the stored row is settled', async () => {
     const r = recorderOver(10);
     const rec = record('lost');
-    // the insert and the finish went through, their answers did not
-    await r.store.jobs.create(rec.job);
-    await r.store.jobs.finish(rec.finish);
+    // the statement went through, its answer did not
+    await r.store.jobs.createFinished(rec.job, rec.finish);
     r.recorder.reserve();
     r.recorder.record(rec);
     await r.recorder.settled();
     expect(r.rows.get('lost')?.status).toBe('completed');
+    expect(r.state.inserts).toBe(1);
     expect(r.events.map((e) => e.job_id)).toEqual(['lost']);
   });
 });
