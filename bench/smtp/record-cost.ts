@@ -38,6 +38,7 @@ import {
 } from '@trawl/platform';
 import { testBroker } from '@trawl/platform/testing';
 import {
+  type InlineAnalysisSettings,
   inlineAnalysisSettings,
   type JobRecord,
   silentLogger as silent,
@@ -62,31 +63,47 @@ const cpuMs = (since: NodeJS.CpuUsage) => {
 };
 const f = (n: number, d = 2) => n.toFixed(d);
 
-/** A SqlClient that counts the statements (and transactions) it is given. */
-function counted(inner: SqlClient): { sql: SqlClient; statements: () => number } {
-  let n = 0;
+/** The kind of a statement: its prepared name, else its first words. */
+function kindOf(text: string, name: string | undefined): string {
+  if (name !== undefined) return name.replace(/_\d+$/, '');
+  return text.trim().split(/\s+/).slice(0, 3).join(' ').slice(0, 40);
+}
+
+/**
+ * A SqlClient that counts the round trips it is given, by kind: its statements, and a
+ * transaction's BEGIN and COMMIT.
+ */
+function counted(inner: SqlClient): { sql: SqlClient; statements: () => Map<string, number> } {
+  const n = new Map<string, number>();
+  const count = (kind: string, by = 1) => n.set(kind, (n.get(kind) ?? 0) + by);
+  const counting = (c: SqlClient): SqlClient['query'] => {
+    return (text, params, name) => {
+      count(kindOf(text, name));
+      return c.query(text, params, name);
+    };
+  };
   return {
     sql: {
       ...inner,
       kind: inner.kind,
-      query: (text, params, name) => {
-        n++;
-        return inner.query(text, params, name);
+      query: counting(inner),
+      transaction: (fn) => {
+        count('BEGIN, COMMIT', 2);
+        return inner.transaction((tx) => fn({ ...tx, kind: tx.kind, query: counting(tx) }));
       },
-      transaction: (fn) =>
-        inner.transaction((tx) =>
-          fn({
-            ...tx,
-            kind: tx.kind,
-            query: (text, params, name) => {
-              n++;
-              return tx.query(text, params, name);
-            },
-          }),
-        ),
     },
-    statements: () => n,
+    statements: () => new Map(n),
   };
+}
+
+/** The counts of `now` minus those of `before`, per message, the largest first. */
+function perMessage(now: Map<string, number>, before: Map<string, number>, messages: number) {
+  const out: [string, number][] = [];
+  for (const [k, v] of now) {
+    const d = v - (before.get(k) ?? 0);
+    if (d > 0) out.push([k, d / messages]);
+  }
+  return out.sort((a, b) => b[1] - a[1]);
 }
 
 /** The messages, phishing and ham alternated (the first N/2 of each, as analysisAlone reads them). */
@@ -110,6 +127,7 @@ function messages(): Buffer[] {
  * grouping, its events on an in-process broker). Answers the records and the CPU per message.
  */
 async function analyseInline(
+  settings: InlineAnalysisSettings,
   store: Store,
   sql: SqlClient,
   raws: Buffer[],
@@ -138,18 +156,12 @@ async function analyseInline(
   };
   // no campaigns repository: the capture groups nothing
   const { campaigns: _campaigns, ...withoutCampaigns } = capture;
-  const cfg = loadConfig({
-    env: { APP_ENV: 'dev' },
-    envFile: false,
-    rootDir: findRepoRoot(),
-    needs: { postgres: false, rabbitmq: false, redis: false, secretKey: false },
-  });
   const broker = createMemoryBroker();
   const t = topology(`bench-capture-${randomUUID().slice(0, 8)}`);
   await declareTopology(broker, t);
   const inline = await startInlineAnalysis(
     { store: withoutCampaigns as Store, sql, broker, topology: t, logger: silent },
-    inlineAnalysisSettings(cfg, { version: 'bench' }),
+    settings,
   );
   const pass = async () => {
     let next = 0;
@@ -203,11 +215,17 @@ async function profiled<T>(file: string | undefined, fn: () => Promise<T>): Prom
 async function record(
   ports: Omit<Parameters<typeof startJobRecording>[0], 'log' | 'clock'>,
   records: JobRecord[],
-  statements: () => number,
-): Promise<{ cpuMs: number; wallMs: number; statements: number }> {
+  statements: () => Map<string, number>,
+  o: Pick<InlineAnalysisSettings['record'], 'maxBatch' | 'lingerMs'>,
+): Promise<{ cpuMs: number; wallMs: number; statements: [string, number][] }> {
   const recorder = startJobRecording(
     { ...ports, clock: () => new Date(), log: silent },
-    { maxQueued: records.length + 1, maxBatch: 64, backoff: { initialMs: 100, maxMs: 2000 } },
+    {
+      maxQueued: records.length + 1,
+      maxBatch: o.maxBatch,
+      lingerMs: o.lingerMs,
+      backoff: { initialMs: 100, maxMs: 2000 },
+    },
   );
   const s0 = statements();
   const t0 = performance.now();
@@ -225,7 +243,7 @@ async function record(
   return {
     cpuMs: cpuMs(cpu0),
     wallMs: performance.now() - t0,
-    statements: statements() - s0,
+    statements: perMessage(statements(), s0, records.length),
   };
 }
 
@@ -246,10 +264,19 @@ async function main(): Promise<void> {
   );
   const tb = await testBroker();
   try {
-    const { warm, records, cpuPerMsg: inlineCpu } = await analyseInline(store, db, raws);
+    const settings = inlineAnalysisSettings(
+      loadConfig({
+        env: { APP_ENV: 'dev' },
+        envFile: false,
+        rootDir: findRepoRoot(),
+        needs: { postgres: false, rabbitmq: false, redis: false, secretKey: false },
+      }),
+      { version: 'bench' },
+    );
+    const { warm, records, cpuPerMsg: inlineCpu } = await analyseInline(settings, store, db, raws);
     const ports = { store, broker: tb.broker, topology: tb.topology };
-    await record(ports, warm.slice(0, WARMUP), c.statements);
-    const r = await profiled(PROFILE, () => record(ports, records, c.statements));
+    await record(ports, warm.slice(0, WARMUP), c.statements, settings.record);
+    const r = await profiled(PROFILE, () => record(ports, records, c.statements, settings.record));
     const alone = await analysisAlone(corpusDir() as string, {
       workers: 0,
       limit: Math.ceil(N / 2),
@@ -263,16 +290,18 @@ async function main(): Promise<void> {
     console.log(
       `bench:record-cost ${new Date().toISOString()} store=${PGLITE ? 'pglite' : `postgres ${DB}`} ` +
         `held at start: ${h?.jobs} jobs, ${h?.keys} lure keys, ${h?.campaigns} campaigns; ` +
-        `messages=${records.length} rate=${RATE}/s warm-up=${WARMUP} cores=${cpus().length} ` +
+        `messages=${records.length} rate=${RATE}/s warm-up=${WARMUP} ` +
+        `linger=${settings.record.lingerMs} ms cores=${cpus().length} ` +
         `load=${loadavg()
           .map((x) => x.toFixed(1))
           .join('/')}`,
     );
     console.log(
       `recording (store, event, campaign grouping): ${f(recordCpu)} CPU ms/msg, ` +
-        `${f(r.statements / records.length, 2)} statements/msg, ${grouped.rows[0]?.n} of the jobs ` +
-        `in a campaign, ${f(r.wallMs / 1000, 1)} s`,
+        `${f(r.statements.reduce((a, [, v]) => a + v, 0))} round trips/msg, ${grouped.rows[0]?.n} ` +
+        `of the jobs in a campaign, ${f(r.wallMs / 1000, 1)} s`,
     );
+    console.log(`  round trips/msg: ${r.statements.map(([k, v]) => `${k} ${f(v)}`).join(', ')}`);
     console.log(
       `inline analysis (records captured): ${f(inlineCpu)} CPU ms/msg; analysis alone ` +
         `(one thread, same messages): ${f(alone.cpuPerMsgMs)} CPU ms/msg (${alone.messages} messages)`,

@@ -46,6 +46,8 @@ export interface InlineAnalysisSettings {
     /** TRAWL_MILTER_RECORD_QUEUE: analysed jobs waiting to be written at most. */
     maxQueued: number;
     maxBatch: number;
+    /** How long a round that is not full waits for more records (job-recorder.ts). */
+    lingerMs: number;
     /** How long close() keeps writing what is queued. */
     closeGraceMs: number;
   };
@@ -68,6 +70,7 @@ export function inlineAnalysisSettings(
     record: {
       maxQueued: cfg.milter.recordQueue,
       maxBatch: 64,
+      lingerMs: 50,
       closeGraceMs: s.consumer.shutdownGraceMs,
     },
   };
@@ -143,6 +146,7 @@ export async function startInlineAnalysis(
       {
         maxQueued: settings.record.maxQueued,
         maxBatch: settings.record.maxBatch,
+        lingerMs: settings.record.lingerMs,
         backoff: { initialMs: 100, maxMs: 2000 },
       },
     );

@@ -1,6 +1,7 @@
 export { freePort } from '@trawl/platform/testing';
 export {
   type InlineAnalysisPorts,
+  type InlineAnalysisSettings,
   inlineAnalysisSettings,
   startInlineAnalysis,
 } from '../inline-analysis.ts';

@@ -36,10 +36,21 @@ function record(id: string): JobRecord {
 function fakeStore() {
   const rows = new Map<string, Job>();
   const state = { down: false, inserts: 0 };
+  /** The job ids of each round: the calls made in one turn of the event loop. */
+  const rounds: string[][] = [];
+  let round: string[] | undefined;
   const unavailable = () => Object.assign(new Error('down'), { code: 'ECONNREFUSED' });
   const jobs = {
     /** As the store's: inserted finished, or null (unchanged) when the id is stored already. */
     async createFinished(j: NewJob, f: JobFinish): Promise<FinishedJob | null> {
+      if (!round) {
+        round = [];
+        rounds.push(round);
+        setImmediate(() => {
+          round = undefined;
+        });
+      }
+      round.push(j.job_id);
       if (state.down) throw unavailable();
       if (rows.has(j.job_id)) return null;
       state.inserts++;
@@ -60,10 +71,10 @@ function fakeStore() {
     },
     get: async (id: string) => rows.get(id) ?? null,
   };
-  return { rows, state, store: { jobs } };
+  return { rows, state, rounds, store: { jobs } };
 }
 
-function recorderOver(maxQueued: number) {
+function recorderOver(maxQueued: number, lingerMs?: number) {
   const s = fakeStore();
   const events: AnalysisEvent[] = [];
   const grouped: string[] = [];
@@ -95,7 +106,12 @@ function recorderOver(maxQueued: number) {
       delay: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 5))),
       stop: () => undefined,
     },
-    { maxQueued, maxBatch: 4, backoff: { initialMs: 1, maxMs: 5 } },
+    {
+      maxQueued,
+      maxBatch: 4,
+      backoff: { initialMs: 1, maxMs: 5 },
+      ...(lingerMs === undefined ? {} : { lingerMs }),
+    },
   );
   return { ...s, recorder, events, grouped };
 }
@@ -113,6 +129,26 @@ describe('job recorder (verdict first, record after)', () => {
     expect(r.events.map((e) => e.job_id).sort()).toEqual([...r.rows.keys()].sort());
     expect(r.grouped).toHaveLength(10);
     expect(r.recorder.size()).toBe(0);
+  });
+
+  it('a round that is not full waits for more records; a full one, or close(), does not', async () => {
+    const r = recorderOver(100, 60_000);
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    for (let i = 0; i < 4; i++) {
+      r.recorder.reserve();
+      r.recorder.record(record(`l${i}`));
+      await turn();
+    }
+    // the fourth record filled the round (maxBatch 4): written at once, in one round
+    await r.recorder.settled();
+    expect(r.rounds).toEqual([['l0', 'l1', 'l2', 'l3']]);
+    r.recorder.reserve();
+    r.recorder.record(record('last'));
+    await turn();
+    expect(r.rows.has('last')).toBe(false);
+    await r.recorder.close(5_000);
+    expect(r.rounds).toEqual([['l0', 'l1', 'l2', 'l3'], ['last']]);
+    expect(r.rows.has('last')).toBe(true);
   });
 
   it('refuses a place past its bound, counting reserved places, and gives released ones back', () => {
