@@ -4,11 +4,13 @@ import { htmlToText, registrableDomain } from '@trawl/mail';
 import {
   type CampaignAssignment,
   type CampaignRepository,
-  emitWebhookEvent,
+  emitEventsSql,
   type LureInput,
   MINHASH_BAND_ROWS,
   MINHASH_SIZE,
   type SqlClient,
+  webhookEventId,
+  webhookPayload,
 } from '@trawl/platform';
 import type { Logger } from 'pino';
 
@@ -370,23 +372,31 @@ function lureToGroup(
   return { job_id: jobId, ...lure, recipients: [...m.to, ...m.cc, ...m.bcc], subject: m.subject };
 }
 
-/** Logs and announces a campaign that gained members (after the change is stored). */
-async function announce(deps: CampaignDeps, a: CampaignAssignment | null, log: Logger) {
-  if (!a || a.joined.length === 0) return;
-  log.info(
-    { campaign: a.campaign.id, size: a.campaign.size, joined: a.joined.length },
-    a.created ? 'campaign started' : 'campaign grew',
-  );
-  // THE call site of the `campaign.updated` webhook event (docs/investigation.md): once per
-  // campaign that gained members, after the change is stored.
-  if (deps.sql) {
-    await emitWebhookEvent(deps.sql, 'campaign.updated', {
-      campaign: a.campaign,
-      joined: a.joined,
-      merged: a.merged,
-      created: a.created,
+/**
+ * Logs and announces the campaigns that gained members (after the change is stored): one
+ * `campaign.updated` webhook event each, the batch's events written by one statement.
+ */
+async function announce(
+  deps: CampaignDeps,
+  grouped: { a: CampaignAssignment | null; log: Logger }[],
+): Promise<void> {
+  const events: { id: string; type: string; payload: unknown }[] = [];
+  for (const { a, log } of grouped) {
+    if (!a || a.joined.length === 0) continue;
+    log.info(
+      { campaign: a.campaign.id, size: a.campaign.size, joined: a.joined.length },
+      a.created ? 'campaign started' : 'campaign grew',
+    );
+    // THE call site of the `campaign.updated` webhook event (docs/investigation.md): once per
+    // campaign that gained members, after the change is stored.
+    const data = { campaign: a.campaign, joined: a.joined, merged: a.merged, created: a.created };
+    events.push({
+      id: webhookEventId(),
+      type: 'campaign.updated',
+      payload: webhookPayload('campaign.updated', data),
     });
   }
+  if (deps.sql) await emitEventsSql(deps.sql, events);
 }
 
 /** Groups finished jobs into campaigns in the background, per batch. */
@@ -450,13 +460,11 @@ export function createCampaignGrouper(
       for (const b of batch) await group([b]);
       return;
     }
-    for (let i = 0; i < batch.length; i++) {
-      const b = batch[i] as { lure: LureInput; log: Logger };
-      try {
-        await announce(deps, answers[i] ?? null, b.log);
-      } catch (e) {
-        b.log.warn({ err: errorText(e) }, 'could not group the job');
-      }
+    const grouped = batch.map((b, i) => ({ a: answers?.[i] ?? null, log: b.log }));
+    try {
+      await announce(deps, grouped);
+    } catch (e) {
+      log.warn({ err: errorText(e), jobs: batch.length }, 'could not announce the grouped jobs');
     }
   }
 

@@ -121,7 +121,7 @@ export { EVIDENCE_OF } from './store/rows.ts';
 export { storableJson, storableText } from './store/storable-text.ts';
 export type * from './store/types.ts';
 export type * from './store/webhook-repository.ts';
-export { createWebhookRepository } from './store/webhook-repository.ts';
+export { createWebhookRepository, emitEventsSql } from './store/webhook-repository.ts';
 export {
   backoffDelayMs,
   createWebhookDispatcher,

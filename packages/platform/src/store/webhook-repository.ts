@@ -125,6 +125,22 @@ export const EMIT_EVENT_SQL = `WITH ev AS (
   INSERT INTO webhook_deliveries (event_id, endpoint_id)
   SELECT ev.id, e.id FROM ev JOIN webhook_endpoints e ON e.enabled AND ev.type = ANY (e.events)`;
 
+/**
+ * EMIT_EVENT_SQL for several events at once ($1: a JSON array of `{id, type, payload}`): each is
+ * stored for the enabled endpoints subscribed to its type, with their deliveries.
+ */
+const EMIT_EVENTS_SQL = `WITH x AS (
+    SELECT e->>'id' AS id, e->>'type' AS type, e->'payload' AS payload
+    FROM jsonb_array_elements($1::jsonb) e
+  ), ev AS (
+    INSERT INTO webhook_events (id, type, payload)
+    SELECT x.id, x.type, x.payload FROM x
+    WHERE EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.enabled AND x.type = ANY (e.events))
+    RETURNING id, type
+  )
+  INSERT INTO webhook_deliveries (event_id, endpoint_id)
+  SELECT ev.id, e.id FROM ev JOIN webhook_endpoints e ON e.enabled AND ev.type = ANY (e.events)`;
+
 /** Webhooks and their deliveries in the store. */
 export function createWebhookRepository(sql: SqlClient): WebhookRepository {
   return {
@@ -336,5 +352,18 @@ export async function emitEventSql(
   e: { id: string; type: string; payload: unknown },
 ): Promise<number> {
   const r = await sql.query(EMIT_EVENT_SQL, [e.id, e.type, jsonParam(e.payload)], 'webhook_emit');
+  return r.rowCount;
+}
+
+/**
+ * Stores several events for the enabled endpoints subscribed to each (on `sql`, which may be a
+ * tx), in one statement; answers the deliveries queued. Nothing is written for none.
+ */
+export async function emitEventsSql(
+  sql: SqlClient,
+  events: { id: string; type: string; payload: unknown }[],
+): Promise<number> {
+  if (events.length === 0) return 0;
+  const r = await sql.query(EMIT_EVENTS_SQL, [jsonParam(events)], 'webhook_emit_many');
   return r.rowCount;
 }

@@ -5,11 +5,14 @@ import { describe, expect, it } from 'vitest';
 import { createStore } from '../store/create-store.ts';
 import type { Store } from '../store/repositories.ts';
 import type { SqlClient } from '../store/types.ts';
+import { emitEventsSql } from '../store/webhook-repository.ts';
 import {
   createWebhookDispatcher,
   emitWebhookEvent,
   type WebhookDispatcher,
   type WebhookSettings,
+  webhookEventId,
+  webhookPayload,
 } from '../webhooks/dispatcher.ts';
 import { generateWebhookSecret, verifyWebhook } from '../webhooks/signature.ts';
 import { waitFor } from './broker-conformance.ts';
@@ -190,6 +193,34 @@ export function webhookConformance(
       expect(none.rows).toHaveLength(0);
       await store.webhooks.remove(on.id);
       await store.webhooks.remove(off.id);
+    });
+
+    it('several events written by one statement: each for the endpoints subscribed to its type', async () => {
+      const camp = await endpoint('http://127.0.0.1:9/camp', ['campaign.updated']);
+      const fb = await endpoint('http://127.0.0.1:9/fb', ['feedback.created', 'campaign.updated']);
+      const ev = (type: string, n: number) => ({
+        id: webhookEventId(),
+        type,
+        payload: webhookPayload(type, { n }),
+      });
+      expect(await emitEventsSql(target.sql, [])).toBe(0);
+      const deliveries = await emitEventsSql(target.sql, [
+        ev('campaign.updated', 1),
+        ev('job.failed', 2),
+        ev('campaign.updated', 3),
+        ev('feedback.created', 4),
+      ]);
+      expect(deliveries).toBe(5);
+      const data = async (id: string) =>
+        (await eventsOf(id)).map((e) => (e.payload as { data: { n: number } }).data.n).sort();
+      expect(await data(camp.id)).toEqual([1, 3]);
+      expect(await data(fb.id)).toEqual([1, 3, 4]);
+      const unsubscribed = await target.sql.query(
+        `SELECT 1 FROM webhook_events WHERE type = 'job.failed' AND payload->'data'->>'n' = '2'`,
+      );
+      expect(unsubscribed.rows).toHaveLength(0);
+      await store.webhooks.remove(camp.id);
+      await store.webhooks.remove(fb.id);
     });
 
     it('a finished job writes job.completed, verdict.phishing and job.failed with its result', async () => {
