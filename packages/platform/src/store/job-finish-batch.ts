@@ -133,8 +133,6 @@ export function buildFinishSql(n: number, senders: boolean, webhooks = true): st
         j.result, j.error, ${HEADLINE_COLUMNS('j')}
     )${finishedJobsTail(senders, webhooks)}`;
 }
-const withSendersSql = memoByRows((n) => buildFinishSql(n, true));
-const jobsOnlySql = memoByRows((n) => buildFinishSql(n, false));
 
 /** The terms to index as JSON, without the kinds searched in the row (ROW_TERM_KINDS); or null. */
 function termsParam(terms: readonly string[] | undefined): string | null {
@@ -173,7 +171,7 @@ export function pushFinishValues(params: unknown[], f: JobFinish, withSender: bo
 }
 
 /** A row answered by a statement that finishes jobs (finishedJobsTail). */
-export interface FinishedRow extends HeadlineRow {
+interface FinishedRow extends HeadlineRow {
   job_id: string;
   email_id: string;
   workflow_id: string;
@@ -184,7 +182,7 @@ export interface FinishedRow extends HeadlineRow {
 }
 
 /** The stored job, as `jobs.get` would read it back: the row's columns and what was written. */
-export function finishedJobOf(f: JobFinish, r: FinishedRow): Job {
+function finishedJobOf(f: JobFinish, r: FinishedRow): Job {
   const o = f.outcome;
   const job: Job = {
     job_id: r.job_id,
@@ -202,27 +200,77 @@ export function finishedJobOf(f: JobFinish, r: FinishedRow): Job {
   return Object.assign(job, headlineFields(r, job.result));
 }
 
-async function finishRows(
+/** A statement that finishes jobs (finishedJobsTail): its text by row count and senders, its name. */
+export interface FinishStatement {
+  text(n: number, senders: boolean): string;
+  /** The prepared statement's kind (`_senders` added when it records them). */
+  name: string;
+}
+
+/** A FinishStatement whose texts `build` makes, each once per row count. */
+export function finishStatement(
+  name: string,
+  build: (n: number, senders: boolean) => string,
+): FinishStatement {
+  const withSenders = memoByRows((n) => build(n, true));
+  const jobsOnly = memoByRows((n) => build(n, false));
+  return { name, text: (n, senders) => (senders ? withSenders(n) : jobsOnly(n)) };
+}
+
+/**
+ * Runs `statement` for `finishes` (`push` appends the parameters of the i-th), recording their
+ * senders when `withSenders` and one has a sender; answers each job it changed as `get` reads it.
+ */
+export async function writeFinished(
   sql: SqlClient,
-  items: JobFinish[],
+  statement: FinishStatement,
+  finishes: JobFinish[],
   withSenders: boolean,
+  push: (params: unknown[], i: number) => void,
 ): Promise<Map<string, FinishedJob | null>> {
   const params: unknown[] = [];
-  for (const f of items) pushParams(params, f, withSenders);
-  const senders = withSenders && items.some((f) => f.sender !== undefined);
-  const n = items.length;
-  const r = senders
-    ? await sql.query<FinishedRow>(withSendersSql(n), params, preparedName('job_finish_senders', n))
-    : await sql.query<FinishedRow>(jobsOnlySql(n), params, preparedName('job_finish', n));
+  for (let i = 0; i < finishes.length; i++) push(params, i);
+  const senders = withSenders && finishes.some((f) => f.sender !== undefined);
+  const n = finishes.length;
+  const name = preparedName(senders ? `${statement.name}_senders` : statement.name, n);
+  const r = await sql.query<FinishedRow>(statement.text(n, senders), params, name);
+  return finishedAnswers(finishes, r.rows);
+}
+
+const FINISH = finishStatement('job_finish', buildFinishSql);
+
+/** What a statement that finished jobs answers: each job it changed as `get` reads it, by id. */
+function finishedAnswers(
+  finishes: JobFinish[],
+  rows: FinishedRow[],
+): Map<string, FinishedJob | null> {
   const byId = new Map<string, JobFinish>();
-  for (const f of items) byId.set(f.job_id.toLowerCase(), f);
+  for (const f of finishes) byId.set(f.job_id.toLowerCase(), f);
   const out = new Map<string, FinishedJob | null>();
-  for (const row of r.rows) {
+  for (const row of rows) {
     const key = String(row.job_id).toLowerCase();
     const f = byId.get(key);
     if (f) out.set(key, { job: finishedJobOf(f, row) });
   }
   return out;
+}
+
+/**
+ * One finish written alone by `write` with its sender; when that statement fails for another
+ * reason than the connection, written again without it (`senderError` says why).
+ */
+export async function withSenderOrWithout(
+  f: JobFinish,
+  write: (withSenders: boolean) => Promise<Map<string, FinishedJob | null>>,
+): Promise<FinishedJob | null> {
+  const key = f.job_id.toLowerCase();
+  try {
+    return (await write(true)).get(key) ?? null;
+  } catch (err) {
+    if (f.sender === undefined || isUnavailable(err)) throw err;
+    const alone = (await write(false)).get(key) ?? null;
+    return alone && { ...alone, senderError: err };
+  }
 }
 
 /**
@@ -233,18 +281,13 @@ async function finishRows(
  * again without its sender: the job is stored and `senderError` says why the sender was not.
  */
 export function createJobFinishBatcher(sql: SqlClient, maxRows = 64) {
+  const write = (items: JobFinish[], senders: boolean) =>
+    writeFinished(sql, FINISH, items, senders, (params, i) =>
+      pushParams(params, items[i] as JobFinish, senders),
+    );
   return createJobStatementBatcher<JobFinish, FinishedJob>((f) => f.job_id, {
     maxRows,
-    many: (items) => finishRows(sql, items, true),
-    async one(f) {
-      const key = f.job_id.toLowerCase();
-      try {
-        return (await finishRows(sql, [f], true)).get(key) ?? null;
-      } catch (err) {
-        if (f.sender === undefined || isUnavailable(err)) throw err;
-        const alone = (await finishRows(sql, [f], false)).get(key) ?? null;
-        return alone && { ...alone, senderError: err };
-      }
-    },
+    many: (items) => write(items, true),
+    one: (f) => withSenderOrWithout(f, (senders) => write([f], senders)),
   });
 }

@@ -1,19 +1,14 @@
 import {
   FINISH_CASTS,
-  type FinishedRow,
-  finishedJobOf,
   finishedJobsTail,
+  finishStatement,
   pushFinishValues,
+  withSenderOrWithout,
+  writeFinished,
 } from './job-finish-batch.ts';
 import { INSERT_CASTS, type InsertRow, insertRowOf } from './job-insert-batch.ts';
 import type { FinishedJob, JobFinish, NewJob } from './repositories.ts';
-import {
-  createJobStatementBatcher,
-  isUnavailable,
-  memoByRows,
-  preparedName,
-  valuesRows,
-} from './statement-batch.ts';
+import { createJobStatementBatcher, valuesRows } from './statement-batch.ts';
 import type { SqlClient } from './types.ts';
 
 /** The email text of one statement at most (as the insert batch's default): a larger row goes alone. */
@@ -28,7 +23,7 @@ const MAX_EMAIL_CHARS = 8 * 1024 * 1024;
  * as it is (ON CONFLICT DO NOTHING: a row written by an attempt whose answer was lost) and its
  * row is not answered.
  */
-export function buildRecordSql(n: number, senders: boolean): string {
+function buildRecordSql(n: number, senders: boolean): string {
   return `WITH v (job_id, email_id, workflow_id, email, submitted_by, origin, subject, sender,
       sender_name, recipients, recipient_count, status, result, error, trace, address, domain,
       seen_at, phishing, terms, evidence) AS (
@@ -52,8 +47,6 @@ export function buildRecordSql(n: number, senders: boolean): string {
       FROM ins i JOIN v USING (job_id)
     )${finishedJobsTail(senders)}`;
 }
-const withSendersSql = memoByRows((n) => buildRecordSql(n, true));
-const jobsOnlySql = memoByRows((n) => buildRecordSql(n, false));
 
 /** A record to write: the new job's row and its finish. */
 interface Item {
@@ -61,30 +54,19 @@ interface Item {
   finish: JobFinish;
 }
 
-async function recordRows(
+const RECORD = finishStatement('job_record', buildRecordSql);
+
+function recordRows(
   sql: SqlClient,
   items: Item[],
   withSenders: boolean,
 ): Promise<Map<string, FinishedJob | null>> {
-  const params: unknown[] = [];
-  for (const it of items) {
+  const finishes = items.map((it) => it.finish);
+  return writeFinished(sql, RECORD, finishes, withSenders, (params, i) => {
+    const it = items[i] as Item;
     params.push(...it.row.params);
     pushFinishValues(params, it.finish, withSenders);
-  }
-  const senders = withSenders && items.some((it) => it.finish.sender !== undefined);
-  const n = items.length;
-  const r = senders
-    ? await sql.query<FinishedRow>(withSendersSql(n), params, preparedName('job_record_senders', n))
-    : await sql.query<FinishedRow>(jobsOnlySql(n), params, preparedName('job_record', n));
-  const byId = new Map<string, JobFinish>();
-  for (const it of items) byId.set(it.finish.job_id.toLowerCase(), it.finish);
-  const out = new Map<string, FinishedJob | null>();
-  for (const row of r.rows) {
-    const key = String(row.job_id).toLowerCase();
-    const f = byId.get(key);
-    if (f) out.set(key, { job: finishedJobOf(f, row) });
-  }
-  return out;
+  });
 }
 
 /**
@@ -104,16 +86,7 @@ export function createJobRecordBatcher(
     maxWeight: MAX_EMAIL_CHARS,
     weight: (it) => (it.row.params[3] as string).length,
     many: (items) => recordRows(sql, items, true),
-    async one(it) {
-      const key = it.finish.job_id.toLowerCase();
-      try {
-        return (await recordRows(sql, [it], true)).get(key) ?? null;
-      } catch (err) {
-        if (it.finish.sender === undefined || isUnavailable(err)) throw err;
-        const alone = (await recordRows(sql, [it], false)).get(key) ?? null;
-        return alone && { ...alone, senderError: err };
-      }
-    },
+    one: (it) => withSenderOrWithout(it.finish, (senders) => recordRows(sql, [it], senders)),
   });
   return async (job, finish) => {
     if (job.job_id.toLowerCase() !== finish.job_id.toLowerCase()) {

@@ -1,6 +1,7 @@
 import type { AnalysisResult, Evidence } from '@trawl/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStore, MINHASH_SIZE, signatureSimilarity } from '../../src/index.ts';
+import type { LureInput } from '../../src/store/campaign-repository.ts';
 import type { Store } from '../../src/store/repositories.ts';
 import type { SqlClient } from '../../src/store/types.ts';
 import { newJob, sampleResult, sampleTrace } from '../../src/testing/index.ts';
@@ -75,6 +76,14 @@ export function campaignsSuite(name: string, makeTarget: () => Promise<CampaignT
     afterAll(async () => {
       await target?.cleanup();
     });
+
+    /** The inputs grouped by one assignMany, or by assign one after the other. */
+    async function assignAll(mode: 'one' | 'many', inputs: LureInput[]) {
+      if (mode === 'many') return store.campaigns.assignMany(inputs);
+      const out: Awaited<ReturnType<typeof store.campaigns.assign>>[] = [];
+      for (const i of inputs) out.push(await store.campaigns.assign(i));
+      return out;
+    }
 
     /** A completed phishing job whose evidence names its subject and recipients. */
     async function finished(subject: string, to: string[], reporter?: string): Promise<string> {
@@ -299,13 +308,7 @@ export function campaignsSuite(name: string, makeTarget: () => Promise<CampaignT
           keys: [...bandKeys(sig), ...doms.map((d) => `${d}-${mode}.example`)],
           signature: sig,
         }));
-        const answers =
-          mode === 'many'
-            ? await store.campaigns.assignMany(inputs)
-            : await inputs.reduce(
-                async (acc, i) => [...(await acc), await store.campaigns.assign(i)],
-                Promise.resolve([] as Awaited<ReturnType<typeof store.campaigns.assign>>[]),
-              );
+        const answers = await assignAll(mode, inputs);
         const first = answers.find((a) => a)?.campaign.id;
         return {
           answers: answers.map((a) =>
@@ -416,13 +419,7 @@ export function campaignsSuite(name: string, makeTarget: () => Promise<CampaignT
           job_id: ids.get(l) as string,
           keys: lures[l].map((k) => `dom:${mode}-${k.toLowerCase()}.example`),
         }));
-        const answers =
-          mode === 'many'
-            ? await store.campaigns.assignMany(inputs)
-            : await inputs.reduce(
-                async (acc, i) => [...(await acc), await store.campaigns.assign(i)],
-                Promise.resolve([] as Awaited<ReturnType<typeof store.campaigns.assign>>[]),
-              );
+        const answers = await assignAll(mode, inputs);
         const campaignOf = new Map<string, string>();
         for (const l of letters) {
           const c = await store.campaigns.forJob(ids.get(l) as string);
