@@ -102,6 +102,16 @@ describe('bulk-mail signs in From and Subject', () => {
     expect(unrelatedOrgName('Support', 'info@unrelated.test')).toBe(false); // one word
   });
 
+  it('unrelatedOrgName: a name its domain shortens (initials, a short word, an umlaut written out)', () => {
+    expect(unrelatedOrgName('Banque Populaire du Lac', 'notifications@bp-du-lac.fr')).toBe(false);
+    expect(unrelatedOrgName('Deutsche Kreditbank AG', 'info@dkb.de')).toBe(false);
+    expect(unrelatedOrgName('Kreissparkasse Köln', 'service@ksk-koeln.de')).toBe(false);
+    expect(unrelatedOrgName('Banque Populaire du Lac', 'notifications@secure-notice.com')).toBe(
+      true,
+    );
+    expect(unrelatedOrgName('Kreissparkasse Köln', 'service@lac-notice.de')).toBe(true);
+  });
+
   it('unrelatedOrgName: also an organisation name on a random-case mailbox', () => {
     expect(unrelatedOrgName('Home Warranty Plans', 'snytvkoqu@deck.example.test', true)).toBe(true);
     expect(unrelatedOrgName('Home Warranty Plans', 'snytvkoqu@deck.example.test')).toBe(false);
