@@ -6,7 +6,7 @@ import type { Email } from '@trawl/contracts';
 import { institutionSender } from '../shared/institutions.ts';
 import { type LanguageHits, viewBrands, viewHits } from '../shared/lexicon-hits.ts';
 import { type Brand, hostInList, type Lexicons } from '../shared/lexicons.ts';
-import { reportProse } from '../shared/machine-mail.ts';
+import { carriesUrl, reportOf, reportProse } from '../shared/machine-mail.ts';
 import { countMixedScriptWords, countStyledLetters, hasNonAscii } from '../shared/normalize.ts';
 import { type Finding, finding, one, oneOf } from '../shared/score.ts';
 import { bulkEvidence } from '../shared/signed-headers.ts';
@@ -101,13 +101,14 @@ export const languageFindings: ContentTechnique = (ctx) => {
 };
 
 // a report recognised by its structure: what it explains (its delivery wording) is in the evidence
-export const machineReportFindings: ContentTechnique = ({ v, w }) => {
-  if (!v.report) return NONE;
+export const machineReportFindings: ContentTechnique = ({ v, lex, w }) => {
+  const report = reportOf(v, lex);
+  if (!report) return NONE;
   return oneOf(
     w,
     'machine_report',
     'machine_mail',
-    `${REPORT_NAMES[v.report.kind]} by its structure (${v.report.by}): its delivery wording is its own`,
+    `${REPORT_NAMES[report.kind]} by its structure (${report.by}): its delivery wording is its own`,
   );
 };
 
@@ -399,7 +400,7 @@ function findCallbackNumber(v: MailView, hits: LanguageHits): string | undefined
  */
 export const hiddenOffsiteFindings: ContentTechnique = ({ email, v, lex, w }) => {
   const own = v.from.org_domain;
-  if (!own || !v.has_html || lex.freeMail.has(own) || v.report) return NONE;
+  if (!own || !v.has_html || lex.freeMail.has(own) || reportOf(v, lex)) return NONE;
   const links = followedLinks(v).filter(
     (u) => (u.scheme === 'http' || u.scheme === 'https') && !u.private_ip,
   );
@@ -454,17 +455,6 @@ function followedLinks(v: MailView) {
     v.has_html
       ? u.source === 'href' || u.source === 'form' || u.source === 'area'
       : u.source === 'text',
-  );
-}
-
-/** Whether a URL carries another URL after its host (an open redirect on the brand's domain). */
-function carriesUrl(url: string): boolean {
-  const rest = url.slice(url.indexOf('//') + 2).toLowerCase();
-  return (
-    rest.includes('http:') ||
-    rest.includes('https:') ||
-    rest.includes('http%3a') ||
-    rest.includes('https%3a')
   );
 }
 
