@@ -48,6 +48,12 @@ const Brand = z.object({
    * author, and earns no standing.
    */
   sends_for_anyone: z.boolean().default(false),
+  /**
+   * Registrable domains the brand operates for anyone's content (the host every tenant's shares
+   * are sent from): the brand's own, so never a look-alike of it or of another brand, but carrying
+   * what its users write, so never standing nor a link to the brand.
+   */
+  platform_domains: z.array(z.string().min(3)).optional(),
   /** Where the entry comes from (brands.yaml's header says what counts). */
   source: z.string().min(3).max(500),
 });
