@@ -116,20 +116,33 @@ export function machineReport(
   return { ...report, elsewhere };
 }
 
+/** The parts of a report that the parser lists as attachments (RFC 3464, 6533, 8098). */
+const REPORT_PARTS = new Set([
+  'text/rfc822-headers',
+  'message/rfc822',
+  'message/global-headers',
+  'message/delivery-status',
+  'message/global-delivery-status',
+  'message/disposition-notification',
+]);
+
 /**
  * The machine report a view is. A report speaks for its reporter: its links go to the reporter's
  * own domain, or to the help pages of the mail system that wrote it (a Microsoft 365 bounce links
  * its article on the status code at go.microsoft.com): a domain a brand operates for itself, not
  * a platform that sends for anyone, not a host anyone can publish on, no other address carried in
- * the link. A link anywhere else is a lure's, and such a message is no report (it explains
- * nothing). A forged report linking only there leads nowhere but the brand's own pages.
+ * the link, and then the report carries nothing but its own parts (no file: a lure wrapped in a
+ * report keeps its decoy links to a brand and its payload). A link anywhere else is a lure's, and
+ * such a message is no report (it explains nothing).
  */
 export function reportOf(
-  v: { report: MachineReport | undefined },
+  v: { report: MachineReport | undefined; attachments: readonly { content_type: string }[] },
   lex: Lexicons,
 ): MachineReport | undefined {
   const r = v.report;
   if (!r || r.elsewhere.length === 0) return r;
+  if (v.attachments.some((a) => !REPORT_PARTS.has(a.content_type.split(';')[0]!.trim())))
+    return undefined;
   return r.elsewhere.every((u) => vendorPage(u, lex)) ? r : undefined;
 }
 
