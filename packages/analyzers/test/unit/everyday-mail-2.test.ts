@@ -5,6 +5,7 @@ import { ACCOUNT_SAMPLES } from '../fixtures/everyday-mail-accounts.ts';
 import { BRAND_SAMPLES } from '../fixtures/everyday-mail-brands.ts';
 import { BRAND_SAMPLES_2 } from '../fixtures/everyday-mail-brands-2.ts';
 import { DESK_SAMPLES } from '../fixtures/everyday-mail-desk.ts';
+import { FRENCH_DESK_SAMPLES } from '../fixtures/everyday-mail-fr.ts';
 import { MACHINE_SAMPLES } from '../fixtures/everyday-mail-machine.ts';
 import { MORE_SAMPLES } from '../fixtures/everyday-mail-more.ts';
 import { NOTICE_SAMPLES } from '../fixtures/everyday-mail-notices.ts';
@@ -21,6 +22,7 @@ const SETS: Record<string, Record<string, Sample>> = {
   'brand notifications': BRAND_SAMPLES,
   'brand alerts and bills': BRAND_SAMPLES_2,
   'help-desk replies': DESK_SAMPLES,
+  'French help desks on what lures borrow': FRENCH_DESK_SAMPLES,
   'machine mail': MACHINE_SAMPLES,
   'bank, account and shop mail': ACCOUNT_SAMPLES,
   'reminders, shares and other languages': MORE_SAMPLES,
