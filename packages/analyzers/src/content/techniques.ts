@@ -3,10 +3,11 @@
  * ContentContext. contentFindings (analyzer.ts) runs them in the order of CONTENT_TECHNIQUES.
  */
 import type { Email } from '@trawl/contracts';
+import { carriesElsewhere, platformOwnMail } from '../shared/brand-mail.ts';
 import { institutionSender } from '../shared/institutions.ts';
 import { type LanguageHits, viewBrands, viewHits } from '../shared/lexicon-hits.ts';
 import { type Brand, hostInList, type Lexicons } from '../shared/lexicons.ts';
-import { carriesUrl, reportOf, reportProse } from '../shared/machine-mail.ts';
+import { reportOf, reportProse } from '../shared/machine-mail.ts';
 import { countMixedScriptWords, countStyledLetters, hasNonAscii } from '../shared/normalize.ts';
 import { type Finding, finding, one, oneOf } from '../shared/score.ts';
 import { bulkEvidence } from '../shared/signed-headers.ts';
@@ -491,18 +492,22 @@ export const brandOwnLinksFindings: ContentTechnique = ({ email, v, lex, hits, w
   if (!from || lex.freeMail.has(v.from.org_domain) || (email.attachments?.length ?? 0) > 0)
     return NONE;
   const brand = lex.brands.find((b) => brandOwns(b, from));
-  // a platform that sends for anyone carries what its users wrote: its links prove nothing
-  if (!brand || brand.sends_for_anyone) return NONE;
+  if (!brand) return NONE;
+  // a platform that sends for anyone carries what its users wrote: its links prove nothing of a
+  // request, and only its own account mail has its alarm explained (shared/brand-mail.ts)
+  const platform = brand.sends_for_anyone;
+  if (platform && !platformOwnMail(v, brand)) return NONE;
   // every link to the brand's own pages: none an open redirect carrying another address, none on
   // a host where anyone can publish
   const links = followedLinks(v);
+  const owns = (d: string) => brandOwns(brand, d);
   if (
     links.length === 0 ||
     !links.every(
       (u) =>
         u.domain !== '' &&
-        brandOwns(brand, u.domain) &&
-        !carriesUrl(u.url) &&
+        owns(u.domain) &&
+        !carriesElsewhere(u.url, owns) &&
         !hostInList(lex.freeHosting, u.host, u.domain),
     )
   )
@@ -513,7 +518,7 @@ export const brandOwnLinksFindings: ContentTechnique = ({ email, v, lex, hits, w
   const count = (cats: readonly ScoredCategory[]) =>
     cats.reduce((n, c) => n + (hits.subject[c]?.length ?? 0) + (hits.body[c]?.length ?? 0), 0);
   const out: Finding[] = [];
-  if (count(['credential', 'payment']) > 0)
+  if (!platform && count(['credential', 'payment']) > 0)
     out.push(
       finding(
         'brand_own_links',

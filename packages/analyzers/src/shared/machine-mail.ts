@@ -155,7 +155,7 @@ function vendorPage(u: LinkOf, lex: Lexicons): boolean {
 }
 
 /** Whether a URL carries another URL after its host (an open redirect, a wrapper). */
-export function carriesUrl(url: string): boolean {
+function carriesUrl(url: string): boolean {
   const rest = url.slice(url.indexOf('//') + 2).toLowerCase();
   return (
     rest.includes('http:') ||
