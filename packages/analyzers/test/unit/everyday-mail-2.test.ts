@@ -36,8 +36,6 @@ const SETS: Record<string, Record<string, Sample>> = {
 const KNOWN_WEAK: Record<string, string> = {
   // its notification domain combines the brand's names; only brand data can say it is the brand's
   'a Colissimo notice from its notification domain (French)': 'sender_lookalike',
-  // a platform that sends for anyone: its own links explain nothing, its alarm words count
-  'a Google critical security alert': 'threat and credential language',
   // every link through the mail service's unbranded click tracking, as abused accounts send
   'a password reset the user asked for, tracked by the sender’s mail service':
     'hidden_offsite_links',
