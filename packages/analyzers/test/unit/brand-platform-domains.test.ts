@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Brand } from '../../src/shared/lexicons.ts';
+import { type Brand, loadLexicons } from '../../src/shared/lexicons.ts';
 import { findLookalike, protectedNames } from '../../src/shared/lookalike.ts';
 
 const microsoft: Brand = {
@@ -23,5 +23,12 @@ describe('a brand’s platform domains (issue 27)', () => {
     expect(
       findLookalike('sharepointonline.com', protectedNames([withoutPlatform], []))?.owner,
     ).toBe('microsoft');
+  });
+
+  it('a brand’s sending domain the free-mail lists hold by mistake is no free mail', () => {
+    const lex = loadLexicons();
+    expect(lex.freeMail.has('facebookmail.com')).toBe(false);
+    expect(lex.freeMail.has('gmail.com')).toBe(true);
+    expect(lex.freeMail.has('facebook.com')).toBe(true); // it gave its users addresses there
   });
 });
