@@ -90,11 +90,25 @@ export function fakeReply(subject: string, headerNames: string[]): boolean {
 const ROLE_LOCAL =
   /^(?:info|noreply|no-reply|donotreply|do-not-reply|news|newsletters?|contact|contato|support|service|services|customerservice|renew|hello|hi|team|mail|mailer|bounce|reports?|marketing|offers?|promo|promotions?|deals|notifications?|alerts?|admin|website|members|return|message|updates?|care|account|billing|sales)(?:[._-].*)?$/;
 
+/** Letters NFKD does not take apart, as domain names write them ("Przykładowy" is przykladowy). */
+const UNDECOMPOSED: Record<string, string> = {
+  ł: 'l',
+  ø: 'o',
+  æ: 'ae',
+  œ: 'oe',
+  đ: 'd',
+  ð: 'd',
+  þ: 'th',
+  ı: 'i',
+  ß: 'ss',
+};
+
 function fold(s: string): string {
   return s
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase();
+    .toLowerCase()
+    .replace(/[łøæœđðþıß]/g, (c) => UNDECOMPOSED[c] ?? c);
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   fakeReply,
   generatedLocalPart,
   generatedSubdomain,
+  institutionOffDomain,
   junkSuffix,
   malformedDisplayName,
   unrelatedOrgName,
@@ -110,6 +111,12 @@ describe('bulk-mail signs in From and Subject', () => {
       true,
     );
     expect(unrelatedOrgName('Kreissparkasse Köln', 'service@lac-notice.de')).toBe(true);
+  });
+
+  it('institutionOffDomain: letters NFKD keeps whole are read as domains write them', () => {
+    expect(institutionOffDomain('Bank Przykładowy', 'bankprzykladowy.pl')).toBeUndefined();
+    expect(institutionOffDomain('Sparebanken Møre', 'sparebankenmore.no')).toBeUndefined();
+    expect(institutionOffDomain('Bank Przykładowy', 'secure-notice.pl')).toBe('Bank Przykładowy');
   });
 
   it('unrelatedOrgName: also an organisation name on a random-case mailbox', () => {
