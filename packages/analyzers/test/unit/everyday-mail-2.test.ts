@@ -39,6 +39,8 @@ const KNOWN_WEAK: Record<string, string> = {
   // every link through the mail service's unbranded click tracking, as abused accounts send
   'a password reset the user asked for, tracked by the sender’s mail service':
     'hidden_offsite_links',
+  // language alone: a supplier's dunning letter says what invoice fraud says (sender history could)
+  'a supplier’s final notice of an overdue invoice': 'payment, urgency and threat language',
 };
 
 for (const [set, samples] of Object.entries(SETS)) {
