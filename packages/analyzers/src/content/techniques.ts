@@ -3,10 +3,11 @@
  * ContentContext. contentFindings (analyzer.ts) runs them in the order of CONTENT_TECHNIQUES.
  */
 import type { Email } from '@trawl/contracts';
+import { carriesElsewhere, platformOwnMail } from '../shared/brand-mail.ts';
 import { institutionSender } from '../shared/institutions.ts';
 import { type LanguageHits, viewBrands, viewHits } from '../shared/lexicon-hits.ts';
 import { type Brand, hostInList, type Lexicons } from '../shared/lexicons.ts';
-import { reportProse } from '../shared/machine-mail.ts';
+import { reportOf, reportProse } from '../shared/machine-mail.ts';
 import { countMixedScriptWords, countStyledLetters, hasNonAscii } from '../shared/normalize.ts';
 import { type Finding, finding, one, oneOf } from '../shared/score.ts';
 import { bulkEvidence } from '../shared/signed-headers.ts';
@@ -101,13 +102,14 @@ export const languageFindings: ContentTechnique = (ctx) => {
 };
 
 // a report recognised by its structure: what it explains (its delivery wording) is in the evidence
-export const machineReportFindings: ContentTechnique = ({ v, w }) => {
-  if (!v.report) return NONE;
+export const machineReportFindings: ContentTechnique = ({ v, lex, w }) => {
+  const report = reportOf(v, lex);
+  if (!report) return NONE;
   return oneOf(
     w,
     'machine_report',
     'machine_mail',
-    `${REPORT_NAMES[v.report.kind]} by its structure (${v.report.by}): its delivery wording is its own`,
+    `${REPORT_NAMES[report.kind]} by its structure (${report.by}): its delivery wording is its own`,
   );
 };
 
@@ -399,7 +401,7 @@ function findCallbackNumber(v: MailView, hits: LanguageHits): string | undefined
  */
 export const hiddenOffsiteFindings: ContentTechnique = ({ email, v, lex, w }) => {
   const own = v.from.org_domain;
-  if (!own || !v.has_html || lex.freeMail.has(own) || v.report) return NONE;
+  if (!own || !v.has_html || lex.freeMail.has(own) || reportOf(v, lex)) return NONE;
   const links = followedLinks(v).filter(
     (u) => (u.scheme === 'http' || u.scheme === 'https') && !u.private_ip,
   );
@@ -457,17 +459,6 @@ function followedLinks(v: MailView) {
   );
 }
 
-/** Whether a URL carries another URL after its host (an open redirect on the brand's domain). */
-function carriesUrl(url: string): boolean {
-  const rest = url.slice(url.indexOf('//') + 2).toLowerCase();
-  return (
-    rest.includes('http:') ||
-    rest.includes('https:') ||
-    rest.includes('http%3a') ||
-    rest.includes('https%3a')
-  );
-}
-
 /**
  * A bank or a carrier that no brand list names, in its own From, asking for credentials or money,
  * with no link to its own domain: the 2004 pattern of a spoofed `service@sovereignbank.com` whose
@@ -501,18 +492,22 @@ export const brandOwnLinksFindings: ContentTechnique = ({ email, v, lex, hits, w
   if (!from || lex.freeMail.has(v.from.org_domain) || (email.attachments?.length ?? 0) > 0)
     return NONE;
   const brand = lex.brands.find((b) => brandOwns(b, from));
-  // a platform that sends for anyone carries what its users wrote: its links prove nothing
-  if (!brand || brand.sends_for_anyone) return NONE;
+  if (!brand) return NONE;
+  // a platform that sends for anyone carries what its users wrote: its links prove nothing of a
+  // request, and only its own account mail has its alarm explained (shared/brand-mail.ts)
+  const platform = brand.sends_for_anyone;
+  if (platform && !platformOwnMail(v, brand)) return NONE;
   // every link to the brand's own pages: none an open redirect carrying another address, none on
   // a host where anyone can publish
   const links = followedLinks(v);
+  const owns = (d: string) => brandOwns(brand, d);
   if (
     links.length === 0 ||
     !links.every(
       (u) =>
         u.domain !== '' &&
-        brandOwns(brand, u.domain) &&
-        !carriesUrl(u.url) &&
+        owns(u.domain) &&
+        !carriesElsewhere(u.url, owns) &&
         !hostInList(lex.freeHosting, u.host, u.domain),
     )
   )
@@ -523,7 +518,7 @@ export const brandOwnLinksFindings: ContentTechnique = ({ email, v, lex, hits, w
   const count = (cats: readonly ScoredCategory[]) =>
     cats.reduce((n, c) => n + (hits.subject[c]?.length ?? 0) + (hits.body[c]?.length ?? 0), 0);
   const out: Finding[] = [];
-  if (count(['credential', 'payment']) > 0)
+  if (!platform && count(['credential', 'payment']) > 0)
     out.push(
       finding(
         'brand_own_links',

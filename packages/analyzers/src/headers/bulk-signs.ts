@@ -90,11 +90,25 @@ export function fakeReply(subject: string, headerNames: string[]): boolean {
 const ROLE_LOCAL =
   /^(?:info|noreply|no-reply|donotreply|do-not-reply|news|newsletters?|contact|contato|support|service|services|customerservice|renew|hello|hi|team|mail|mailer|bounce|reports?|marketing|offers?|promo|promotions?|deals|notifications?|alerts?|admin|website|members|return|message|updates?|care|account|billing|sales)(?:[._-].*)?$/;
 
+/** Letters NFKD does not take apart, as domain names write them ("Przykładowy" is przykladowy). */
+const UNDECOMPOSED: Record<string, string> = {
+  ł: 'l',
+  ø: 'o',
+  æ: 'ae',
+  œ: 'oe',
+  đ: 'd',
+  ð: 'd',
+  þ: 'th',
+  ı: 'i',
+  ß: 'ss',
+};
+
 function fold(s: string): string {
   return s
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase();
+    .toLowerCase()
+    .replace(/[łøæœđðþıß]/g, (c) => UNDECOMPOSED[c] ?? c);
 }
 
 /**
@@ -115,7 +129,44 @@ export function unrelatedOrgName(
     .filter((w) => w.length >= 4);
   if (words.length < 2) return false;
   const addr = `${local}.${domain}`.replace(/[^a-z0-9]/g, '');
-  return !words.some((w) => addr.includes(w) || (w.length >= 6 && addr.includes(w.slice(0, 5))));
+  if (words.some((w) => addr.includes(w) || (w.length >= 6 && addr.includes(w.slice(0, 5)))))
+    return false;
+  return !shortenedName(displayName, domain);
+}
+
+/** German letters as domain names write them ("Köln" is koeln, "Straße" strasse). */
+function transliterate(s: string): string {
+  return s.replace(/[äöüÄÖÜß]/g, (c) => TRANSLITERATION[c] ?? c);
+}
+const TRANSLITERATION: Record<string, string> = {
+  ä: 'ae',
+  ö: 'oe',
+  ü: 'ue',
+  Ä: 'Ae',
+  Ö: 'Oe',
+  Ü: 'Ue',
+  ß: 'ss',
+};
+
+/**
+ * Whether a domain names an organisation the way organisations shorten their names in domains:
+ * the initials of the name's words ("Deutsche Kreditbank" at dkb.de), a short word of the name as
+ * a whole part of a label ("Banque Populaire du Lac" at bp-du-lac.fr), or a word with its umlaut
+ * written out ("Sparkasse Köln" at ksk-koeln.de). A sender who can put one word of the name in
+ * his domain passes already; initials or a short word cost him no less.
+ */
+function shortenedName(displayName: string, domain: string): boolean {
+  const labels = domain.split('.').slice(0, -1);
+  const parts = new Set(labels.flatMap((l) => l.split('-')));
+  const flat = labels.join('');
+  for (const folded of [fold(displayName), fold(transliterate(displayName))]) {
+    const words = folded.split(/[^a-z0-9]+/).filter((w) => w && !NAME_FILLER.has(w));
+    if (words.some((w) => w.length >= 3 && (parts.has(w) || (w.length >= 4 && flat.includes(w)))))
+      return true;
+    const initials = words.map((w) => w[0]).join('');
+    if (initials.length >= 2 && labels.some((l) => l.startsWith(initials))) return true;
+  }
+  return false;
 }
 
 /** Words of an institution's display name that do not name it ("Online Banking", "of", "S/A"). */

@@ -11,6 +11,7 @@ import {
   type ProtectedName,
   protectedNames,
 } from '../shared/lookalike.ts';
+import { reportOf } from '../shared/machine-mail.ts';
 import { PairMemo } from '../shared/memo.ts';
 import { normalizeForMatch } from '../shared/normalize.ts';
 import { looksRandom } from '../shared/random-domain.ts';
@@ -388,7 +389,7 @@ export const systemNameFindings: HeaderTechnique = (ctx) => {
   if (!shown || ctx.authList) return NONE;
   // a delivery report recognised by its structure (whose links are its reporter's own)
   if (
-    v.report ||
+    reportOf(v, ctx.lex) ||
     !SYSTEM_NAME_RE.test(shown.toLowerCase()) ||
     !v.urls.some((u) => u.source === 'href' && u.host)
   )
@@ -493,8 +494,10 @@ const recipientInSubject = (ctx: HeaderContext) =>
  * A DMARC or TLS report's subject names the reported domain (the recipient's) and a report id
  * shaped like an address, as RFC 7489 and RFC 8460 ask: its own wording, not bait.
  */
-const reportSubject = ({ v }: HeaderContext) =>
-  v.report?.kind === 'dmarc_report' || v.report?.kind === 'tls_report';
+const reportSubject = ({ v, lex }: HeaderContext) => {
+  const kind = reportOf(v, lex)?.kind;
+  return kind === 'dmarc_report' || kind === 'tls_report';
+};
 
 // 7. the recipient's domain named in the subject (unless the address itself is)
 export const recipientDomainInSubjectFindings: HeaderTechnique = (ctx) => {

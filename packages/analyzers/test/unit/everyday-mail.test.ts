@@ -1,5 +1,6 @@
 import { parseRawEmail } from '@trawl/mail';
 import { describe, expect, it } from 'vitest';
+import { raw, type Sample } from '../fixtures/everyday-mail.ts';
 import { verdict } from '../fixtures/verdict.ts';
 
 /**
@@ -9,67 +10,6 @@ import { verdict } from '../fixtures/verdict.ts';
  * headers cut down to what a forwarded sample keeps (no Received chain, no authentication results):
  * nothing here may be phishing by its content and structure alone.
  */
-
-interface Sample {
-  from: string;
-  subject: string;
-  text: string;
-  html?: string;
-  headers?: string[];
-  attachments?: { name: string; type: string; body: string }[];
-}
-
-function raw(s: Sample): Buffer {
-  const lines = [
-    `From: ${s.from}`,
-    'To: Anna Berger <anna.berger@example.org>',
-    `Subject: ${s.subject}`,
-    'Date: Mon, 6 May 2024 10:00:00 +0200',
-    `Message-ID: <${Math.abs(hash(s.subject))}.1714982400@${/@([^>]+)/.exec(s.from)?.[1]}>`,
-    'MIME-Version: 1.0',
-    ...(s.headers ?? []),
-  ];
-  const alt = [
-    '--alt',
-    'Content-Type: text/plain; charset=utf-8',
-    'Content-Transfer-Encoding: 8bit',
-    '',
-    s.text,
-    ...(s.html
-      ? [
-          '--alt',
-          'Content-Type: text/html; charset=utf-8',
-          'Content-Transfer-Encoding: 8bit',
-          '',
-          s.html,
-        ]
-      : []),
-    '--alt--',
-  ];
-  if (!s.attachments?.length) {
-    lines.push('Content-Type: multipart/alternative; boundary="alt"', '', ...alt);
-  } else {
-    lines.push('Content-Type: multipart/mixed; boundary="mix"', '', '--mix');
-    lines.push('Content-Type: multipart/alternative; boundary="alt"', '', ...alt);
-    for (const a of s.attachments)
-      lines.push(
-        '--mix',
-        `Content-Type: ${a.type}; name="${a.name}"`,
-        `Content-Disposition: attachment; filename="${a.name}"`,
-        'Content-Transfer-Encoding: base64',
-        '',
-        Buffer.from(a.body).toString('base64'),
-      );
-    lines.push('--mix--');
-  }
-  return Buffer.from(lines.join('\r\n'), 'utf8');
-}
-
-function hash(s: string): number {
-  let h = 7;
-  for (let i = 0; i < s.length; i++) h = (h * 31 + s.charCodeAt(i)) | 0;
-  return h;
-}
 
 const SAMPLES: Record<string, Sample> = {
   'a German shop order shipped (Amazon.de)': {

@@ -86,6 +86,43 @@ const PHISHING: Record<string, Buffer> = {
     '',
     '<p>Your mailbox is full. 5 incoming messages could not be delivered and are on hold. <a href="https://mail-release.test/login?u=bob@example.org">Release your pending messages</a> and sign in to upgrade your storage.</p>',
   ]),
+  // a fake bounce beside a mail vendor’s help page, its lure on the vendor’s host anyone publishes on
+  fake_bounce_vendor_link: msg([
+    'Authentication-Results: mx.example.org; spf=pass smtp.mailfrom=mailer.test',
+    RX,
+    'Return-Path: <postmaster@mailer.test>',
+    'From: "Microsoft Outlook" <postmaster@mailer.test>',
+    'To: bob@example.org',
+    'Subject: Undeliverable: 5 messages could not be delivered',
+    'Message-ID: <a4@mailer.test>',
+    'Date: Mon, 6 May 2024 10:00:00 +0000',
+    'Content-Type: text/html; charset=utf-8',
+    '',
+    '<p>Your mailbox is full. 5 incoming messages could not be delivered and are on hold. <a href="https://mailhelp-my.sharepoint.com/:b:/g/personal/desk/EaBc12">Release your pending messages</a> and sign in to upgrade your storage. See <a href="https://go.microsoft.com/fwlink/?LinkId=389361">this article</a>.</p>',
+  ]),
+  // a decoy link to a brand's own page, the lure in an attached page
+  decoy_brand_link: msg([
+    'Authentication-Results: mx.example.org; spf=pass smtp.mailfrom=invoices.test',
+    RX,
+    'Return-Path: <billing@invoices.test>',
+    'From: "Billing" <billing@invoices.test>',
+    'To: bob@example.org',
+    'Subject: Invoice 4471 overdue',
+    'Message-ID: <a5@invoices.test>',
+    'Date: Mon, 6 May 2024 10:00:00 +0000',
+    'Content-Type: multipart/mixed; boundary="m"',
+    '',
+    '--m',
+    'Content-Type: text/html; charset=utf-8',
+    '',
+    '<p>Your invoice is overdue. Open the attached statement and sign in to pay it today. Questions? <a href="https://go.microsoft.com/fwlink/?LinkId=521839">Help</a></p>',
+    '--m',
+    'Content-Type: text/html; name="statement.html"',
+    'Content-Disposition: attachment; filename="statement.html"',
+    '',
+    '<form action="https://pay-statement.test/p"><input type="password" name="p"></form>',
+    '--m--',
+  ]),
 };
 
 describe('what an attacker can write never lowers the score of phishing', () => {
