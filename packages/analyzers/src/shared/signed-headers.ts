@@ -121,6 +121,17 @@ export function orgSigned(a: AuthResults, org: string): boolean {
   return !!org && a.verified && a.dkim_pass_domains.some((d) => orgDomain(d) === org);
 }
 
+/**
+ * Whether a link to the sender's registrable domain `org` can speak for the sender. Anyone can
+ * write a link to any domain (the `own_link` forgery), so it counts only when that domain signed
+ * the message (a DKIM pass the receiving hop recorded, as the signers of hidden_offsite_links), or
+ * where the hop recorded no authentication at all: nothing could be checked there, and the link
+ * stands in.
+ */
+export function ownDomainVouched(a: AuthResults, org: string): boolean {
+  return !!org && (nothingRecorded(a) || a.dkim_pass_domains.some((d) => orgDomain(d) === org));
+}
+
 /** Whether the trusted hop recorded no authentication result at all (a receiver that checks none). */
 export function nothingRecorded(a: AuthResults): boolean {
   return (
