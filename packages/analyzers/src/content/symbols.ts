@@ -139,6 +139,12 @@ export const CONTENT_TECHNIQUE_SYMBOLS = defineSymbols({
     reason:
       'an organisation’s mail whose every link goes to another domain than its own or its signer’s, none showing where (not free mail, not an authenticated list or bulk sender)',
   },
+  foreign_newsletter: {
+    score: 1.5,
+    group: 'sender',
+    reason:
+      'another organisation’s newsletter sent from an unrelated domain that did not sign it: its unsubscribe link and a mailbox it names are at that organisation',
+  },
   image_only: {
     score: 1.5,
     group: 'obfuscation',

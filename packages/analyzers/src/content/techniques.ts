@@ -441,6 +441,71 @@ export const hiddenOffsiteFindings: ContentTechnique = ({ email, v, lex, w }) =>
   );
 };
 
+/** Link text (or a URL) of an unsubscribe link, in the lexicons' languages. */
+const UNSUBSCRIBE =
+  /unsubscri|abbestell|abmelden|austragen|d[eé]sinscri|desabonn|descadastr|darse de baja|cancelar (?:la )?(?:suscri|inscri)|uitschrijven|afmelden|opt[ -]?out/i;
+
+/** Registrable domains of the e-mail addresses written in `text` (its first 50,000 characters). */
+function addressDomains(text: string): Set<string> {
+  const out = new Set<string>();
+  const re = /[a-z0-9._%+-]{1,64}@([a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63}){1,6})/gi;
+  for (const m of text.slice(0, 50_000).matchAll(re)) {
+    out.add(orgDomain(m[1]!.toLowerCase()));
+    if (out.size > 50) break;
+  }
+  return out;
+}
+
+/**
+ * Another organisation's newsletter, sent by someone else: its unsubscribe link goes to a domain
+ * that the message also names as a mailbox of its own ("add info@newsletters.example to your
+ * address book", a mailto: for feedback), while the From domain is another, unrelated one that
+ * did not sign it. A newsletter's unsubscribe link and its addresses belong to whoever sends it
+ * (its own domain, the signer, its account at a mail service); a copy of a real newsletter sent
+ * from a throw-away domain, to borrow its look and its reputation, keeps them pointing at the
+ * real sender. Not for free-mail senders (people forward newsletters), authenticated lists or
+ * bulk senders, or a tracking link that carries the sender's own address.
+ */
+export const foreignNewsletterFindings: ContentTechnique = ({ email, v, lex, w }) => {
+  const own = v.from.org_domain;
+  if (!own || !v.has_html || lex.freeMail.has(own) || v.report) return NONE;
+  const signers = new Set(v.auth.dkim_pass_domains.map((d) => orgDomain(d)));
+  if (signers.has(own)) return NONE;
+  const name = own.slice(0, own.indexOf('.'));
+  const links = followedLinks(v);
+  const unsub = links.find(
+    (u) =>
+      (u.scheme === 'http' || u.scheme === 'https') &&
+      u.domain !== '' &&
+      UNSUBSCRIBE.test(u.anchor_text.slice(0, 200)),
+  );
+  if (!unsub) return NONE;
+  const other = unsub.domain;
+  if (other === own || signers.has(other) || lex.freeMail.has(other)) return NONE;
+  if ((name.length >= 4 && accountHost(unsub.host, other, name)) || carriesDomain(unsub.url, own))
+    return NONE;
+  // the message names a mailbox at that domain: written out, or in a mailto: link
+  const named =
+    addressDomains(`${v.text}\n${v.html_text}`).has(other) ||
+    v.urls.some(
+      (u) =>
+        u.scheme === 'mailto' &&
+        orgDomain(
+          u.url
+            .slice(u.url.indexOf('@') + 1)
+            .split('?')[0]!
+            .toLowerCase(),
+        ) === other,
+    );
+  if (!named || bulkEvidence(email, v, v.auth)) return NONE;
+  return oneOf(
+    w,
+    'foreign_newsletter',
+    'suspicious_content',
+    `a newsletter of ${other} (its unsubscribe link and its address) sent from ${own}, which did not sign it`,
+  );
+};
+
 /** Whether the path or query of `url` carries a URL or host of `domain` (`%2F` read as `/`). */
 function carriesDomain(url: string, domain: string): boolean {
   const start = url.indexOf('/', url.indexOf('//') + 2);
