@@ -445,6 +445,18 @@ export const hiddenOffsiteFindings: ContentTechnique = ({ email, v, lex, w }) =>
 const UNSUBSCRIBE =
   /unsubscri|abbestell|abmelden|austragen|d[eé]sinscri|desabonn|descadastr|darse de baja|cancelar (?:la )?(?:suscri|inscri)|uitschrijven|afmelden|opt[ -]?out/i;
 
+/** The registrable domain of a `mailto:` link's address ('' when it has none). */
+function mailtoDomain(url: string): string {
+  const at = url.indexOf('@');
+  if (at === -1) return '';
+  return orgDomain(
+    url
+      .slice(at + 1, at + 256)
+      .split(/[?>,;\s]/)[0]!
+      .toLowerCase(),
+  );
+}
+
 /** Registrable domains of the e-mail addresses written in `text` (its first 50,000 characters). */
 function addressDomains(text: string): Set<string> {
   const out = new Set<string>();
@@ -459,8 +471,8 @@ function addressDomains(text: string): Set<string> {
 /**
  * Another organisation's newsletter, sent by someone else: its unsubscribe link goes to a domain
  * that the message also names as a mailbox of its own ("add info@newsletters.example to your
- * address book", a mailto: for feedback), while the From domain is another, unrelated one that
- * did not sign it. A newsletter's unsubscribe link and its addresses belong to whoever sends it
+ * address book", a mailto: for feedback; a mailto: unsubscribe link names one itself), while the
+ * From domain is another, unrelated one that did not sign it. A newsletter's unsubscribe link and its addresses belong to whoever sends it
  * (its own domain, the signer, its account at a mail service); a copy of a real newsletter sent
  * from a throw-away domain, to borrow its look and its reputation, keeps them pointing at the
  * real sender. Not for free-mail senders (people forward newsletters), authenticated lists or
@@ -475,28 +487,21 @@ export const foreignNewsletterFindings: ContentTechnique = ({ email, v, lex, w }
   const links = followedLinks(v);
   const unsub = links.find(
     (u) =>
-      (u.scheme === 'http' || u.scheme === 'https') &&
-      u.domain !== '' &&
+      (u.scheme === 'http' || u.scheme === 'https' || u.scheme === 'mailto') &&
       UNSUBSCRIBE.test(u.anchor_text.slice(0, 200)),
   );
   if (!unsub) return NONE;
-  const other = unsub.domain;
-  if (other === own || signers.has(other) || lex.freeMail.has(other)) return NONE;
+  const mailto = unsub.scheme === 'mailto';
+  const other = mailto ? mailtoDomain(unsub.url) : unsub.domain;
+  if (!other || other === own || signers.has(other) || lex.freeMail.has(other)) return NONE;
   if ((name.length >= 4 && accountHost(unsub.host, other, name)) || carriesDomain(unsub.url, own))
     return NONE;
-  // the message names a mailbox at that domain: written out, or in a mailto: link
+  // the message names a mailbox at that domain: its unsubscribe address, one written out, or a
+  // mailto: link
   const named =
+    mailto ||
     addressDomains(`${v.text}\n${v.html_text}`).has(other) ||
-    v.urls.some(
-      (u) =>
-        u.scheme === 'mailto' &&
-        orgDomain(
-          u.url
-            .slice(u.url.indexOf('@') + 1)
-            .split('?')[0]!
-            .toLowerCase(),
-        ) === other,
-    );
+    v.urls.some((u) => u.scheme === 'mailto' && mailtoDomain(u.url) === other);
   if (!named || bulkEvidence(email, v, v.auth)) return NONE;
   return oneOf(
     w,
