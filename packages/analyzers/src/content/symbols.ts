@@ -143,7 +143,7 @@ export const CONTENT_TECHNIQUE_SYMBOLS = defineSymbols({
     score: 1.5,
     group: 'sender',
     reason:
-      'another organisation’s newsletter sent from an unrelated domain that did not sign it: its unsubscribe link and a mailbox it names are at that organisation',
+      'the unsubscribe link (or address) of bulk mail goes to another domain than the sender’s own, its signer’s or its account at a mail service: someone else’s newsletter or list, sent from an unrelated domain',
   },
   image_only: {
     score: 1.5,

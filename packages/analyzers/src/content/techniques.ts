@@ -457,26 +457,14 @@ function mailtoDomain(url: string): string {
   );
 }
 
-/** Registrable domains of the e-mail addresses written in `text` (its first 50,000 characters). */
-function addressDomains(text: string): Set<string> {
-  const out = new Set<string>();
-  const re = /[a-z0-9._%+-]{1,64}@([a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63}){1,6})/gi;
-  for (const m of text.slice(0, 50_000).matchAll(re)) {
-    out.add(orgDomain(m[1]!.toLowerCase()));
-    if (out.size > 50) break;
-  }
-  return out;
-}
-
 /**
- * Another organisation's newsletter, sent by someone else: its unsubscribe link goes to a domain
- * that the message also names as a mailbox of its own ("add info@newsletters.example to your
- * address book", a mailto: for feedback; a mailto: unsubscribe link names one itself), while the
- * From domain is another, unrelated one that did not sign it. A newsletter's unsubscribe link and its addresses belong to whoever sends it
- * (its own domain, the signer, its account at a mail service); a copy of a real newsletter sent
- * from a throw-away domain, to borrow its look and its reputation, keeps them pointing at the
- * real sender. Not for free-mail senders (people forward newsletters), authenticated lists or
- * bulk senders, or a tracking link that carries the sender's own address.
+ * A newsletter whose unsubscribe link belongs to someone else. Whoever sends bulk mail takes its
+ * own unsubscribes: the link goes to its own domain, to a domain that signed the message (its
+ * mail service), to its account at a mail service (`shop.us5.list-manage.com`), or through a
+ * tracker that carries its address. One that goes to an unrelated domain that did not sign is
+ * how a copy of another organisation's newsletter (sent from a throw-away domain to borrow its
+ * look) and spam relayed for someone else's list show. Not for free-mail senders (people forward
+ * newsletters), authenticated lists or bulk senders, or machine reports.
  */
 export const foreignNewsletterFindings: ContentTechnique = ({ email, v, lex, w }) => {
   const own = v.from.org_domain;
@@ -496,18 +484,12 @@ export const foreignNewsletterFindings: ContentTechnique = ({ email, v, lex, w }
   if (!other || other === own || signers.has(other) || lex.freeMail.has(other)) return NONE;
   if ((name.length >= 4 && accountHost(unsub.host, other, name)) || carriesDomain(unsub.url, own))
     return NONE;
-  // the message names a mailbox at that domain: its unsubscribe address, one written out, or a
-  // mailto: link
-  const named =
-    mailto ||
-    addressDomains(`${v.text}\n${v.html_text}`).has(other) ||
-    v.urls.some((u) => u.scheme === 'mailto' && mailtoDomain(u.url) === other);
-  if (!named || bulkEvidence(email, v, v.auth)) return NONE;
+  if (bulkEvidence(email, v, v.auth)) return NONE;
   return oneOf(
     w,
     'foreign_newsletter',
     'suspicious_content',
-    `a newsletter of ${other} (its unsubscribe link and its address) sent from ${own}, which did not sign it`,
+    `its unsubscribe ${mailto ? 'address' : 'link'} is at ${other}, not at ${own}, which sent it unsigned`,
   );
 };
 
