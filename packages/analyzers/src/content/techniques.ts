@@ -184,12 +184,14 @@ export const brandFindings: ContentTechnique = (ctx) => {
       const request = (['credential', 'payment'] as const).some(
         (c) => (hits.subject[c]?.length ?? 0) + (hits.body[c]?.length ?? 0) > 0,
       );
-      // a link to the brand is anyone's to write: what the sender cannot avoid is the link that
-      // leaves the brand for a domain no brand operates (the lure's own page)
+      // a link to the brand is anyone's to write: it answers for the brand only when the brand's
+      // domain signed or nothing was recorded (ownDomainVouched); otherwise what the sender cannot
+      // avoid is the link that leaves for a domain no brand operates (the lure's own page)
       const offBrand = [...linkDomains].filter((d) => !brandOwns(brand, d));
       const lure =
         offBrand.length === linkDomains.size ||
-        offBrand.some((d) => !lex.freeMail.has(d) && !lex.brands.some((b) => brandOwns(b, d)));
+        (!ownDomainVouched(v.auth, v.from.org_domain) &&
+          offBrand.some((d) => !lex.freeMail.has(d) && !lex.brands.some((b) => brandOwns(b, d))));
       if (request && offBrand.length > 0 && lure && !(v.auth.dmarc === 'pass' && v.auth.verified))
         return oneOf(
           w,
