@@ -492,6 +492,68 @@ describe('every link leaves the sender without showing where (content.hidden_off
   });
 });
 
+describe('a link to the sender’s own site is the sender’s only when its domain signed', () => {
+  const offsite = 'content.hidden_offsite_links';
+  const mail = (auth: string, dkim: string) =>
+    raw([
+      ...(auth ? [`Authentication-Results: mx.example.org; ${auth}`] : []),
+      RECEIVED,
+      'From: Eco Savings <news@example.com>',
+      'To: bob@example.org',
+      'Subject: Cut your energy bill',
+      'Message-ID: <n1@example.com>',
+      'Date: Mon, 6 May 2024 09:59:00 +0000',
+      ...(dkim
+        ? [`DKIM-Signature: v=1; a=rsa-sha256; d=${dkim}; s=s1; h=From:Subject; bh=x; b=y`]
+        : []),
+      'Content-Type: text/html; charset=utf-8',
+      '',
+      '<p>Save now: <a href="https://example.net/c?id=9">click here</a>. <a href="https://example.com/">example.com</a></p>',
+    ]);
+
+  it('an unsigned sender’s link to its own domain does not clear its other links', async () => {
+    const e = await mail('spf=pass smtp.mailfrom=example.com; dkim=none; dmarc=none', '');
+    expect((await verdict(e)).symbols).toContain(offsite);
+  });
+
+  it('a signed sender’s does, and so does any where nothing was recorded', async () => {
+    const signed = await mail('dkim=pass header.d=example.com; dmarc=pass', 'example.com');
+    expect((await verdict(signed)).symbols ?? []).not.toContain(offsite);
+    const unrecorded = await mail('', '');
+    expect((await verdict(unrecorded)).symbols ?? []).not.toContain(offsite);
+  });
+});
+
+describe('an unsubscribe link that is someone else’s (content.foreign_newsletter)', () => {
+  const foreign = 'content.foreign_newsletter';
+  const html = (unsubscribe: string) =>
+    `<p>This week’s best radio.</p><p><a href="https://newsletters.broadcaster.test/v/1">View in browser</a> <a href="${unsubscribe}">Unsubscribe</a></p>`;
+
+  it('a newsletter whose unsubscribe link goes to an unrelated domain, from a sender that did not sign', async () => {
+    const e = makeEmail({
+      from: 'Eco Solutions <promo@sc1jacq.universe.test>',
+      html: html('https://newsletters.broadcaster.test/u/9'),
+    });
+    expect((await verdict(e)).symbols).toContain(foreign);
+    const mailto = makeEmail({
+      from: 'Home Warranty <renew@zhishang.test>',
+      html: html('mailto:replyto@other-shop.test'),
+    });
+    expect((await verdict(mailto)).symbols).toContain(foreign);
+  });
+
+  it('not at the sender’s domain, its account at a mail service, or from free mail', async () => {
+    for (const [from, link] of [
+      ['Shop <news@shop.test>', 'https://www.shop.test/unsubscribe'],
+      ['Shop <news@shop.test>', 'https://shop.us5.list-manage.com/unsubscribe?u=1'],
+      ['Jane <jane.doe1987@gmail.com>', 'https://newsletters.broadcaster.test/u/9'],
+    ] as const) {
+      const e = makeEmail({ from, html: html(link) });
+      expect((await verdict(e)).symbols ?? [], from).not.toContain(foreign);
+    }
+  });
+});
+
 describe('a bank’s or a carrier’s name on a domain that is not theirs', () => {
   it('a bank no list names, on an unrelated domain, asking to confirm', async () => {
     const e = makeEmail({
