@@ -1,4 +1,4 @@
-import type { ServiceConfigFile } from '@trawl/contracts';
+import type { Email, ServiceConfigFile } from '@trawl/contracts';
 import { parseRawEmail } from '@trawl/mail';
 import { describe, expect, it } from 'vitest';
 import { makeEmail } from '../fixtures/emails.ts';
@@ -526,20 +526,39 @@ describe('a link to the sender’s own site is the sender’s only when its doma
 
 describe('an unsubscribe link that is someone else’s (content.foreign_newsletter)', () => {
   const foreign = 'content.foreign_newsletter';
-  const html = (unsubscribe: string) =>
-    `<p>This week’s best radio.</p><p><a href="https://newsletters.broadcaster.test/v/1">View in browser</a> <a href="${unsubscribe}">Unsubscribe</a></p>`;
+  const news = (from: string, unsubscribe: string, checked = true) =>
+    raw([
+      ...(checked
+        ? ['Authentication-Results: mx.example.org; spf=pass; dkim=none; dmarc=none']
+        : []),
+      RECEIVED,
+      `From: ${from}`,
+      'To: bob@example.org',
+      'Subject: This week',
+      'Message-ID: <n2@mail.sender.test>',
+      'Date: Mon, 6 May 2024 09:59:00 +0000',
+      'Content-Type: text/html; charset=utf-8',
+      '',
+      `<p>This week’s best radio.</p><p><a href="https://newsletters.broadcaster.test/v/1">View in browser</a> <a href="${unsubscribe}">Unsubscribe</a></p>`,
+    ]);
+  const symbols = async (e: Promise<Email>) => (await verdict(await e)).symbols ?? [];
 
   it('a newsletter whose unsubscribe link goes to an unrelated domain, from a sender that did not sign', async () => {
-    const e = makeEmail({
-      from: 'Eco Solutions <promo@sc1jacq.universe.test>',
-      html: html('https://newsletters.broadcaster.test/u/9'),
-    });
-    expect((await verdict(e)).symbols).toContain(foreign);
-    const mailto = makeEmail({
-      from: 'Home Warranty <renew@zhishang.test>',
-      html: html('mailto:replyto@other-shop.test'),
-    });
-    expect((await verdict(mailto)).symbols).toContain(foreign);
+    const from = 'Eco Solutions <promo@sc1jacq.universe.test>';
+    expect(await symbols(news(from, 'https://newsletters.broadcaster.test/u/9'))).toContain(
+      foreign,
+    );
+    const warranty = 'Home Warranty <renew@zhishang.test>';
+    expect(await symbols(news(warranty, 'mailto:replyto@other-shop.test'))).toContain(foreign);
+  });
+
+  it('not where the receiving hop recorded no authentication: "did not sign" is unknown there', async () => {
+    const e = news(
+      'Eco Solutions <promo@sc1jacq.universe.test>',
+      'https://x.broadcaster.test/u',
+      false,
+    );
+    expect(await symbols(e)).not.toContain(foreign);
   });
 
   it('not at the sender’s domain, its account at a mail service, or from free mail', async () => {
@@ -547,10 +566,8 @@ describe('an unsubscribe link that is someone else’s (content.foreign_newslett
       ['Shop <news@shop.test>', 'https://www.shop.test/unsubscribe'],
       ['Shop <news@shop.test>', 'https://shop.us5.list-manage.com/unsubscribe?u=1'],
       ['Jane <jane.doe1987@gmail.com>', 'https://newsletters.broadcaster.test/u/9'],
-    ] as const) {
-      const e = makeEmail({ from, html: html(link) });
-      expect((await verdict(e)).symbols ?? [], from).not.toContain(foreign);
-    }
+    ] as const)
+      expect(await symbols(news(from, link)), from).not.toContain(foreign);
   });
 });
 
