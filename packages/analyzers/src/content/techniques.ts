@@ -9,7 +9,7 @@ import { type Brand, hostInList, type Lexicons } from '../shared/lexicons.ts';
 import { reportProse } from '../shared/machine-mail.ts';
 import { countMixedScriptWords, countStyledLetters, hasNonAscii } from '../shared/normalize.ts';
 import { type Finding, finding, one, oneOf } from '../shared/score.ts';
-import { bulkEvidence, nothingRecorded, ownDomainVouched } from '../shared/signed-headers.ts';
+import { bulkEvidence, dkimRecorded, ownDomainVouched } from '../shared/signed-headers.ts';
 import { htmlMatches, type MailView, orgDomain, viewOf } from '../shared/view.ts';
 import type { ContentSettings } from './settings.ts';
 import {
@@ -185,8 +185,8 @@ export const brandFindings: ContentTechnique = (ctx) => {
         (c) => (hits.subject[c]?.length ?? 0) + (hits.body[c]?.length ?? 0) > 0,
       );
       // a link to the brand is anyone's to write: it answers for the brand only when the brand's
-      // domain signed or nothing was recorded (ownDomainVouched); otherwise what the sender cannot
-      // avoid is the link that leaves for a domain no brand operates (the lure's own page)
+      // domain signed or no DKIM result was recorded (ownDomainVouched); otherwise what the
+      // sender cannot avoid is the link that leaves for a domain no brand operates (its lure)
       const offBrand = [...linkDomains].filter((d) => !brandOwns(brand, d));
       const lure =
         offBrand.length === linkDomains.size ||
@@ -471,9 +471,9 @@ function mailtoDomain(url: string): string {
 export const foreignNewsletterFindings: ContentTechnique = ({ email, v, lex, w }) => {
   const own = v.from.org_domain;
   if (!own || !v.has_html || lex.freeMail.has(own) || v.report) return NONE;
-  // "did not sign" is known only where the receiving hop recorded authentication: absent
-  // evidence is never evidence
-  if (nothingRecorded(v.auth)) return NONE;
+  // "did not sign" is known only where the receiving hop checks signatures: absent evidence is
+  // never evidence
+  if (!dkimRecorded(v.auth)) return NONE;
   const signers = new Set(v.auth.dkim_pass_domains.map((d) => orgDomain(d)));
   if (signers.has(own)) return NONE;
   const name = own.slice(0, own.indexOf('.'));

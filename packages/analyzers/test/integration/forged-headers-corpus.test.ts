@@ -21,11 +21,11 @@ import { builtinAnalyzers } from '../../src/registry.ts';
 //   the lexicons read; a message recognised as a report (`content.machine_report`) loses at most
 //   its delivery wording;
 // - a link to the From domain's own site (`own_link`) is believed where that domain signed the
-//   message or where the receiving hop recorded no authentication at all (nothing can be checked
-//   there): "every link leaves the sender" (`content.hidden_offsite_links`, the credential rule
-//   built on it, the institution check) then no longer holds, which is the residual the
-//   forged-headers table of docs/analyzers.md measures; the added text can also lift a message
-//   over the image-only and HTML-only thresholds.
+//   message or where the receiving hop recorded no DKIM result (nothing says it did not sign):
+//   "every link leaves the sender" (`content.hidden_offsite_links`, the credential rule built on
+//   it, the institution check) then no longer holds, which is the residual the forged-headers
+//   table of docs/analyzers.md measures; the added text can also end an image-only or HTML-only
+//   reading.
 
 const root = findRepoRoot();
 const dirs = sharedCorpora();

@@ -14,7 +14,8 @@ import { builtinAnalyzers } from '../../src/registry.ts';
  * domain or of his own, a thread, an X-Mailer, Authentication-Results below the receiving hop, an
  * ARC set his own relay sealed and the receiver found valid, a report structure, a Sender, a
  * Reply-To to the address his display name shows, a link to his From domain's own site). No
- * forgery may lower the probability. Nothing
+ * forgery may lower the probability. The receiver here records DKIM results (a link to the
+ * sender's own site is believed where it records none: the documented `own_link` residual). Nothing
  * here comes from a corpus; forged-headers-corpus.test.ts runs the same on the shared corpora.
  */
 const root = findRepoRoot();
@@ -75,7 +76,7 @@ const PHISHING: Record<string, Buffer> = {
   ]),
   // HTML alone, with mailbox-quota wording (list and bulk exemptions, report wording)
   fake_bounce: msg([
-    'Authentication-Results: mx.example.org; spf=softfail smtp.mailfrom=mailer.test',
+    'Authentication-Results: mx.example.org; spf=softfail smtp.mailfrom=mailer.test; dkim=none',
     RX,
     'Return-Path: <postmaster@mailer.test>',
     'From: "Mail Delivery System" <postmaster@mailer.test>',

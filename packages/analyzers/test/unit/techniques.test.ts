@@ -516,11 +516,13 @@ describe('a link to the sender’s own site is the sender’s only when its doma
     expect((await verdict(e)).symbols).toContain(offsite);
   });
 
-  it('a signed sender’s does, and so does any where nothing was recorded', async () => {
+  it('a signed sender’s does, and so does any where no DKIM result was recorded', async () => {
     const signed = await mail('dkim=pass header.d=example.com; dmarc=pass', 'example.com');
     expect((await verdict(signed)).symbols ?? []).not.toContain(offsite);
-    const unrecorded = await mail('', '');
-    expect((await verdict(unrecorded)).symbols ?? []).not.toContain(offsite);
+    for (const auth of ['', 'spf=pass smtp.mailfrom=example.com']) {
+      const unchecked = await mail(auth, '');
+      expect((await verdict(unchecked)).symbols ?? [], auth).not.toContain(offsite);
+    }
   });
 });
 
