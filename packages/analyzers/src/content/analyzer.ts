@@ -10,6 +10,7 @@ import {
   callbackFindings,
   comboFindings,
   contentContext,
+  foreignNewsletterFindings,
   greetingFindings,
   hiddenOffsiteFindings,
   hiddenTextFindings,
@@ -47,6 +48,7 @@ const CONTENT_TECHNIQUES: readonly ContentTechnique[] = [
   htmlOnlyFindings,
   imageOnlyFindings,
   hiddenOffsiteFindings,
+  foreignNewsletterFindings,
   // how the recipient is addressed
   greetingFindings,
   // a brand's own mail, every link to the brand

@@ -139,6 +139,12 @@ export const CONTENT_TECHNIQUE_SYMBOLS = defineSymbols({
     reason:
       'an organisation’s mail whose every link goes to another domain than its own or its signer’s, none showing where (not free mail, not an authenticated list or bulk sender)',
   },
+  foreign_newsletter: {
+    score: 1.5,
+    group: 'sender',
+    reason:
+      'the unsubscribe link (or address) of bulk mail goes to another domain than the sender’s own, its signer’s or its account at a mail service: someone else’s newsletter or list, sent from an unrelated domain',
+  },
   image_only: {
     score: 1.5,
     group: 'obfuscation',

@@ -10,7 +10,7 @@ import { type Brand, hostInList, type Lexicons } from '../shared/lexicons.ts';
 import { reportOf, reportProse } from '../shared/machine-mail.ts';
 import { countMixedScriptWords, countStyledLetters, hasNonAscii } from '../shared/normalize.ts';
 import { type Finding, finding, one, oneOf } from '../shared/score.ts';
-import { bulkEvidence } from '../shared/signed-headers.ts';
+import { bulkEvidence, dkimRecorded, ownDomainVouched } from '../shared/signed-headers.ts';
 import { htmlMatches, type MailView, orgDomain, viewOf } from '../shared/view.ts';
 import type { ContentSettings } from './settings.ts';
 import {
@@ -186,17 +186,20 @@ export const brandFindings: ContentTechnique = (ctx) => {
       const request = (['credential', 'payment'] as const).some(
         (c) => (hits.subject[c]?.length ?? 0) + (hits.body[c]?.length ?? 0) > 0,
       );
-      if (
-        request &&
-        linkDomains.size > 0 &&
-        ![...linkDomains].some((d) => brandOwns(brand, d)) &&
-        !(v.auth.dmarc === 'pass' && v.auth.verified)
-      )
+      // a link to the brand is anyone's to write: it answers for the brand only when the brand's
+      // domain signed or no DKIM result was recorded (ownDomainVouched); otherwise what the
+      // sender cannot avoid is the link that leaves for a domain no brand operates (its lure)
+      const offBrand = [...linkDomains].filter((d) => !brandOwns(brand, d));
+      const lure =
+        offBrand.length === linkDomains.size ||
+        (!ownDomainVouched(v.auth, v.from.org_domain) &&
+          offBrand.some((d) => !lex.freeMail.has(d) && !lex.brands.some((b) => brandOwns(b, d))));
+      if (request && offBrand.length > 0 && lure && !(v.auth.dmarc === 'pass' && v.auth.verified))
         return oneOf(
           w,
           'brand_sender_offsite_links',
           'brand_impersonation',
-          `From is ${fromDomain} (${id}) but no link goes to ${id}: ${[...linkDomains].slice(0, 3).join(', ')}`,
+          `From is ${fromDomain} (${id}) but links leave ${id}: ${offBrand.slice(0, 3).join(', ')}`,
         );
       continue;
     }
@@ -368,15 +371,15 @@ export const callbackFindings: ContentTechnique = (ctx) => {
 const callbackMemo = new WeakMap<MailView, string | null>();
 
 /** The number a call-back lure gives (see callbackFindings), or undefined; once per view. */
-function callbackNumber({ v, hits }: ContentContext): string | undefined {
+function callbackNumber({ v, hits, lex }: ContentContext): string | undefined {
   const known = callbackMemo.get(v);
   if (known !== undefined) return known ?? undefined;
-  const found = findCallbackNumber(v, hits);
+  const found = findCallbackNumber(v, hits, lex);
   callbackMemo.set(v, found ?? null);
   return found;
 }
 
-function findCallbackNumber(v: MailView, hits: LanguageHits): string | undefined {
+function findCallbackNumber(v: MailView, hits: LanguageHits, lex: Lexicons): string | undefined {
   // a statement that money was or will be taken (not merely payment words: "credit card" and
   // "wire transfer" are everyday business words)
   const charge = (hits.subject.charge?.length ?? 0) + (hits.body.charge?.length ?? 0);
@@ -386,8 +389,14 @@ function findCallbackNumber(v: MailView, hits: LanguageHits): string | undefined
   const phone = phoneNumberIn(text) ?? (v.text ? phoneNumberIn(v.html_text) : undefined);
   if (!phone) return undefined;
   const own = v.from.org_domain;
-  if (own && followedLinks(v).some((u) => u.domain === own)) return undefined;
+  if (ownLinkVouched(v, own, lex) && followedLinks(v).some((u) => u.domain === own))
+    return undefined;
   return phone.trim();
+}
+
+/** Whether a link to the sender's own domain speaks for it (never a free-mail domain's site). */
+function ownLinkVouched(v: MailView, own: string, lex: Lexicons): boolean {
+  return !lex.freeMail.has(own) && ownDomainVouched(v.auth, own);
 }
 
 /**
@@ -411,23 +420,83 @@ export const hiddenOffsiteFindings: ContentTechnique = ({ email, v, lex, w }) =>
   const brand = lex.brands.find((b) => brandOwns(b, v.from.domain));
   // the sender's account at a mail service names it in the host ("shop.us5.list-manage.com")
   const name = own.slice(0, own.indexOf('.'));
+  // a link to the sender's own site is one the sender could write whoever it is: it counts when
+  // the domain signed (ownLinkVouched)
+  const ownCounts = ownLinkVouched(v, own, lex);
   const elsewhere = new Set<string>();
   for (const u of links) {
     const to = u.domain || u.host;
-    if (to === own || signers.has(to) || (brand && brandOwns(brand, to))) return NONE;
+    if (signers.has(to)) return NONE;
+    if (ownCounts && (to === own || (brand && brandOwns(brand, to)))) return NONE;
     if (name.length >= 4 && accountHost(u.host, to, name)) return NONE;
     // a click-tracking link that carries the sender's own address ("…awstrack.me/L0/https:%2F%2F…")
-    if (carriesDomain(u.url, own)) return NONE;
+    if (ownCounts && carriesDomain(u.url, own)) return NONE;
+    if (to === own || (brand && brandOwns(brand, to))) continue;
     // a link that shows its own domain is one the reader can judge
     if (u.anchor_domain && orgDomain(u.anchor_domain) === to) return NONE;
     elsewhere.add(to);
   }
-  if (bulkEvidence(email, v, v.auth)) return NONE;
+  if (elsewhere.size === 0 || bulkEvidence(email, v, v.auth)) return NONE;
   return oneOf(
     w,
     'hidden_offsite_links',
     'suspicious_url',
     `every link leaves ${own} for ${[...elsewhere].slice(0, 3).join(', ')} without showing where`,
+  );
+};
+
+/** Link text (or a URL) of an unsubscribe link, in the lexicons' languages. */
+const UNSUBSCRIBE =
+  /unsubscri|abbestell|abmelden|austragen|d[eé]sinscri|desabonn|descadastr|darse de baja|cancelar (?:la )?(?:suscri|inscri)|uitschrijven|afmelden|opt[ -]?out/i;
+
+/** The registrable domain of a `mailto:` link's address ('' when it has none). */
+function mailtoDomain(url: string): string {
+  const at = url.indexOf('@');
+  if (at === -1) return '';
+  return orgDomain(
+    url
+      .slice(at + 1, at + 256)
+      .split(/[?>,;\s]/)[0]!
+      .toLowerCase(),
+  );
+}
+
+/**
+ * A newsletter whose unsubscribe link belongs to someone else. Whoever sends bulk mail takes its
+ * own unsubscribes: the link goes to its own domain, to a domain that signed the message (its
+ * mail service), to its account at a mail service (`shop.us5.list-manage.com`), or through a
+ * tracker that carries its address. One that goes to an unrelated domain that did not sign is
+ * how a copy of another organisation's newsletter (sent from a throw-away domain to borrow its
+ * look) and spam relayed for someone else's list show. Not for free-mail senders (people forward
+ * newsletters), authenticated lists or bulk senders, or machine reports.
+ */
+export const foreignNewsletterFindings: ContentTechnique = ({ email, v, lex, w }) => {
+  const own = v.from.org_domain;
+  if (!own || !v.has_html || lex.freeMail.has(own) || v.report) return NONE;
+  // "did not sign" is known only where the receiving hop checks signatures: absent evidence is
+  // never evidence
+  if (!dkimRecorded(v.auth)) return NONE;
+  const signers = new Set(v.auth.dkim_pass_domains.map((d) => orgDomain(d)));
+  if (signers.has(own)) return NONE;
+  const name = own.slice(0, own.indexOf('.'));
+  const links = followedLinks(v);
+  const unsub = links.find(
+    (u) =>
+      (u.scheme === 'http' || u.scheme === 'https' || u.scheme === 'mailto') &&
+      UNSUBSCRIBE.test(u.anchor_text.slice(0, 200)),
+  );
+  if (!unsub) return NONE;
+  const mailto = unsub.scheme === 'mailto';
+  const other = mailto ? mailtoDomain(unsub.url) : unsub.domain;
+  if (!other || other === own || signers.has(other) || lex.freeMail.has(other)) return NONE;
+  if ((name.length >= 4 && accountHost(unsub.host, other, name)) || carriesDomain(unsub.url, own))
+    return NONE;
+  if (bulkEvidence(email, v, v.auth)) return NONE;
+  return oneOf(
+    w,
+    'foreign_newsletter',
+    'suspicious_content',
+    `its unsubscribe ${mailto ? 'address' : 'link'} is at ${other}, not at ${own}, which sent it unsigned`,
   );
 };
 
@@ -476,13 +545,15 @@ export const institutionOffsiteFindings: ContentTechnique = ({ v, lex, hits, w }
   );
   if (!asks) return NONE;
   const links = [...new Set(followedLinks(v).map((u) => u.domain || u.host))].filter(Boolean);
-  if (links.length === 0 || links.includes(own)) return NONE;
+  // a link to its own domain is anyone's to write: it counts when the domain signed
+  const away = links.filter((d) => d !== own);
+  if (away.length === 0 || (links.includes(own) && ownLinkVouched(v, own, lex))) return NONE;
   if (v.auth.dmarc === 'pass' && v.auth.verified) return NONE;
   return oneOf(
     w,
     'institution_sender_offsite_links',
     'brand_impersonation',
-    `From ${own} (a bank's or carrier's name) asks for credentials or money, but no link goes to ${own}: ${links.slice(0, 3).join(', ')}`,
+    `From ${own} (a bank's or carrier's name) asks for credentials or money, but its links leave ${own}: ${away.slice(0, 3).join(', ')}`,
   );
 };
 

@@ -5,8 +5,9 @@
  * the recall (issue 27: a header the sender controls explains away only what it accounts for). The
  * forged-headers test holds that no forgery lowers the score of any message.
  *
- * Each forgery works on the raw bytes and only adds or rewrites headers (and, for `report`, wraps
- * the body), as a sender would before sending; nothing a receiving hop writes is touched, except
+ * Each forgery works on the raw bytes and only adds or rewrites headers (for `report` it wraps the
+ * body, for `own_link` it adds a link to the From domain's own site to the body's text parts), as a
+ * sender would before sending; nothing a receiving hop writes is touched, except
  * `arc`, where the receiving hop's own Authentication-Results says `arc=pass` because the
  * attacker's seal verifies.
  */
@@ -22,6 +23,7 @@ export const FORGERIES = [
   'report',
   'sender',
   'on_behalf',
+  'own_link',
 ] as const;
 export type Forgery = (typeof FORGERIES)[number];
 
@@ -64,13 +66,15 @@ function find(s: Split, name: string): number {
   return s.headers.findIndex((h) => nameOf(h) === name);
 }
 
+const NO_ADDRESS = 'someone@sender.example';
+
 /** The From address (lower-case) and its domain, as far as a simple reading gets them. */
 function fromOf(s: Split): { address: string; domain: string; display: string } {
   const i = find(s, 'from');
   const v = i === -1 ? '' : headerValue(s.headers[i]!).replace(/\r?\n[ \t]+/g, ' ');
   const angle = /<([^<>@\s]+@[^<>@\s]+)>/.exec(v)?.[1];
   const bare = /([A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,})/.exec(v)?.[1];
-  const address = (angle ?? bare ?? 'someone@sender.example').toLowerCase();
+  const address = (angle ?? bare ?? NO_ADDRESS).toLowerCase();
   const display = angle ? v.slice(0, v.indexOf('<')).replace(/"/g, '').trim() : '';
   return { address, domain: address.split('@')[1] ?? 'sender.example', display };
 }
@@ -180,8 +184,110 @@ export function forge(kind: Forgery, raw: Buffer): Buffer {
       if (shown && find(s, 'reply-to') === -1) s.headers.push(`Reply-To: ${shown}`);
       break;
     }
+    case 'own_link':
+      // a link to the site of the domain the message claims to come from: anyone can write it
+      if (find(s, 'from') !== -1 && from.address !== NO_ADDRESS)
+        s.body = withOwnLink(s.headers, s.body, from.domain, 0);
+      break;
   }
   return Buffer.from(join(s), 'latin1');
+}
+
+/** The unfolded value of the first header `name` of a header block ('' when absent). */
+function headerIn(headers: readonly string[], name: string): string {
+  const h = headers.find((x) => nameOf(x) === name);
+  return h === undefined ? '' : headerValue(h).replace(/\r?\n[ \t]+/g, ' ');
+}
+
+/**
+ * A part's header lines and body. Lines are split at `\n` with their `\r` kept, and `sep` is the
+ * blank line between them as written, so `headers.join('\n') + sep + body` is the part again.
+ */
+function splitPart(text: string): { headers: string[]; body: string; sep: string } {
+  const m = /^\r?\n|\r?\n\r?\n/.exec(text);
+  if (!m) return { headers: text.split('\n'), body: '', sep: '' };
+  const headers: string[] = [];
+  if (m.index > 0)
+    for (const line of text.slice(0, m.index).split('\n')) {
+      if ((line.startsWith(' ') || line.startsWith('\t')) && headers.length > 0)
+        headers[headers.length - 1] += `\n${line}`;
+      else headers.push(line);
+    }
+  return { headers, body: text.slice(m.index + m[0].length), sep: m[0] };
+}
+
+/** Whether `line` is a delimiter line of `boundary` (RFC 2046: `--boundary`, maybe `--` after). */
+function isDelimiter(line: string, boundary: string): boolean {
+  if (!line.startsWith(`--${boundary}`)) return false;
+  const rest = line.slice(boundary.length + 2);
+  return /^(?:--)?[ \t\r]*$/.test(rest);
+}
+
+/** `body` with `add` put before `</body>` (or `</html>`), else before its trailing blank space. */
+function insertLink(body: string, add: string, html: boolean): string {
+  const lower = html ? body.toLowerCase() : '';
+  let at = html ? lower.lastIndexOf('</body') : -1;
+  if (at === -1 && html) at = lower.lastIndexOf('</html');
+  if (at === -1) at = body.trimEnd().length;
+  return body.slice(0, at) + add + body.slice(at);
+}
+
+/**
+ * The body of one MIME entity with a link to `https://<domain>/` added to its text: to each
+ * inline `text/html` part as an anchor, to each inline `text/plain` part as a written URL (a
+ * multipart walked part by part; base64 and quoted-printable written back as they were).
+ */
+function withOwnLink(
+  headers: readonly string[],
+  body: string,
+  domain: string,
+  depth: number,
+): string {
+  const ct = headerIn(headers, 'content-type');
+  const type = /^\s*([^\s;/]+\/[^\s;]+)/.exec(ct)?.[1]?.toLowerCase() ?? 'text/plain';
+  if (/^\s*attachment/i.test(headerIn(headers, 'content-disposition'))) return body;
+  if (type.startsWith('multipart/')) {
+    const boundary = /boundary\s*=\s*(?:"([^"]+)"|([^\s;]+))/i.exec(ct);
+    const b = boundary?.[1] ?? boundary?.[2];
+    if (!b || depth > 8) return body;
+    const lines = body.split('\n');
+    const delims: number[] = [];
+    for (let i = 0; i < lines.length; i++)
+      if (isDelimiter(lines[i]!, b)) {
+        delims.push(i);
+        if (lines[i]!.startsWith(`--${b}--`)) break;
+      }
+    for (let k = delims.length - 2; k >= 0; k--) {
+      const from = delims[k]! + 1;
+      const to = delims[k + 1]!;
+      const part = splitPart(lines.slice(from, to).join('\n'));
+      const inner = withOwnLink(part.headers, part.body, domain, depth + 1);
+      const text = `${part.headers.join('\n')}${part.sep}${inner}`;
+      lines.splice(from, to - from, ...text.split('\n'));
+    }
+    return lines.join('\n');
+  }
+  const html = type === 'text/html';
+  if (!html && type !== 'text/plain') return body;
+  const cte = headerIn(headers, 'content-transfer-encoding').trim().toLowerCase();
+  const url = `https://${domain}/`;
+  const eol = body.includes('\r\n') ? '\r\n' : '\n';
+  if (cte === 'base64') {
+    const text = Buffer.from(body.replace(/[^A-Za-z0-9+/]/g, ''), 'base64').toString('latin1');
+    const out = insertLink(
+      text,
+      html ? `<p><a href="${url}">${domain}</a></p>` : `${eol}${eol}${url}${eol}`,
+      html,
+    );
+    const lines =
+      Buffer.from(out, 'latin1')
+        .toString('base64')
+        .match(/.{1,76}/g) ?? [];
+    return lines.join(eol) + body.slice(body.trimEnd().length);
+  }
+  const q = cte === 'quoted-printable' ? '=3D' : '=';
+  const add = html ? `<p><a href${q}"${url}">${domain}</a></p>` : `${eol}${eol}${url}${eol}`;
+  return insertLink(body, add, html);
 }
 
 /** What one message's run needs for the comparison. */

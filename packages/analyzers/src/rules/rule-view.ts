@@ -1,6 +1,7 @@
 import type { Email } from '@trawl/contracts';
 import { viewBrands, viewHits } from '../shared/lexicon-hits.ts';
 import { hostInList, LANGUAGE_CATEGORIES, type Lexicons } from '../shared/lexicons.ts';
+import { ownDomainVouched } from '../shared/signed-headers.ts';
 import { type AttachmentView, type PartyView, type UrlView, viewOf } from '../shared/view.ts';
 
 const EMPTY_PARTY: PartyView = { address: '', domain: '', org_domain: '', display_name: '' };
@@ -17,7 +18,7 @@ function ruleParty(p: PartyView, lex: Lexicons) {
   };
 }
 
-function ruleUrl(u: UrlView, lex: Lexicons, senderOrg: string) {
+function ruleUrl(u: UrlView, lex: Lexicons, senderOrg: string, ownVouched: boolean) {
   return {
     url: u.url,
     scheme: u.scheme,
@@ -36,6 +37,8 @@ function ruleUrl(u: UrlView, lex: Lexicons, senderOrg: string) {
     is_free_hosting: u.host ? hostInList(lex.freeHosting, u.host, u.domain) : false,
     is_risky_tld: u.tld ? lex.riskyTlds.has(u.tld.slice(u.tld.lastIndexOf('.') + 1)) : false,
     same_org_as_sender: u.domain !== '' && u.domain === senderOrg,
+    // a link to the sender's domain is anyone's to write: the sender's only when that domain signed
+    sender_vouched: u.domain !== '' && u.domain === senderOrg && ownVouched,
   };
 }
 
@@ -79,7 +82,8 @@ export function ruleView(email: Email, lex: Lexicons): Record<string, unknown> {
   const senderOrg = v.from.org_domain;
   const urlCount = Math.min(v.urls.length, 200);
   const urls = new Array(urlCount);
-  for (let i = 0; i < urlCount; i++) urls[i] = ruleUrl(v.urls[i]!, lex, senderOrg);
+  const ownVouched = ownDomainVouched(v.auth, senderOrg);
+  for (let i = 0; i < urlCount; i++) urls[i] = ruleUrl(v.urls[i]!, lex, senderOrg, ownVouched);
   const linkDomains = new Set<string>();
   for (const u of v.urls) if (u.source === 'href' && u.domain) linkDomains.add(u.domain);
   const replyTo = new Array(v.reply_to.length);

@@ -121,6 +121,23 @@ export function orgSigned(a: AuthResults, org: string): boolean {
   return !!org && a.verified && a.dkim_pass_domains.some((d) => orgDomain(d) === org);
 }
 
+/**
+ * Whether a link to the sender's registrable domain `org` can speak for the sender. Anyone can
+ * write a link to any domain (the `own_link` forgery), so it counts only when that domain signed
+ * the message (a DKIM pass the receiving hop recorded, as the signers of hidden_offsite_links), or
+ * where the hop recorded no DKIM result at all (a receiver that checks no signatures, or only
+ * SPF, as mail servers before DKIM did): nothing says the domain did not sign, and the link
+ * stands in.
+ */
+export function ownDomainVouched(a: AuthResults, org: string): boolean {
+  return !!org && (!dkimRecorded(a) || a.dkim_pass_domains.some((d) => orgDomain(d) === org));
+}
+
+/** Whether the trusted hop recorded a DKIM result (pass, fail, none …): it checks signatures. */
+export function dkimRecorded(a: AuthResults): boolean {
+  return a.dkim !== 'none_seen';
+}
+
 /** Whether the trusted hop recorded no authentication result at all (a receiver that checks none). */
 export function nothingRecorded(a: AuthResults): boolean {
   return (

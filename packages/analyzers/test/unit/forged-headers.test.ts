@@ -13,7 +13,9 @@ import { builtinAnalyzers } from '../../src/registry.ts';
  * as sent and once per forgery an attacker can write (eval/forgeries.ts: list headers of another
  * domain or of his own, a thread, an X-Mailer, Authentication-Results below the receiving hop, an
  * ARC set his own relay sealed and the receiver found valid, a report structure, a Sender, a
- * Reply-To to the address his display name shows). No forgery may lower the probability. Nothing
+ * Reply-To to the address his display name shows, a link to his From domain's own site). No
+ * forgery may lower the probability. The receiver here records DKIM results (a link to the
+ * sender's own site is believed where it records none: the documented `own_link` residual). Nothing
  * here comes from a corpus; forged-headers-corpus.test.ts runs the same on the shared corpora.
  */
 const root = findRepoRoot();
@@ -74,7 +76,7 @@ const PHISHING: Record<string, Buffer> = {
   ]),
   // HTML alone, with mailbox-quota wording (list and bulk exemptions, report wording)
   fake_bounce: msg([
-    'Authentication-Results: mx.example.org; spf=softfail smtp.mailfrom=mailer.test',
+    'Authentication-Results: mx.example.org; spf=softfail smtp.mailfrom=mailer.test; dkim=none',
     RX,
     'Return-Path: <postmaster@mailer.test>',
     'From: "Mail Delivery System" <postmaster@mailer.test>',
@@ -144,6 +146,42 @@ describe('what an attacker can write never lowers the score of phishing', () => 
     });
   }
 
+  it('own_link adds the link to every text part, written back in its own encoding', async () => {
+    const raw = msg([
+      'From: Billing <billing@shop.test>',
+      'To: bob@example.org',
+      'Subject: Invoice',
+      'Date: Mon, 6 May 2024 10:00:00 +0000',
+      'Content-Type: multipart/mixed; boundary="outer"',
+      '',
+      '--outer',
+      'Content-Type: multipart/alternative; boundary="alt"',
+      '',
+      '--alt',
+      'Content-Type: text/plain; charset=utf-8',
+      'Content-Transfer-Encoding: base64',
+      '',
+      Buffer.from('Pay the invoice at https://pay.example.net/i/1\r\n').toString('base64'),
+      '--alt',
+      'Content-Type: text/html; charset=utf-8',
+      'Content-Transfer-Encoding: quoted-printable',
+      '',
+      '<html><body><a href=3D"https://pay.example.net/i/1">Pay now</a></body></html>',
+      '--alt--',
+      '--outer',
+      'Content-Type: text/plain; name="notes.txt"',
+      'Content-Disposition: attachment; filename="notes.txt"',
+      '',
+      'kept as it is',
+      '--outer--',
+    ]);
+    const email = await parseRawEmail(forge('own_link', raw), {});
+    expect(email.body_text).toContain('https://shop.test/');
+    expect(email.body_html).toContain('<a href="https://shop.test/">shop.test</a>');
+    expect(email.body_html).toContain('<a href="https://pay.example.net/i/1">Pay now</a>');
+    expect(forge('own_link', raw).toString('latin1')).toContain('\r\nkept as it is\r\n');
+  });
+
   it('each forgery changes the message as it says (the test above tests something)', () => {
     const raw = PHISHING.brand_spoof!;
     const text = (f: Forgery) => forge(f, raw).toString('latin1');
@@ -155,6 +193,7 @@ describe('what an attacker can write never lowers the score of phishing', () => 
     expect(text('report')).toContain('multipart/report; report-type=delivery-status');
     expect(text('report')).toContain('Return-Path: <>');
     expect(text('on_behalf')).toBe(raw.toString('latin1')); // its display name shows no address
+    expect(text('own_link')).toContain('<p><a href="https://paypal.com/">paypal.com</a></p>');
     expect(forge('on_behalf', PHISHING.reply_elsewhere!).toString('latin1')).toBe(
       PHISHING.reply_elsewhere!.toString('latin1'), // a Reply-To is there already
     );

@@ -1,4 +1,4 @@
-import type { ServiceConfigFile } from '@trawl/contracts';
+import type { Email, ServiceConfigFile } from '@trawl/contracts';
 import { parseRawEmail } from '@trawl/mail';
 import { describe, expect, it } from 'vitest';
 import { makeEmail } from '../fixtures/emails.ts';
@@ -489,6 +489,87 @@ describe('every link leaves the sender without showing where (content.hidden_off
       html: '<link rel="stylesheet" href="https://example.net/css"><p>Minutes attached.</p>',
     });
     expect((await verdict(sheet)).symbols ?? []).not.toContain(offsite);
+  });
+});
+
+describe('a link to the sender’s own site is the sender’s only when its domain signed', () => {
+  const offsite = 'content.hidden_offsite_links';
+  const mail = (auth: string, dkim: string) =>
+    raw([
+      ...(auth ? [`Authentication-Results: mx.example.org; ${auth}`] : []),
+      RECEIVED,
+      'From: Eco Savings <news@example.com>',
+      'To: bob@example.org',
+      'Subject: Cut your energy bill',
+      'Message-ID: <n1@example.com>',
+      'Date: Mon, 6 May 2024 09:59:00 +0000',
+      ...(dkim
+        ? [`DKIM-Signature: v=1; a=rsa-sha256; d=${dkim}; s=s1; h=From:Subject; bh=x; b=y`]
+        : []),
+      'Content-Type: text/html; charset=utf-8',
+      '',
+      '<p>Save now: <a href="https://example.net/c?id=9">click here</a>. <a href="https://example.com/">example.com</a></p>',
+    ]);
+
+  it('an unsigned sender’s link to its own domain does not clear its other links', async () => {
+    const e = await mail('spf=pass smtp.mailfrom=example.com; dkim=none; dmarc=none', '');
+    expect((await verdict(e)).symbols).toContain(offsite);
+  });
+
+  it('a signed sender’s does, and so does any where no DKIM result was recorded', async () => {
+    const signed = await mail('dkim=pass header.d=example.com; dmarc=pass', 'example.com');
+    expect((await verdict(signed)).symbols ?? []).not.toContain(offsite);
+    for (const auth of ['', 'spf=pass smtp.mailfrom=example.com']) {
+      const unchecked = await mail(auth, '');
+      expect((await verdict(unchecked)).symbols ?? [], auth).not.toContain(offsite);
+    }
+  });
+});
+
+describe('an unsubscribe link that is someone else’s (content.foreign_newsletter)', () => {
+  const foreign = 'content.foreign_newsletter';
+  const news = (from: string, unsubscribe: string, checked = true) =>
+    raw([
+      ...(checked
+        ? ['Authentication-Results: mx.example.org; spf=pass; dkim=none; dmarc=none']
+        : []),
+      RECEIVED,
+      `From: ${from}`,
+      'To: bob@example.org',
+      'Subject: This week',
+      'Message-ID: <n2@mail.sender.test>',
+      'Date: Mon, 6 May 2024 09:59:00 +0000',
+      'Content-Type: text/html; charset=utf-8',
+      '',
+      `<p>This week’s best radio.</p><p><a href="https://newsletters.broadcaster.test/v/1">View in browser</a> <a href="${unsubscribe}">Unsubscribe</a></p>`,
+    ]);
+  const symbols = async (e: Promise<Email>) => (await verdict(await e)).symbols ?? [];
+
+  it('a newsletter whose unsubscribe link goes to an unrelated domain, from a sender that did not sign', async () => {
+    const from = 'Eco Solutions <promo@sc1jacq.universe.test>';
+    expect(await symbols(news(from, 'https://newsletters.broadcaster.test/u/9'))).toContain(
+      foreign,
+    );
+    const warranty = 'Home Warranty <renew@zhishang.test>';
+    expect(await symbols(news(warranty, 'mailto:replyto@other-shop.test'))).toContain(foreign);
+  });
+
+  it('not where the receiving hop recorded no authentication: "did not sign" is unknown there', async () => {
+    const e = news(
+      'Eco Solutions <promo@sc1jacq.universe.test>',
+      'https://x.broadcaster.test/u',
+      false,
+    );
+    expect(await symbols(e)).not.toContain(foreign);
+  });
+
+  it('not at the sender’s domain, its account at a mail service, or from free mail', async () => {
+    for (const [from, link] of [
+      ['Shop <news@shop.test>', 'https://www.shop.test/unsubscribe'],
+      ['Shop <news@shop.test>', 'https://shop.us5.list-manage.com/unsubscribe?u=1'],
+      ['Jane <jane.doe1987@gmail.com>', 'https://newsletters.broadcaster.test/u/9'],
+    ] as const)
+      expect(await symbols(news(from, link)), from).not.toContain(foreign);
   });
 });
 
