@@ -90,7 +90,7 @@ const PHISHING: Record<string, Buffer> = {
   ]),
   // a fake bounce beside a mail vendor’s help page, its lure on the vendor’s host anyone publishes on
   fake_bounce_vendor_link: msg([
-    'Authentication-Results: mx.example.org; spf=pass smtp.mailfrom=mailer.test',
+    'Authentication-Results: mx.example.org; spf=pass smtp.mailfrom=mailer.test; dkim=none',
     RX,
     'Return-Path: <postmaster@mailer.test>',
     'From: "Microsoft Outlook" <postmaster@mailer.test>',
@@ -104,7 +104,7 @@ const PHISHING: Record<string, Buffer> = {
   ]),
   // a decoy link to a brand's own page, the lure in an attached page
   decoy_brand_link: msg([
-    'Authentication-Results: mx.example.org; spf=pass smtp.mailfrom=invoices.test',
+    'Authentication-Results: mx.example.org; spf=pass smtp.mailfrom=invoices.test; dkim=none',
     RX,
     'Return-Path: <billing@invoices.test>',
     'From: "Billing" <billing@invoices.test>',
