@@ -6,7 +6,7 @@ export {
   apiRetrieverMain,
 } from './main.ts';
 export { type ApiRetrieverMetrics, createApiRetrieverMetrics } from './metrics.ts';
-export { serveApiRetriever } from './serve.ts';
+export { type ApiRetrieverAssembly, runApiRetriever, serveApiRetriever } from './serve.ts';
 export { apiRetrieverFields, mailboxList } from './settings.ts';
 export {
   type ChangePage,

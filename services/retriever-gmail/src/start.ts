@@ -1,12 +1,9 @@
 import {
-  ApiRetriever,
   type ApiRetrieverPorts,
   type ApiRetrieverService,
-  cacheSyncStore,
   createApiRetrieverMetrics,
-  memorySyncStore,
   ruleTargets,
-  serveApiRetriever,
+  runApiRetriever,
   type VerdictRules,
 } from '@trawl/mailbox-sync';
 import {
@@ -96,34 +93,22 @@ export async function startRetrieverGmail(
       },
     );
   });
-  const retriever = new ApiRetriever({
+  return runApiRetriever(ports, {
+    kind: 'gmail',
+    name: g.name,
     sources,
-    store: ports.cache
-      ? cacheSyncStore(ports.cache, `retriever:gmail:${g.name}:`)
-      : memorySyncStore(),
-    keyPrefix: '',
     rules,
     defaults: GMAIL_DEFAULT_RULES,
     unknownIdCode: GMAIL_ERRORS.messageNotFound,
-    metrics,
-    logger,
-  });
-  const app = buildApp({
-    logger,
     registry,
-    retriever,
     metrics,
+    logger,
+    buildApp,
+    listen: { host: settings.host, port: settings.port },
     internalApiKey: settings.internalApiKey,
-    version: ports.version,
-  });
-  const served = await serveApiRetriever(
-    app,
-    retriever,
-    { host: settings.host, port: settings.port },
-    logger.child({
+    describe: {
       mailboxes: g.mailboxes.length,
       grant: g.service_account_key ? 'service_account' : 'refresh_token',
-    }),
-  );
-  return { app, retriever, registry, url: served.url, close: served.close };
+    },
+  });
 }

@@ -1,12 +1,9 @@
 import {
-  ApiRetriever,
   type ApiRetrieverPorts,
   type ApiRetrieverService,
-  cacheSyncStore,
   createApiRetrieverMetrics,
-  memorySyncStore,
   ruleTargets,
-  serveApiRetriever,
+  runApiRetriever,
   type VerdictRules,
 } from '@trawl/mailbox-sync';
 import { createApiClient, createTokenSource, type OAuthGrantInput } from '@trawl/oauth';
@@ -90,37 +87,19 @@ export async function startRetrieverGraph(
         },
       ),
   );
-  const retriever = new ApiRetriever({
+  return runApiRetriever(ports, {
+    kind: 'graph',
+    name: g.name,
     sources,
-    store: ports.cache
-      ? cacheSyncStore(ports.cache, `retriever:graph:${g.name}:`)
-      : memorySyncStore(),
-    keyPrefix: '',
     rules,
     defaults: GRAPH_DEFAULT_RULES,
     unknownIdCode: GRAPH_ERRORS.messageNotFound,
-    metrics,
-    logger,
-  });
-  const app = buildApp({
-    logger,
     registry,
-    retriever,
     metrics,
+    logger,
+    buildApp,
+    listen: { host: settings.host, port: settings.port },
     internalApiKey: settings.internalApiKey,
-    version: ports.version,
+    describe: { mailboxes: g.mailboxes.length, grant: tokens.kind },
   });
-  const served = await serveApiRetriever(
-    app,
-    retriever,
-    { host: settings.host, port: settings.port },
-    logger.child({ mailboxes: g.mailboxes.length, grant: tokens.kind }),
-  );
-  return {
-    app,
-    retriever,
-    registry,
-    url: served.url,
-    close: served.close,
-  };
 }
