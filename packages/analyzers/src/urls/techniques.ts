@@ -346,14 +346,14 @@ export const lookalikeFindings: UrlTechnique = {
   },
 };
 
-// a brand in the subdomain of an unrelated domain, where someone is sent: a link, a form or an
-// image map's area (an image's host deceives no one about where a click goes: CDNs name their
-// customers in subdomains, e.g. a brand's logo from `<brand>-com.<cdn>.net`)
+// a brand in the subdomain of an unrelated domain, where someone is sent (a link, a written URL,
+// a form, a link inside an attachment), never what the client loads by itself: an image's or a
+// style sheet's host deceives no one about where a click goes, and CDNs name their customers in
+// subdomains (a brand's logo from `<brand>-com.<cdn>.net`)
 export const brandInSubdomainFindings: UrlTechnique = {
   kinds: ['host'],
   find: (ctx, u) => {
-    if (u.source !== 'href' && u.source !== 'form' && u.source !== 'area') return NONE;
-    if (u.is_image) return NONE;
+    if (u.is_image || u.source === 'src' || u.source === 'css' || u.source === 'link') return NONE;
     const sub = brandInSubdomain(u.host, u.domain, ctx.names);
     if (!sub) return NONE;
     return once(

@@ -30,6 +30,24 @@ describe('a brand’s name in the subdomain of an unrelated domain (urls.brand_i
     expect(v.symbols).toContain('urls.brand_in_subdomain');
   });
 
+  it('counts a URL written in plain text (clients make it a link)', async () => {
+    const raw = Buffer.from(
+      [
+        'From: Shop <billing@shop.test>',
+        'To: bob@example.org',
+        'Subject: Your order',
+        'Date: Mon, 6 May 2024 10:00:00 +0000',
+        'Content-Type: text/plain; charset=utf-8',
+        '',
+        'Order shipped. Track it at https://paypal.com.account-check.test/track',
+        '',
+      ].join('\r\n'),
+    );
+    expect((await verdict(await parseRawEmail(raw, {}))).symbols).toContain(
+      'urls.brand_in_subdomain',
+    );
+  });
+
   it('not for an image: a CDN names its customers in subdomains', async () => {
     const v = await verdict(
       await parseRawEmail(
