@@ -117,7 +117,19 @@ describe('message view and campaigns on PostgreSQL, Redis and RabbitMQ', () => {
     const id = r.json().job_id as string;
     jobs[name] = id;
     // one at a time: each is grouped before the next arrives (the order the assertions tell)
-    await waitFor(async () => (await get(id)).status === 'completed', 20_000);
+    await settled(id);
+  }
+
+  /**
+   * Waits for a job to be completed and grouped. The job reads `completed` before its handler has
+   * settled it and handed it to campaign grouping (campaigns.recordLater comes last): the handler's
+   * end (no job in flight) comes first, then the grouping queue's.
+   */
+  async function settled(id: string): Promise<void> {
+    await waitFor(
+      async () => (await get(id)).status === 'completed' && orch.inFlight() === 0,
+      20_000,
+    );
     await orch.campaignsSettled();
   }
 
@@ -398,8 +410,7 @@ describe('message view and campaigns on PostgreSQL, Redis and RabbitMQ', () => {
       expect(r.statusCode).toBe(200);
       const id = r.json().job_id as string;
       ids.push(id);
-      await waitFor(async () => (await get(id)).status === 'completed', 20_000);
-      await orch.campaignsSettled();
+      await settled(id);
     }
     const [a, b] = await Promise.all(ids.map((id) => get(id)));
     expect(a?.result?.is_phishing).toBe(false);

@@ -88,8 +88,10 @@ describe('a lure holding U+0000 on PostgreSQL, Redis and RabbitMQ', () => {
     });
     expect(r.statusCode, r.body).toBe(200);
     const id = r.json().job_id as string;
+    // completed before its handler hands it to campaign grouping: wait for the handler's end too
     await waitFor(
-      async () => (await api(`/api/v1/analyze/${id}`)).json().status === 'completed',
+      async () =>
+        (await api(`/api/v1/analyze/${id}`)).json().status === 'completed' && orch.inFlight() === 0,
       20_000,
     );
     await orch.campaignsSettled();
@@ -151,7 +153,9 @@ describe('a lure holding U+0000 on PostgreSQL, Redis and RabbitMQ', () => {
     expect(json.statusCode, json.body).toBe(200);
     const second = json.json().job_id as string;
     await waitFor(
-      async () => (await api(`/api/v1/analyze/${second}`)).json().status === 'completed',
+      async () =>
+        (await api(`/api/v1/analyze/${second}`)).json().status === 'completed' &&
+        orch.inFlight() === 0,
       20_000,
     );
     await orch.campaignsSettled();

@@ -172,7 +172,9 @@ describe('retention purge on PostgreSQL, Redis and RabbitMQ', () => {
       before[name] = (await read(id)).json();
     }
     // Campaign grouping runs after a job is settled and adds a `camp` search term with the job's
-    // created_at; let it finish before the test ages the jobs, or that term keeps the old date.
+    // created_at; let it finish before the test ages the jobs, or that term keeps the old date
+    // (a job reads completed before its handler hands it to grouping: wait for the handler too).
+    await waitFor(() => orch.inFlight() === 0, 20_000);
     await orch.campaignsSettled();
   });
 
