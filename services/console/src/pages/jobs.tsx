@@ -114,10 +114,15 @@ export function JobsPage() {
         {CHOICES.map((c) => (
           <div class="field" key={c.name}>
             <label for={`q-${c.name}`}>{c.label}</label>
-            <select id={`q-${c.name}`} name={c.name} value={params.get(c.name) ?? ''} key={qs}>
-              <option value="">any</option>
+            {/* Uncontrolled, as the text fields: a `value` prop would be put back on every
+                render (a live job event, the list's reload) and undo what the user picked
+                before pressing Search. `key` starts it again from the URL when that changes. */}
+            <select id={`q-${c.name}`} name={c.name} key={qs}>
+              <option value="" selected={!params.get(c.name)}>
+                any
+              </option>
               {c.options.map((o) => (
-                <option key={o} value={o}>
+                <option key={o} value={o} selected={params.get(c.name) === o}>
                   {choiceLabel(c.name, o)}
                 </option>
               ))}
