@@ -16,9 +16,10 @@ import { createSmtpFilter, SmtpSettings } from '@trawl/retriever-smtp';
 import {
   PLATFORM_KEY,
   silentLogger,
-  startInlineMilter,
+  type startInlineMilter,
   startTrawlStack,
 } from '@trawl/retriever-smtp/testing';
+import { benchInlineMilter } from '../support/inline-milter.ts';
 import { attribute } from './stages.ts';
 
 export interface TrawlProcessArgs {
@@ -103,20 +104,13 @@ async function start(): Promise<void> {
     schema = (await sql.query<{ s: string }>('SELECT current_schema() AS s')).rows[0]?.s ?? '';
   }
   if (args.path === 'milter-inline') {
-    const milter = await startInlineMilter({
-      smtp: {
-        mail_orchestrator_url: 'http://127.0.0.1:9',
-        policy: 'none=deliver,low=deliver,medium=deliver,high=deliver,critical=deliver',
-        unanalyzed_action: 'deliver',
-        deadline_ms: 60_000,
-      },
+    const inline = await benchInlineMilter({
+      analysis,
       milterPort: args.filterPort,
       httpPort: args.httpPort,
-      analysis,
-      retriever: 'smtp-inline',
     });
-    closers.push(() => milter.close());
-    settled = () => milter.records?.settled() ?? Promise.resolve();
+    closers.push(() => inline.milter.close());
+    settled = inline.settled;
     return;
   }
   const filter = createSmtpFilter(

@@ -57,7 +57,7 @@ import {
   sendingDomain,
   silentLogger,
   smtpClient,
-  startInlineMilter,
+  type startInlineMilter,
   startSmtpSink,
   startTestDns,
   startTestPostfix,
@@ -65,6 +65,7 @@ import {
 } from '@trawl/retriever-smtp/testing';
 import { analysisAlone } from '../analysis-alone.ts';
 import { RSPAMD_EXPECTED, startRspamd } from '../rspamd.ts';
+import { benchInlineMilter } from '../support/inline-milter.ts';
 import { message } from '../support/smtp-messages.ts';
 
 const N = Math.max(1, Number(process.env.BENCH_SMTP_MESSAGES ?? 300));
@@ -272,20 +273,8 @@ async function inlineMilterSide(
 ) {
   const pf = await startTestPostfix({ mode: 'milter', milterPort: port, sinkPort: sink.port });
   closers.push(() => pf.destroy());
-  const milter = await startInlineMilter({
-    smtp: {
-      mail_orchestrator_url: 'http://127.0.0.1:9',
-      policy: 'none=deliver,low=deliver,medium=deliver,high=deliver,critical=deliver',
-      unanalyzed_action: 'deliver',
-      deadline_ms: 60_000,
-    },
-    milterPort: port,
-    httpPort,
-    analysis,
-    retriever: 'smtp-inline',
-  });
+  const { milter, settled } = await benchInlineMilter({ analysis, milterPort: port, httpPort });
   closers.push(() => milter.close());
-  const settled = () => milter.records?.settled() ?? Promise.resolve();
   if (WARMUP > 0) await drive(pf.port, sink, 'warm-inline', WARMUP);
   await settled();
   const cpu0 = process.cpuUsage();
