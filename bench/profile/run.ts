@@ -27,11 +27,9 @@
  *
  * Needs root and postfix; prints why and exits 0 without them. Not a timed test: it prints numbers.
  */
-import { type ChildProcess, fork } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { builtinAnalyzers, loadEvalConfig, runEval } from '@trawl/analyzers/eval';
 import { findRepoRoot } from '@trawl/config';
@@ -44,8 +42,9 @@ import {
   startTestPostfix,
 } from '@trawl/retriever-smtp/testing';
 import { message } from '../support/smtp-messages.ts';
+import { trawlChild } from './child.ts';
 import { STAGES } from './stages.ts';
-import type { FromChild, StopAnswer, ToChild, TrawlProcessArgs } from './trawl-process.ts';
+import type { StopAnswer, TrawlProcessArgs } from './trawl-process.ts';
 
 const { values: opts } = parseArgs({
   options: {
@@ -65,7 +64,6 @@ const DETAIL = opts.detail === true;
 const SHAPES = String(opts.shapes).split(',') as TrawlProcessArgs['shape'][];
 const PATHS = String(opts.paths).split(',') as TrawlProcessArgs['path'][];
 const ROOT = findRepoRoot();
-const HERE = dirname(fileURLToPath(import.meta.url));
 
 if (!postfixAvailable()) {
   console.log('bench:profile skipped: needs Debian postfix (/usr/sbin/postfix) and root');
@@ -175,37 +173,6 @@ async function analysisAlone(work: string): Promise<number> {
   return (await run()).cpu_ms_per_msg;
 }
 
-function childOf(args: TrawlProcessArgs): {
-  child: ChildProcess;
-  next: <T extends FromChild['type']>(type: T) => Promise<Extract<FromChild, { type: T }>>;
-  send: (m: ToChild) => void;
-} {
-  const child = fork(join(HERE, 'trawl-process.ts'), [JSON.stringify(args)], {
-    cwd: ROOT,
-    execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const queue: FromChild[] = [];
-  const waiting: ((m: FromChild) => void)[] = [];
-  child.on('message', (m: FromChild) => {
-    const w = waiting.shift();
-    if (w) w(m);
-    else queue.push(m);
-  });
-  const next = <T extends FromChild['type']>(type: T) =>
-    new Promise<Extract<FromChild, { type: T }>>((resolve, reject) => {
-      const take = (m: FromChild) =>
-        m.type === type
-          ? resolve(m as Extract<FromChild, { type: T }>)
-          : reject(new Error(`expected ${type} from Trawl's process, got ${m.type}`));
-      const q = queue.shift();
-      if (q) take(q);
-      else waiting.push(take);
-      child.once('exit', (code) => reject(new Error(`Trawl's process exited (${code})`)));
-    });
-  return { child, next, send: (m) => child.send(m) };
-}
-
 interface ShapeResult {
   shape: string;
   msgsPerSecond: number;
@@ -226,7 +193,7 @@ async function profileShape(
       : { mode: 'after-queue', filterPort, sinkPort: sink.port },
   );
   const dataDir = join(work, `data-${shape}-${path}`);
-  const c = childOf({
+  const c = trawlChild({
     shape,
     path,
     mailPort,
@@ -259,8 +226,7 @@ async function profileShape(
     const answer = await c.next('stopped');
     return { shape: `${shape}, ${path}`, msgsPerSecond, answer, outside };
   } finally {
-    c.send({ type: 'close' });
-    await new Promise((r) => c.child.once('exit', r));
+    await c.close();
     await pf.destroy();
     await sink.close();
   }

@@ -3,8 +3,10 @@
  * SMTP filter (services/retriever-smtp, after-queue) in front of Trawl in the shape asked for
  * (`scale-out`: the gateway, analyzer orchestrator and mail orchestrator on the local PostgreSQL,
  * Redis and RabbitMQ, as bench:smtp runs them; `embedded`: the all-in-one start on PGlite, the
- * in-process broker and cache). Driven over IPC by bench/profile/run.ts: `start` starts V8's
- * sampling profiler and the CPU counters, `stop` answers the profile's stages and the counters.
+ * in-process broker and cache). The inline milter (`milter-inline`) in scale-out shape is the
+ * milter alone on the database and broker, as deployed. Driven over IPC (bench/profile/child.ts)
+ * by bench/profile/run.ts and bench/smtp/run.ts: `start` starts V8's sampling profiler (unless
+ * told not to) and the CPU counters, `stop` answers the profile's stages and the counters.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -12,6 +14,7 @@ import { startEmbedded } from '@trawl/all-in-one';
 import { findRepoRoot, loadConfig } from '@trawl/config';
 import { deriveCredential } from '@trawl/contracts';
 import type { SqlClient } from '@trawl/platform';
+import { testBroker, testSchema } from '@trawl/platform/testing';
 import { createSmtpFilter, SmtpSettings } from '@trawl/retriever-smtp';
 import {
   PLATFORM_KEY,
@@ -20,7 +23,7 @@ import {
   startTrawlStack,
 } from '@trawl/retriever-smtp/testing';
 import { benchInlineMilter } from '../support/inline-milter.ts';
-import { attribute } from './stages.ts';
+import { type Attribution, attribute } from './stages.ts';
 
 export interface TrawlProcessArgs {
   shape: 'scale-out' | 'embedded';
@@ -36,7 +39,11 @@ export interface TrawlProcessArgs {
   dataDir: string;
 }
 
-export type ToChild = { type: 'start' } | { type: 'stop' } | { type: 'close' };
+/**
+ * `start` opens the measured window (`profile: false`: the CPU counters only, no V8 profiler: the
+ * figures of a run that is not a profile, bench:smtp's); `stop` closes it.
+ */
+export type ToChild = { type: 'start'; profile?: boolean } | { type: 'stop' } | { type: 'close' };
 
 export interface StopAnswer {
   type: 'stopped';
@@ -93,6 +100,16 @@ async function start(): Promise<void> {
     const trawl = await startEmbedded(cfg, { port: 0, host: '127.0.0.1', logger: silentLogger });
     closers.push(() => trawl.close());
     analysis = trawl.ports;
+  } else if (args.path === 'milter-inline') {
+    // The milter analysing inline is a process of its own beside Postfix (ADR 024), given the
+    // database and broker: no gateway or orchestrator in it, as retriever-smtp's main starts it.
+    const db = await testSchema({ max: 12 });
+    closers.push(() => db.drop());
+    const tb = await testBroker();
+    closers.push(() => tb.cleanup());
+    analysis = { sql: db.sql, store: db.store, broker: tb.broker, topology: tb.topology };
+    sql = db.sql;
+    schema = (await sql.query<{ s: string }>('SELECT current_schema() AS s')).rows[0]?.s ?? '';
   } else {
     const trawl = await startTrawlStack({
       mailPort: args.mailPort,
@@ -158,6 +175,12 @@ async function tableCounts(): Promise<Counts | undefined> {
 }
 
 const session = new Session();
+let profiling = false;
+async function stopProfiler() {
+  const { profile } = await session.post('Profiler.stop');
+  session.disconnect();
+  return profile;
+}
 let cpu0 = process.cpuUsage();
 let main0 = 0;
 let threads0 = new Map<string, { kind: string; ms: number }>();
@@ -214,10 +237,13 @@ process.on('message', (m: ToChild) => {
     if (m.type === 'start') {
       await settled();
       counts0 = await tableCounts();
-      session.connect();
-      await session.post('Profiler.enable');
-      await session.post('Profiler.setSamplingInterval', { interval: 1000 });
-      await session.post('Profiler.start');
+      profiling = m.profile !== false;
+      if (profiling) {
+        session.connect();
+        await session.post('Profiler.enable');
+        await session.post('Profiler.setSamplingInterval', { interval: 1000 });
+        await session.post('Profiler.start');
+      }
       cpu0 = process.cpuUsage();
       main0 = mainThreadCpuMs();
       threads0 = threadCpu();
@@ -232,9 +258,9 @@ process.on('message', (m: ToChild) => {
         const d = t.ms - (threads0.get(tid)?.ms ?? 0);
         threads.set(t.kind, (threads.get(t.kind) ?? 0) + d);
       }
-      const { profile } = await session.post('Profiler.stop');
-      session.disconnect();
-      const a = attribute(profile);
+      const a = profiling
+        ? attribute(await stopProfiler())
+        : ({ busy: 0, samples: new Map(), parse: new Map(), unplaced: [] } satisfies Attribution);
       // the profile's share of each stage, scaled to the main thread's CPU time
       const scale = a.busy > 0 ? main / a.busy : 0;
       const ms = (m: Map<string, number>): [string, number][] =>

@@ -57,19 +57,24 @@ import {
   sendingDomain,
   silentLogger,
   smtpClient,
-  type startInlineMilter,
   startSmtpSink,
   startTestDns,
   startTestPostfix,
   startTrawlStack,
 } from '@trawl/retriever-smtp/testing';
 import { analysisAlone } from '../analysis-alone.ts';
+import { trawlChild } from '../profile/child.ts';
 import { RSPAMD_EXPECTED, startRspamd } from '../rspamd.ts';
-import { benchInlineMilter } from '../support/inline-milter.ts';
 import { message } from '../support/smtp-messages.ts';
 
 const N = Math.max(1, Number(process.env.BENCH_SMTP_MESSAGES ?? 300));
 const WARMUP = Math.max(0, Number(process.env.BENCH_SMTP_WARMUP ?? 200));
+/**
+ * The inline milter's warm-up: its process starts fresh, and V8 is still compiling its hot path
+ * (the analysis, the milter, the recording) over the first thousand messages; a running milter is
+ * past that, as every other side here is (they share this process, warmed by the sides before).
+ */
+const INLINE_WARMUP = Math.max(0, Number(process.env.BENCH_SMTP_INLINE_WARMUP ?? 1000));
 const CONNECTIONS = Math.max(1, Number(process.env.BENCH_SMTP_CONNECTIONS ?? 8));
 /** Messages sent one at a time (each waits for the one before to arrive): latency without queueing. */
 const SERIAL = Math.max(1, Number(process.env.BENCH_SMTP_SERIAL ?? 30));
@@ -263,28 +268,36 @@ async function milterSide(mailPort: number, httpPort: number, port: number) {
 
 /**
  * Postfix with Trawl's milter analysing inline (TRAWL_MILTER_ANALYSIS=inline): the verdict from
- * the milter's own analysis, the jobs recorded afterwards on Trawl's database and broker. The CPU
- * counts the recording: it is read once the record queue is empty.
+ * the milter's own analysis, the jobs recorded afterwards. The milter runs as it is deployed, a
+ * process of its own beside Postfix (bench/profile/trawl-process.ts: scale-out, the milter alone
+ * on a database and broker of its own on the local servers; embedded, the all-in-one start), not
+ * on this process's event loop beside the bench's SMTP client and sink. Its CPU is that process's,
+ * every thread, read once every job of the run is recorded.
  */
-async function inlineMilterSide(
-  analysis: Parameters<typeof startInlineMilter>[0]['analysis'],
-  httpPort: number,
-  port: number,
-) {
+async function inlineMilterSide(httpPort: number, port: number) {
   const pf = await startTestPostfix({ mode: 'milter', milterPort: port, sinkPort: sink.port });
   closers.push(() => pf.destroy());
-  const { milter, settled } = await benchInlineMilter({ analysis, milterPort: port, httpPort });
-  closers.push(() => milter.close());
-  if (WARMUP > 0) await drive(pf.port, sink, 'warm-inline', WARMUP);
-  await settled();
-  const cpu0 = process.cpuUsage();
+  const c = trawlChild({
+    shape: EMBEDDED ? 'embedded' : 'scale-out',
+    path: 'milter-inline',
+    mailPort: await freePort(),
+    httpPort,
+    filterPort: port,
+    returnPort: 0,
+    dataDir: join(work, 'data-inline'),
+  });
+  closers.push(() => c.close());
+  await c.next('ready');
+  if (INLINE_WARMUP > 0) await drive(pf.port, sink, 'warm-inline', INLINE_WARMUP);
+  c.send({ type: 'start', profile: false });
+  await c.next('pg-pids');
   const loaded = await drive(pf.port, sink, 'inline', N);
-  await settled();
-  const cpu = process.cpuUsage(cpu0);
+  c.send({ type: 'stop' });
+  const { processCpuMs } = await c.next('stopped');
   const serial = await drive(pf.port, sink, 'inline-serial', SERIAL, 1);
-  await milter.close();
+  await c.close();
   await pf.destroy();
-  return { loaded, serial, cpuMs: (cpu.user + cpu.system) / 1000 / N };
+  return { loaded, serial, cpuMs: processCpuMs / N };
 }
 
 /** Postfix with Rspamd's milter (the anchor); a reason instead when Rspamd is not there. */
@@ -332,7 +345,6 @@ try {
   const [authHttpPort, authFilterPort] = [await freePort(), await freePort()];
   const [milterHttpPort, milterPort] = [await freePort(), await freePort()];
   const [inlineHttpPort, inlinePort] = [await freePort(), await freePort()];
-  let analysisPorts: Parameters<typeof startInlineMilter>[0]['analysis'];
   if (EMBEDDED) {
     const cfg = loadConfig({
       env: {
@@ -354,14 +366,12 @@ try {
     });
     const trawl = await startEmbedded(cfg, { port: 0, host: '127.0.0.1', logger: silent });
     closers.push(() => trawl.close());
-    analysisPorts = trawl.ports;
   } else {
     const trawl = await startTrawlStack({
       mailPort,
       filters: { smtp: httpPort, 'smtp-auth': authHttpPort, 'smtp-milter': milterHttpPort },
     });
     closers.push(() => trawl.close());
-    analysisPorts = trawl.analysisPorts;
   }
   const pf = await startTestPostfix({ mode: 'after-queue', filterPort, sinkPort: sink.port });
   closers.push(() => pf.destroy());
@@ -404,7 +414,7 @@ try {
 
   const auth = await authSide(mailPort, authHttpPort, authFilterPort);
   const milter = await milterSide(mailPort, milterHttpPort, milterPort);
-  const inline = await inlineMilterSide(analysisPorts, inlineHttpPort, inlinePort);
+  const inline = await inlineMilterSide(inlineHttpPort, inlinePort);
   const aloneCpuMs = await analysisAloneCpuMs(join(work, 'alone'));
 
   const f = (n: number, d = 1) => n.toFixed(d);
@@ -450,10 +460,10 @@ try {
   );
   const filterCpuMs = (cpu.user + cpu.system) / 1000 / N;
   console.log(
-    `CPU per message: Trawl's analysis alone ${f(aloneCpuMs, 2)} ms; bench process with Trawl + content filter ${f(filterCpuMs, 1)} ms (${f(filterCpuMs / aloneCpuMs, 2)}x), with Trawl + milter remote ${f(milter.cpuMs, 1)} ms (${f(milter.cpuMs / aloneCpuMs, 2)}x), milter inline ${f(inline.cpuMs, 1)} ms (${f(inline.cpuMs / aloneCpuMs, 2)}x)${'cpuMs' in rspamd ? `; rspamd ${f(rspamd.cpuMs, 1)} ms` : ''} (PostgreSQL, RabbitMQ, Redis not counted)`,
+    `CPU per message: Trawl's analysis alone ${f(aloneCpuMs, 2)} ms; bench process with Trawl + content filter ${f(filterCpuMs, 1)} ms (${f(filterCpuMs / aloneCpuMs, 2)}x), with Trawl + milter remote ${f(milter.cpuMs, 1)} ms (${f(milter.cpuMs / aloneCpuMs, 2)}x); the inline milter's own process ${f(inline.cpuMs, 2)} ms (${f(inline.cpuMs / aloneCpuMs, 2)}x the analysis alone)${'cpuMs' in rspamd ? `; rspamd ${f(rspamd.cpuMs, 1)} ms` : ''} (PostgreSQL, RabbitMQ, Redis not counted)`,
   );
   console.log(
-    `of which the bench's own SMTP client and sink (its CPU beside Postfix alone) ${f(benchOwnCpuMs, 1)} ms: Trawl's own with the milter inline ${f(inline.cpuMs - benchOwnCpuMs, 1)} ms (${f((inline.cpuMs - benchOwnCpuMs) / aloneCpuMs, 2)}x the analysis alone), remote ${f(milter.cpuMs - benchOwnCpuMs, 1)} ms`,
+    `of which the bench's own SMTP client and sink (its CPU beside Postfix alone) ${f(benchOwnCpuMs, 1)} ms: Trawl's own with the milter remote ${f(milter.cpuMs - benchOwnCpuMs, 1)} ms`,
   );
   if ('loaded' in rspamd) {
     console.log(
