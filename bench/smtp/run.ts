@@ -71,10 +71,11 @@ const N = Math.max(1, Number(process.env.BENCH_SMTP_MESSAGES ?? 300));
 const WARMUP = Math.max(0, Number(process.env.BENCH_SMTP_WARMUP ?? 200));
 /**
  * The inline milter's warm-up: its process starts fresh, and V8 is still compiling its hot path
- * (the analysis, the milter, the recording) over the first thousand messages; a running milter is
+ * (the analysis, the milter, the recording) over its first few thousand messages (helper-thread CPU
+ * 1.4–2.1 ms a message after 1,000, 0.8–1.0 after 3,000: docs/benchmarks.md); a running milter is
  * past that, as every other side here is (they share this process, warmed by the sides before).
  */
-const INLINE_WARMUP = Math.max(0, Number(process.env.BENCH_SMTP_INLINE_WARMUP ?? 1000));
+const INLINE_WARMUP = Math.max(0, Number(process.env.BENCH_SMTP_INLINE_WARMUP ?? 3000));
 const CONNECTIONS = Math.max(1, Number(process.env.BENCH_SMTP_CONNECTIONS ?? 8));
 /** Messages sent one at a time (each waits for the one before to arrive): latency without queueing. */
 const SERIAL = Math.max(1, Number(process.env.BENCH_SMTP_SERIAL ?? 30));
