@@ -34,6 +34,7 @@ import {
   migrate,
   type SqlClient,
   type Store,
+  startPgliteMaintenance,
 } from '@trawl/platform';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -112,6 +113,11 @@ async function openPorts(
   }
   shutdown.add('database', () => sql.close());
   await migrate(sql);
+  if (sql.kind === 'pglite') {
+    // PGlite has no autovacuum: without ANALYZE the plans made for empty tables stay (ADR 026)
+    const maintenance = startPgliteMaintenance(sql, { logger });
+    shutdown.add('database-maintenance', () => maintenance.stop());
+  }
   const broker: Broker = cfg.rabbitmq.explicit
     ? createServiceBroker(cfg, 'all-in-one', logger)
     : createMemoryBroker({ logger });
