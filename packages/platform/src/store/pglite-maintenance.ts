@@ -5,8 +5,8 @@ import type { SqlClient } from './types.ts';
  * PostgreSQL's autovacuum defaults for ANALYZE (`autovacuum_analyze_threshold`,
  * `autovacuum_analyze_scale_factor`): a table is analysed again once this many of its rows changed.
  */
-export const ANALYZE_BASE_ROWS = 50;
-export const ANALYZE_SCALE = 0.1;
+const ANALYZE_BASE_ROWS = 50;
+const ANALYZE_SCALE = 0.1;
 
 /**
  * Analyses the tables of the current schema whose rows changed since their last ANALYZE past
