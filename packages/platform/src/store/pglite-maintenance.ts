@@ -26,6 +26,7 @@ export async function analyzeDue(sql: SqlClient): Promise<string[]> {
   return r.rows.map((t) => t.relname);
 }
 
+/** The running ANALYZE checks of an embedded store (startPgliteMaintenance). */
 export interface PgliteMaintenance {
   /** Stops the checks; waits for one that is running. */
   stop(): Promise<void>;
