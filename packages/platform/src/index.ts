@@ -108,11 +108,7 @@ export {
 } from './store/migrate.ts';
 export { createPgClient } from './store/pg-client.ts';
 export { createPgliteClient, restorePgliteDataDir } from './store/pglite-client.ts';
-export {
-  analyzeDue,
-  type PgliteMaintenance,
-  startPgliteMaintenance,
-} from './store/pglite-maintenance.ts';
+export { type PgliteMaintenance, startPgliteMaintenance } from './store/pglite-maintenance.ts';
 export { createMigratedPglite } from './store/pglite-template.ts';
 export type * from './store/quarantine-repository.ts';
 export type * from './store/repositories.ts';

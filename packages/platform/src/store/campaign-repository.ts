@@ -66,16 +66,14 @@ export interface CampaignRepository {
 
 /** Advisory lock of campaign assignment ("trcp"): one assignment at a time, every replica. */
 export const CAMPAIGN_LOCK_KEY = 0x7472_6370;
-/** Earlier jobs read per lure key: any one of them tells the campaign (they are all in it). */
-const PER_KEY = 16;
 /**
- * Jobs read per text band. A band is 4 values of 32 bits: texts that are not alike share one by
- * chance about never, so these are candidates worth confirming by the whole signature. A band of
- * a repeated lure is held by the members of its campaign, any of which tells it: 16 are read, as
- * for a key (64 until issue 29: each lookup then read 512 rows a text for the one campaign they
- * were nearly all in, the largest cost of recording an inline job in embedded mode).
+ * Earlier jobs read per lure key, a text band's included: any one of them tells the campaign (a
+ * repeated lure's rows are nearly all members of its one campaign). A band is 4 values of 32 bits:
+ * texts that are not alike share one by chance about never, so its rows are candidates worth
+ * confirming by the whole signature. A band read 64 until issue 29: 512 rows a text for the one
+ * campaign they were nearly all in, the largest cost of recording an inline job in embedded mode.
  */
-const PER_BAND = 16;
+const PER_KEY = 16;
 /** Values of a text's MinHash signature (each 8 hex digits); bands of MINHASH_BAND_ROWS values. */
 export const MINHASH_SIZE = 32;
 /** Values per band of a MinHash signature. */
@@ -129,7 +127,7 @@ const ts = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH
  * for that transaction only). A crash loses at most the last moments of grouping, never consistency.
  */
 /**
- * The earlier jobs holding a key of row `k` (at most PER_KEY, PER_BAND for a text band), with
+ * The earlier jobs holding a key of row `k` (at most PER_KEY), with
  * their campaign. Rows of a batch (`assignMany`) are (job, key, signature, position of the job in
  * the batch); a job of the batch is earlier than another when its first position is lower
  * ($5: the batch's jobs, $6: their first positions): the jobs of the batch after it are not seen.
@@ -138,7 +136,7 @@ const LOOKUP = `CROSS JOIN LATERAL (
     SELECT x.key, x.job_id, x.signature FROM lure_keys x
     WHERE x.key = k.key AND x.job_id <> k.job_id
       AND COALESCE(($6::int[])[array_position($5::uuid[], x.job_id)], -1) <= k.pos
-    LIMIT CASE WHEN k.signature IS NULL THEN ${PER_KEY} ELSE ${PER_BAND} END
+    LIMIT ${PER_KEY}
   ) l
   LEFT JOIN campaign_members m ON m.job_id = l.job_id`;
 /**
