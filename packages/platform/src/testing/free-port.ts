@@ -21,11 +21,25 @@ function tryListen(port: number): Promise<number | undefined> {
   });
 }
 
-/** A TCP port on 127.0.0.1 nobody listens on now (closed again at once), for tests and benches. */
+/**
+ * Ports this process handed out: a port is free until its caller listens on it, so without this a
+ * test asking for several at once (then listening on each) could be given one twice.
+ */
+const handedOut = new Set<number>();
+
+/**
+ * A TCP port on 127.0.0.1 nobody listens on now (closed again at once) and not handed out before
+ * by this process, for tests and benches.
+ */
 export async function freePort(): Promise<number> {
   for (let i = 0; i < 50; i++) {
-    const port = await tryListen(LOW + Math.floor(Math.random() * (HIGH - LOW)));
-    if (port !== undefined) return port;
+    const pick = LOW + Math.floor(Math.random() * (HIGH - LOW));
+    if (handedOut.has(pick)) continue;
+    const port = await tryListen(pick);
+    if (port !== undefined) {
+      handedOut.add(port);
+      return port;
+    }
   }
   const any = await tryListen(0);
   if (any === undefined) throw new Error('no free TCP port on 127.0.0.1');
