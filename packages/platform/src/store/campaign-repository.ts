@@ -127,47 +127,66 @@ const ts = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH
  * for that transaction only). A crash loses at most the last moments of grouping, never consistency.
  */
 /**
- * The earlier jobs holding a key of row `k` (at most PER_KEY), with
- * their campaign. Rows of a batch (`assignMany`) are (job, key, signature, position of the job in
- * the batch); a job of the batch is earlier than another when its first position is lower
- * ($5: the batch's jobs, $6: their first positions): the jobs of the batch after it are not seen.
+ * CTEs `r` (the key rows looked up, out of `rows`) and `h`: for each distinct key of them, the
+ * earlier jobs holding it, with their campaign, read once however many rows of a batch hold it (a
+ * wave of one lure brings the same keys in many jobs at once). Rows of a batch (`assignMany`) are
+ * (job, key, signature, position of the job in the batch); a job of the batch is earlier than
+ * another when its first position is lower ($5: the batch's jobs, $6: their first positions).
+ * A row does not see its own job nor the jobs of the batch after it, which hold its key too: the
+ * key's read is PER_KEY longer by its rows, so that each row still finds PER_KEY jobs it sees.
  */
-const LOOKUP = `CROSS JOIN LATERAL (
-    SELECT x.key, x.job_id, x.signature FROM lure_keys x
-    WHERE x.key = k.key AND x.job_id <> k.job_id
-      AND COALESCE(($6::int[])[array_position($5::uuid[], x.job_id)], -1) <= k.pos
-    LIMIT ${PER_KEY}
-  ) l
-  LEFT JOIN campaign_members m ON m.job_id = l.job_id`;
+const hitsOf = (rows: string) => `r AS (SELECT * FROM ${rows}), rk AS (
+    SELECT key, count(*)::int AS n FROM r GROUP BY key
+  ), h AS (
+    SELECT rk.key, l.job_id, l.signature, m.campaign_id,
+      COALESCE(($6::int[])[array_position($5::uuid[], l.job_id)], -1) AS pos
+    FROM rk CROSS JOIN LATERAL (
+      SELECT x.job_id, x.signature FROM lure_keys x WHERE x.key = rk.key LIMIT ${PER_KEY} + rk.n
+    ) l
+    LEFT JOIN campaign_members m ON m.job_id = l.job_id
+  )`;
 /**
- * The answer of a lookup: of the earlier jobs a key row found, one per campaign (any member tells
- * the campaign; of a text band, one per campaign and signature, since the similarity is the
- * signature's) and every lone job (each joins). The same groupings as every row found, in a few
- * rows where a repeated campaign holds dozens of jobs per key; the campaign's age as epoch
- * milliseconds (no timestamp for the client to parse).
+ * The answer of a lookup (after hitsOf): of the earlier jobs a key row found, one per campaign
+ * (any member tells the campaign; of a text band, one per campaign and signature, since the
+ * similarity is the signature's) and every lone job (each joins). The same groupings as every row
+ * found, in a few rows where a repeated campaign holds dozens of jobs per key; the campaign's age
+ * as epoch milliseconds (no timestamp for the client to parse).
  */
 const MATCHES = `SELECT d.ord, d.job_id::text AS job_id, d.signature, d.campaign_id::text AS campaign_id,
     floor(extract(epoch FROM c.created_at) * 1000)::float8 AS campaign_created
   FROM (
-    SELECT DISTINCT ON (k.ord, m.campaign_id,
-        CASE WHEN m.campaign_id IS NULL THEN l.job_id END, l.signature)
-      k.ord::int AS ord, l.job_id, l.signature, m.campaign_id
-    FROM k ${LOOKUP}
+    SELECT DISTINCT ON (r.ord, h.campaign_id,
+        CASE WHEN h.campaign_id IS NULL THEN h.job_id END, h.signature)
+      r.ord::int AS ord, h.job_id, h.signature, h.campaign_id
+    FROM r JOIN h ON h.key = r.key AND h.job_id <> r.job_id AND h.pos <= r.pos
   ) d LEFT JOIN campaigns c ON c.id = d.campaign_id`;
 const ROWS = `k AS (
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[]) WITH ORDINALITY
       AS k(job_id, key, signature, pos, ord)
   )`;
-/** Records the keys of the rows and answers the earlier jobs holding one of them (one snapshot). */
-const LOOK_SQL = `WITH ${ROWS}, async AS (
+/**
+ * Records the keys of the rows and answers the earlier jobs holding one of them (one snapshot),
+ * for the rows whose job is looked up ($7: a job likely to share a lure goes to the lock at once).
+ */
+const LOOK_SQL = `WITH k AS (
+    SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[], $7::bool[]) WITH ORDINALITY
+      AS k(job_id, key, signature, pos, look, ord)
+  ), async AS (
     SELECT set_config('synchronous_commit', 'off', true) AS v
   ), ins AS (
     INSERT INTO lure_keys (key, job_id, signature) SELECT key, job_id, signature FROM k, async
     ON CONFLICT DO NOTHING
-  )
+  ), ${hitsOf('k WHERE k.look')}
   ${MATCHES}`;
 /** The earlier jobs holding a key of the rows (their keys are stored already). */
-const FIND_SQL = `WITH ${ROWS} ${MATCHES}`;
+const FIND_SQL = `WITH ${ROWS}, ${hitsOf('k')} ${MATCHES}`;
+/**
+ * FIND_SQL under the campaign lock, with a row of `ord` 0 for each job of the batch ($5) that is a
+ * campaign member already (assigned before: ADD_MANY_SQL adds it to no other campaign).
+ */
+const FIND_LOCKED_SQL = `${FIND_SQL}
+  UNION ALL SELECT 0, m.job_id::text, NULL::text, m.campaign_id::text, NULL::float8
+  FROM campaign_members m WHERE m.job_id = ANY($5::uuid[])`;
 
 /** Recipients of a job as its evidence shows them (To, Cc, Bcc), lower-cased, each once. */
 const RECIPIENTS_OF = (j: string) => `COALESCE((SELECT jsonb_agg(DISTINCT lower(a))
@@ -176,49 +195,82 @@ const RECIPIENTS_OF = (j: string) => `COALESCE((SELECT jsonb_agg(DISTINCT lower(
       || COALESCE(e.m->'bcc', '[]'::jsonb)) a), '[]'::jsonb)`;
 
 /**
- * Adds members (the jobs of $2 with the lure each matched, $3) to campaign $1: their recipients,
- * reporters and search terms (`camp:<id>`), and moves the campaign's counts on by what they added.
+ * Adds the members of joins (of one lock transaction, in one statement: issue 29's campaigns
+ * written per batch) to their campaigns: each join `q` ($1) adds its jobs ($3, with the lure each
+ * matched, $4; their recipients $5 and subjects $6 when the orchestrator gave them, else read from
+ * the stored evidence) to campaign $2, with their recipients, reporters and search terms
+ * (`camp:<id>`); $7/$8 pair campaigns with the lure kinds the joins add. Answered per join, in
+ * join order, with its campaign's counts as they stand after it (as if each join were written in
+ * turn): a recipient or reporter is counted by the first join that brings it, and an empty subject
+ * takes the first join's that has one (its earliest member's).
  */
-const ADD_MEMBERS_SQL = `WITH n AS (
-    SELECT * FROM unnest($2::uuid[], $3::text[], $5::text[], $6::text[])
-      AS n(job_id, matched, rcpts, subj)
+const ADD_MANY_SQL = `WITH n AS (
+    SELECT * FROM unnest($1::int[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[])
+      AS n(q, campaign_id, job_id, matched, rcpts, subj)
   ), added AS (
     INSERT INTO campaign_members (job_id, campaign_id, matched, recipients, reporter)
-    SELECT j.job_id, $1::uuid, n.matched,
+    SELECT j.job_id, n.campaign_id, n.matched,
       CASE WHEN n.rcpts IS NULL THEN ${RECIPIENTS_OF('j')}
         ELSE COALESCE((SELECT jsonb_agg(DISTINCT lower(a))
           FROM jsonb_array_elements_text(n.rcpts::jsonb) a), '[]'::jsonb) END,
       left(j.origin->'report'->>'reporter', 320)
     FROM n JOIN jobs j ON j.job_id = n.job_id
     ON CONFLICT (job_id) DO NOTHING
-    RETURNING job_id, recipients, reporter
+    RETURNING job_id, campaign_id, recipients, reporter
+  ), a AS (
+    SELECT n.q, d.job_id, d.campaign_id, d.recipients, d.reporter, n.subj
+    FROM added d JOIN n ON n.job_id = d.job_id
   ), terms AS (
     INSERT INTO job_terms (kind, value, created_at, job_id)
-    SELECT 'camp', ($1::uuid)::text, j.created_at, j.job_id FROM added a JOIN jobs j USING (job_id)
+    SELECT 'camp', a.campaign_id::text, j.created_at, j.job_id FROM a JOIN jobs j USING (job_id)
     ON CONFLICT DO NOTHING
+  ), rc AS (
+    SELECT a.campaign_id, r AS address, min(a.q) AS q
+    FROM a, jsonb_array_elements_text(a.recipients) r GROUP BY 1, 2
   ), rcpt AS (
-    INSERT INTO campaign_recipients (campaign_id, address)
-    SELECT DISTINCT $1::uuid, r FROM added a, jsonb_array_elements_text(a.recipients) r
-    ON CONFLICT DO NOTHING RETURNING 1
+    INSERT INTO campaign_recipients (campaign_id, address) SELECT campaign_id, address FROM rc
+    ON CONFLICT DO NOTHING RETURNING campaign_id, address
+  ), rp AS (
+    SELECT a.campaign_id, lower(a.reporter) AS address, min(a.q) AS q
+    FROM a WHERE a.reporter IS NOT NULL GROUP BY 1, 2
   ), rep AS (
-    INSERT INTO campaign_reporters (campaign_id, address)
-    SELECT DISTINCT $1::uuid, lower(a.reporter) FROM added a WHERE a.reporter IS NOT NULL
-    ON CONFLICT DO NOTHING RETURNING 1
+    INSERT INTO campaign_reporters (campaign_id, address) SELECT campaign_id, address FROM rp
+    ON CONFLICT DO NOTHING RETURNING campaign_id, address
+  ), e AS (
+    SELECT x.q, x.campaign_id,
+      (SELECT count(*) FROM a WHERE a.q = x.q) AS members,
+      (SELECT count(*) FROM rcpt JOIN rc USING (campaign_id, address) WHERE rc.q = x.q) AS rcpts,
+      (SELECT count(*) FROM rep JOIN rp USING (campaign_id, address) WHERE rp.q = x.q) AS reps
+    FROM (SELECT DISTINCT q, campaign_id FROM n) x
+  ), s AS (
+    SELECT DISTINCT ON (a.q) a.q, a.campaign_id,
+      left(COALESCE(a.subj, ${EVIDENCE_OF('j')}->'message'->>'subject'), 300) AS subject
+    FROM a JOIN jobs j USING (job_id) ORDER BY a.q, j.created_at
+  ), upd AS (
+    UPDATE campaigns c SET
+      size = c.size + t.members,
+      recipients = c.recipients + t.rcpts,
+      reporters = c.reporters + t.reps,
+      last_seen_at = now(),
+      lures = (SELECT COALESCE(jsonb_agg(DISTINCT x ORDER BY x), '[]'::jsonb) FROM (
+        SELECT jsonb_array_elements_text(c.lures) AS x
+        UNION SELECT k.kind FROM unnest($7::uuid[], $8::text[]) AS k(campaign_id, kind)
+        WHERE k.campaign_id = c.id) u),
+      subject = CASE WHEN c.subject <> '' THEN c.subject ELSE COALESCE((
+        SELECT s.subject FROM s WHERE s.campaign_id = c.id AND s.subject <> ''
+        ORDER BY s.q LIMIT 1), '') END
+    FROM (SELECT campaign_id, sum(members) AS members, sum(rcpts) AS rcpts, sum(reps) AS reps
+      FROM e GROUP BY campaign_id) t
+    WHERE c.id = t.campaign_id
+    RETURNING c.id, c.size, c.recipients, c.reporters, t.members, t.rcpts, t.reps
   )
-  UPDATE campaigns c SET
-    size = c.size + (SELECT count(*) FROM added),
-    recipients = c.recipients + (SELECT count(*) FROM rcpt),
-    reporters = c.reporters + (SELECT count(*) FROM rep),
-    last_seen_at = now(),
-    lures = (SELECT COALESCE(jsonb_agg(DISTINCT x ORDER BY x), '[]'::jsonb) FROM (
-      SELECT jsonb_array_elements_text(c.lures) AS x UNION SELECT unnest($4::text[])) s),
-    subject = CASE WHEN c.subject <> '' THEN c.subject ELSE COALESCE((
-      SELECT left(COALESCE(n.subj, ${EVIDENCE_OF('j')}->'message'->>'subject'), 300)
-      FROM added a JOIN jobs j USING (job_id) JOIN n USING (job_id)
-      ORDER BY j.created_at LIMIT 1), '') END
-  WHERE c.id = $1::uuid
-  RETURNING c.id::text AS id, c.size, c.recipients, c.reporters,
-    ARRAY(SELECT job_id::text FROM added) AS joined`;
+  SELECT e.q, u.id::text AS id,
+    (u.size - u.members + sum(e.members) OVER w)::int AS size,
+    (u.recipients - u.rcpts + sum(e.rcpts) OVER w)::int AS recipients,
+    (u.reporters - u.reps + sum(e.reps) OVER w)::int AS reporters,
+    ARRAY(SELECT a.job_id::text FROM a WHERE a.q = e.q) AS joined
+  FROM e JOIN upd u ON u.id = e.campaign_id
+  WINDOW w AS (PARTITION BY e.campaign_id ORDER BY e.q)`;
 
 interface MatchRow {
   /** 1-based row of the statement's keys. */
@@ -290,8 +342,16 @@ interface KeyRow {
   key: string;
 }
 
-/** The parameters of LOOK_SQL / FIND_SQL for the keys of `jobs`, and whose key each row is. */
-function rowsOf(jobs: BatchJob[], order: BatchOrder): { params: unknown[]; owner: KeyRow[] } {
+/**
+ * The parameters of FIND_SQL (and LOOK_SQL, with `look`: whether a job is looked up) for the keys
+ * of `jobs`, and whose key each row is.
+ */
+function rowsOf(
+  jobs: BatchJob[],
+  order: BatchOrder,
+  look?: (job: BatchJob) => boolean,
+): { params: unknown[]; owner: KeyRow[] } {
+  const looked: boolean[] = [];
   const ids: string[] = [];
   const keys: string[] = [];
   const sigs: (string | null)[] = [];
@@ -304,9 +364,11 @@ function rowsOf(jobs: BatchJob[], order: BatchOrder): { params: unknown[]; owner
       sigs.push(key.startsWith('txt') ? (job.signature ?? null) : null);
       pos.push(job.pos);
       owner.push({ job, key });
+      if (look) looked.push(look(job));
     }
   }
-  return { params: [ids, keys, sigs, pos, order.ids, order.first], owner };
+  const params = [ids, keys, sigs, pos, order.ids, order.first];
+  return { params: look ? [...params, looked] : params, owner };
 }
 
 interface Match {
@@ -373,20 +435,93 @@ interface LockedState {
   createdSeq: Map<string, number>;
   /** The transaction's now() (ms). */
   now: number;
+  /** Jobs of the batch that were campaign members already when the lock was taken. */
+  members: Set<string>;
+  /** Joins of existing campaigns not written yet (ADD_MANY_SQL, by `flushJoins`). */
+  joins: Join[];
+}
+
+/** A job joining a campaign (with the lone jobs it matched), written by `flushJoins`. */
+interface Join {
+  job: BatchJob;
+  /** Campaigns merged into the target for it, and whether the target is new: its answer's. */
+  merged: string[];
+  created: boolean;
+  target: string;
+  /** The job, then the lone jobs it matched. */
+  jobs: string[];
+  why: string[];
+  kinds: string[];
+  rcpts: (string | null)[];
+  subjects: (string | null)[];
+}
+
+/**
+ * Writes the joins waiting in `state` in one statement (ADD_MANY_SQL) and answers each job. A job
+ * the statement did not add (deleted by retention meanwhile) is in no campaign again, as a lookup
+ * would read it.
+ */
+async function flushJoins(
+  tx: SqlClient,
+  state: LockedState,
+  out: (CampaignAssignment | null)[],
+): Promise<void> {
+  const joins = state.joins.splice(0);
+  if (joins.length === 0) return;
+  const q: number[] = [];
+  const target: string[] = [];
+  const jobs: string[] = [];
+  const why: string[] = [];
+  const rcpts: (string | null)[] = [];
+  const subjects: (string | null)[] = [];
+  const kindOf: string[] = [];
+  const kind: string[] = [];
+  joins.forEach((j, i) => {
+    j.jobs.forEach((id, k) => {
+      q.push(i);
+      target.push(j.target);
+      jobs.push(id);
+      why.push(j.why[k] as string);
+      rcpts.push(j.rcpts[k] ?? null);
+      subjects.push(j.subjects[k] ?? null);
+    });
+    for (const k of j.kinds) {
+      kindOf.push(j.target);
+      kind.push(k);
+    }
+  });
+  const r = await tx.query<{
+    q: number;
+    id: string;
+    size: number;
+    recipients: number;
+    reporters: number;
+    joined: string[];
+  }>(ADD_MANY_SQL, [q, target, jobs, why, rcpts, subjects, kindOf, kind], 'campaign_add_many');
+  const added = new Set<string>();
+  for (const row of r.rows) {
+    const j = joins[Number(row.q)];
+    if (!j) continue;
+    for (const id of row.joined) added.add(id);
+    out[j.job.index] = assignmentOf(row, j.merged, j.created);
+  }
+  for (const id of jobs) if (!added.has(id)) state.campaignOf.delete(id);
 }
 
 /**
  * Groups one job that shares a lure, under the campaign lock: the campaign it joins (the oldest of
  * those its matches are in, the others merged into it, or a new one) and the lone jobs it matched.
  * `matches` were read at the start of the transaction; `state` brings them up to date with what
- * the jobs before this one changed (as a lookup made now would read them).
+ * the jobs before this one changed (as a lookup made now would read them). Its answer is written
+ * to `out` (a join of one existing campaign once the batch's joins are written: `flushJoins`).
  */
 async function assignLocked(
   tx: SqlClient,
   job: BatchJob,
   matches: Match[],
   state: LockedState,
-): Promise<CampaignAssignment | null> {
+  out: (CampaignAssignment | null)[],
+): Promise<void> {
   const lone = new Map<string, string>();
   const campaigns = new Map<string, number>();
   const matched: string[] = [];
@@ -399,13 +534,31 @@ async function assignLocked(
     if (c) campaigns.set(c, state.createdAt.get(c) ?? Number(m.campaign_created));
     else if (!lone.has(m.job_id)) lone.set(m.job_id, key);
   }
-  if (matched.length === 0) return null;
+  if (matched.length === 0) return;
   const seq = (id: string) => state.createdSeq.get(id) ?? -1;
   const byAge = [...campaigns.entries()].sort(
     (a, b) => a[1] - b[1] || seq(a[0]) - seq(b[0]) || (a[0] < b[0] ? -1 : 1),
   );
   let target = byAge[0]?.[0];
   const created = target === undefined;
+  const first = matched[0] as string;
+  const jobs = [job.job_id, ...lone.keys()];
+  const why = [first, ...lone.values()].map(publicLure);
+  const kinds = [...new Set(matched.map(lureKindOf))];
+  // the job's own recipients and subject when the orchestrator gave them; lone jobs' from the store
+  const fromStore: null[] = new Array(lone.size).fill(null);
+  const rcpts = [job.recipients ? jsonParam(job.recipients) : null, ...fromStore];
+  const subjects = [job.subject ?? null, ...fromStore];
+  if (target !== undefined && byAge.length === 1 && !state.members.has(job.job_id)) {
+    // joins one existing campaign: written with the batch's other joins (the campaign's row is
+    // written once a batch, not once a job); what the jobs after it read is brought up to date
+    state.createdAt.set(target, byAge[0]?.[1] as number);
+    for (const id of jobs) state.campaignOf.set(id, target);
+    state.joins.push({ job, target, jobs, why, kinds, rcpts, subjects, merged: [], created });
+    return;
+  }
+  // a new campaign, a merge, or a job that is a member already: the joins before it first
+  await flushJoins(tx, state, out);
   if (target === undefined) {
     target = randomUUID();
     await tx.query('INSERT INTO campaigns (id) VALUES ($1)', [target], 'campaign_create');
@@ -419,31 +572,25 @@ async function assignLocked(
     await mergeInto(tx, target, others);
     for (const o of others) state.mergedInto.set(o, target);
   }
-  const first = matched[0] as string;
-  const jobs = [job.job_id, ...lone.keys()];
-  const why = [first, ...lone.values()].map(publicLure);
-  const kinds = [...new Set(matched.map(lureKindOf))];
-  // the job's own recipients and subject when the orchestrator gave them; lone jobs' from the store
-  const fromStore: null[] = new Array(lone.size).fill(null);
-  const rcpts = [job.recipients ? jsonParam(job.recipients) : null, ...fromStore];
-  const subjects = [job.subject ?? null, ...fromStore];
-  const r = await tx.query<{
-    id: string;
-    size: number;
-    recipients: number;
-    reporters: number;
-    joined: string[];
-  }>(ADD_MEMBERS_SQL, [target, jobs, why, kinds, rcpts, subjects], 'campaign_add_members');
-  const row = r.rows[0];
-  if (!row) return null;
-  for (const id of row.joined) state.campaignOf.set(id, target);
-  if (created && Number(row.size) < 2) {
+  for (const id of jobs) state.campaignOf.set(id, target);
+  state.joins.push({ job, target, jobs, why, kinds, rcpts, subjects, merged: others, created });
+  await flushJoins(tx, state, out);
+  const a = out[job.index];
+  if (a && created && a.campaign.size < 2) {
     // the earlier jobs it matched are gone (deleted by retention): no campaign of one
     await tx.query(`DELETE FROM job_terms WHERE kind = 'camp' AND value = $1`, [target]);
     await tx.query('DELETE FROM campaigns WHERE id = $1', [target]);
-    for (const id of row.joined) state.campaignOf.set(id, null);
-    return null;
+    for (const id of a.joined) state.campaignOf.set(id, null);
+    out[job.index] = null;
   }
+}
+
+/** The answer of a job from the counts its members' statement answered. */
+function assignmentOf(
+  row: { id: string; size: number; recipients: number; reporters: number; joined: string[] },
+  merged: string[],
+  created: boolean,
+): CampaignAssignment {
   return {
     campaign: {
       id: row.id,
@@ -452,12 +599,14 @@ async function assignLocked(
       reporters: Number(row.reporters),
     },
     joined: row.joined,
-    merged: others,
+    merged,
     created,
   };
 }
 
 export function createCampaignRepository(sql: SqlClient): CampaignRepository {
+  /** Lure keys that matched an earlier job lately (a hint: see assignMany). */
+  const recent = recentKeys(RECENT_KEYS);
   async function assignMany(inputs: LureInput[]): Promise<(CampaignAssignment | null)[]> {
     const out: (CampaignAssignment | null)[] = inputs.map(() => null);
     const batch: BatchJob[] = [];
@@ -487,9 +636,16 @@ export function createCampaignRepository(sql: SqlClient): CampaignRepository {
     // snapshot: of two jobs stored at the same time with a key in common, the one whose second look
     // comes last sees the other. A job of the batch sees the jobs before it, never those after.
     const sharing = new Set<BatchJob>();
+    // A job holding a lure that grouped a job lately is likely to share one too: its keys are
+    // stored by the first statement but not looked up there, and it goes to the lock at once,
+    // whose lookup it needs anyway (a repeated lure looked up once, not twice). Of it and a job
+    // stored at the same time, the one looked up last still sees the other: the lock's lookup
+    // comes after its keys are stored, a second look after the other's.
+    for (const j of batch) if (j.keys.some((k) => recent.has(k))) sharing.add(j);
     let pending = batch;
     for (let look = 0; look < 2 && pending.length > 0; look++) {
-      const { params, owner } = rowsOf(pending, order);
+      const { params, owner } =
+        look === 0 ? rowsOf(pending, order, (j) => !sharing.has(j)) : rowsOf(pending, order);
       const text = look === 0 ? LOOK_SQL : FIND_SQL;
       // A statement of several jobs is planned for its own rows (unnamed: a custom plan). A plan
       // cached while lure_keys was small (a new database, before its first ANALYZE) reads the
@@ -518,21 +674,25 @@ export function createCampaignRepository(sql: SqlClient): CampaignRepository {
       const jobs = batch.filter((j) => sharing.has(j));
       const { params, owner } = rowsOf(jobs, order);
       const found = await tx.query<MatchRow>(
-        FIND_SQL,
+        FIND_LOCKED_SQL,
         params,
         jobs.length > 1 ? undefined : 'campaign_match',
       );
       const matches = matchesOf(found.rows, owner);
+      for (const list of matches.values()) for (const m of list) recent.add(m.key);
       const state: LockedState = {
         campaignOf: new Map(),
         mergedInto: new Map(),
         createdAt: new Map(),
         createdSeq: new Map(),
         now: Number(lock.rows[0]?.now),
+        members: new Set(found.rows.filter((r) => Number(r.ord) === 0).map((r) => r.job_id)),
+        joins: [],
       };
       for (const job of jobs) {
-        out[job.index] = await assignLocked(tx, job, matches.get(job) ?? [], state);
+        await assignLocked(tx, job, matches.get(job) ?? [], state, out);
       }
+      await flushJoins(tx, state, out);
     });
     return out;
   }
@@ -661,6 +821,22 @@ function toMember(r: MemberRow): CampaignMember {
   const conf = typeof r.confidence === 'string' ? Number(r.confidence) : r.confidence;
   if (typeof conf === 'number' && Number.isFinite(conf)) m.confidence = conf;
   return m;
+}
+
+/** Lure keys remembered as having matched lately (bounded: the oldest forgotten first). */
+const RECENT_KEYS = 4096;
+
+/** A bounded set of keys, the least recently added forgotten first. */
+function recentKeys(max: number): { add(key: string): void; has(key: string): boolean } {
+  const keys = new Set<string>();
+  return {
+    add(key) {
+      keys.delete(key);
+      keys.add(key);
+      if (keys.size > max) keys.delete(keys.values().next().value as string);
+    },
+    has: (key) => keys.has(key),
+  };
 }
 
 /** Moves the members, recipients, reporters and search terms of `others` into `target`. */

@@ -455,6 +455,122 @@ export function campaignsSuite(name: string, makeTarget: () => Promise<CampaignT
       expect(one.answers[4]?.merged).toHaveLength(1);
     });
 
+    it('joins of existing campaigns in one batch answer what each job sees one at a time', async () => {
+      async function run(mode: 'one' | 'many') {
+        const dom = (k: string) => `dom:${mode}-join-${k}.example`;
+        const names = new Map<string, string>();
+        const job = async (name: string, subject: string, to: string[], reporter?: string) => {
+          const id = await finished(subject, to, reporter);
+          names.set(id, name);
+          return id;
+        };
+        // campaigns X (subject set) and Z (no subject yet), a lone job L, then the batch
+        const x1 = await job('x1', 'Invoice', ['a@corp.example']);
+        const x2 = await job('x2', 'Invoice', ['b@corp.example'], 'r1@corp.example');
+        const z1 = await job('z1', '', ['z@corp.example']);
+        const z2 = await job('z2', '', ['z@corp.example']);
+        const l1 = await job('l1', 'Lone', ['l@corp.example'], 'R2@corp.example');
+        const y1 = await job('y1', 'Other', ['y@corp.example']);
+        const y2 = await job('y2', 'Other', ['y@corp.example']);
+        await store.campaigns.assign({ job_id: x1, keys: [dom('x')] });
+        await store.campaigns.assign({ job_id: x2, keys: [dom('x')] });
+        await store.campaigns.assign({ job_id: z1, keys: [dom('z')] });
+        await store.campaigns.assign({ job_id: z2, keys: [dom('z')] });
+        await store.campaigns.assign({ job_id: l1, keys: [dom('lone')] });
+        await store.campaigns.assign({ job_id: y1, keys: [dom('y')] });
+        await store.campaigns.assign({ job_id: y2, keys: [dom('y')] });
+        const inputs: LureInput[] = [
+          {
+            job_id: await job('j1', 'Invoice', ['c@corp.example'], 'r1@corp.example'),
+            keys: [dom('x')],
+            recipients: ['c@corp.example', 'A@corp.example'],
+          },
+          { job_id: await job('j2', '', ['z@corp.example']), keys: [dom('z')], subject: '' },
+          {
+            job_id: await job('j3', 'Invoice', ['d@corp.example'], 'r3@corp.example'),
+            keys: [dom('x'), 'sha:' + mode],
+            recipients: ['d@corp.example', 'c@corp.example'],
+          },
+          {
+            job_id: await job('j4', 'Pay now', ['z2@corp.example']),
+            keys: [dom('z')],
+            subject: 'Pay now',
+          },
+          { job_id: await job('j5', 'Invoice', ['e@corp.example']), keys: [dom('x'), dom('lone')] },
+          // assigned before: stays where it is, adds nothing
+          { job_id: x1, keys: [dom('x')] },
+          {
+            job_id: await job('j7', 'Later', ['f@corp.example'], 'R2@corp.example'),
+            keys: [dom('z')],
+          },
+          // links X and Y after joins still to be written: Y is merged into X
+          { job_id: await job('j8', 'Invoice', ['g@corp.example']), keys: [dom('x'), dom('y')] },
+        ];
+        const answers = await assignAll(mode, inputs);
+        const campaignName = new Map<string, string>();
+        for (const [id, n] of [
+          [x1, 'X'],
+          [z1, 'Z'],
+        ] as const) {
+          const c = await store.campaigns.forJob(id);
+          if (c) campaignName.set(c.id, n);
+        }
+        const details = await Promise.all(
+          [x1, z1].map(async (id) => {
+            const c = await store.campaigns.forJob(id);
+            const d = c ? await store.campaigns.get(c.id, { limit: 50 }) : null;
+            return d
+              ? {
+                  size: d.size,
+                  recipients: d.recipients,
+                  reporters: d.reporters,
+                  subject: d.subject,
+                  lures: d.lures,
+                  members: d.members
+                    .map(
+                      (m) =>
+                        `${names.get(m.job_id)}:${m.matched.replace(mode, '')}:${m.recipients.join(',')}`,
+                    )
+                    .sort(),
+                }
+              : null;
+          }),
+        );
+        return {
+          answers: answers.map((a) =>
+            a
+              ? {
+                  campaign: campaignName.get(a.campaign.id),
+                  size: a.campaign.size,
+                  recipients: a.campaign.recipients,
+                  reporters: a.campaign.reporters,
+                  joined: a.joined.map((j) => names.get(j)).sort(),
+                  merged: a.merged.length,
+                  created: a.created,
+                }
+              : null,
+          ),
+          details,
+        };
+      }
+      const one = await run('one');
+      const many = await run('many');
+      expect(many).toEqual(one);
+      expect(
+        one.answers.map((a) => a && `${a.campaign}:${a.size}:${a.recipients}:${a.reporters}`),
+      ).toEqual([
+        'X:3:3:1',
+        'Z:3:1:0',
+        'X:4:4:2',
+        'Z:4:2:0',
+        'X:6:6:3',
+        'X:6:6:3',
+        'Z:5:3:1',
+        'X:9:8:3',
+      ]);
+      expect(one.details.map((d) => d?.subject)).toEqual(['Invoice', 'Pay now']);
+    });
+
     it('lists campaigns newest activity first, a page at a time', async () => {
       const p1 = await store.campaigns.list({ limit: 1 });
       expect(p1.items).toHaveLength(1);
