@@ -571,6 +571,42 @@ export function campaignsSuite(name: string, makeTarget: () => Promise<CampaignT
       expect(one.details.map((d) => d?.subject)).toEqual(['Invoice', 'Pay now']);
     });
 
+    it('two replicas grouping jobs of one lure at once put them in one campaign', async () => {
+      // two stores over one database: two replicas, each with its own keys that matched lately
+      const a = store;
+      const b = createStore(target.sql);
+      for (let round = 0; round < 8; round++) {
+        const key = `dom:race-${round}.example`;
+        const hint = `dom:race-hint-${round}.example`;
+        const ids: string[] = [];
+        for (let i = 0; i < 8; i++)
+          ids.push(await finished(`Race ${round}`, [`r${i}@corp.example`]));
+        const [e0, e1, ...rest] = ids as [string, string, ...string[]];
+        // even rounds: replica a has seen `hint` match, so its jobs (holding `hint` and `key`) go to
+        // the lock at once; b's jobs hold only `key`, which no earlier job holds
+        const hinted = round % 2 === 0;
+        if (hinted) {
+          await a.campaigns.assign({ job_id: e0, keys: [hint] });
+          await a.campaigns.assign({ job_id: e1, keys: [hint] });
+        } else {
+          rest.push(e0, e1);
+        }
+        const half = Math.ceil(rest.length / 2);
+        await Promise.all([
+          a.campaigns.assignMany(
+            rest.slice(0, half).map((job_id) => ({ job_id, keys: hinted ? [hint, key] : [key] })),
+          ),
+          b.campaigns.assignMany(rest.slice(half).map((job_id) => ({ job_id, keys: [key] }))),
+        ]);
+        const campaigns = new Set<string | undefined>();
+        for (const id of ids) campaigns.add((await a.campaigns.forJob(id))?.id);
+        expect([...campaigns], `round ${round}`).toHaveLength(1);
+        expect([...campaigns][0], `round ${round}`).toBeDefined();
+        const c = await a.campaigns.forJob(ids[0] as string);
+        expect(c?.size, `round ${round}`).toBe(8);
+      }
+    });
+
     it('lists campaigns newest activity first, a page at a time', async () => {
       const p1 = await store.campaigns.list({ limit: 1 });
       expect(p1.items).toHaveLength(1);
