@@ -552,7 +552,9 @@ async function assignLocked(
   const fromStore: null[] = new Array(lone.size).fill(null);
   const rcpts = [job.recipients ? jsonParam(job.recipients) : null, ...fromStore];
   const subjects = [job.subject ?? null, ...fromStore];
-  if (target !== undefined && byAge.length === 1 && !state.members.has(job.job_id)) {
+  // (a job that is a member already, or joined by this transaction, adds nothing: written alone)
+  const member = state.members.has(job.job_id) || state.campaignOf.has(job.job_id);
+  if (target !== undefined && byAge.length === 1 && !member) {
     // joins one existing campaign: written with the batch's other joins (the campaign's row is
     // written once a batch, not once a job); what the jobs after it read is brought up to date
     state.createdAt.set(target, byAge[0]?.[1] as number);

@@ -506,6 +506,8 @@ export function campaignsSuite(name: string, makeTarget: () => Promise<CampaignT
           // links X and Y after joins still to be written: Y is merged into X
           { job_id: await job('j8', 'Invoice', ['g@corp.example']), keys: [dom('x'), dom('y')] },
         ];
+        // j1 twice in a row: the second time it is a member already and adds nothing
+        inputs.splice(1, 0, { job_id: inputs[0]?.job_id as string, keys: [dom('x')] });
         const answers = await assignAll(mode, inputs);
         const campaignName = new Map<string, string>();
         for (const [id, n] of [
@@ -559,6 +561,7 @@ export function campaignsSuite(name: string, makeTarget: () => Promise<CampaignT
       expect(
         one.answers.map((a) => a && `${a.campaign}:${a.size}:${a.recipients}:${a.reporters}`),
       ).toEqual([
+        'X:3:3:1',
         'X:3:3:1',
         'Z:3:1:0',
         'X:4:4:2',
