@@ -16,6 +16,12 @@ import {
 
 const BUDGET_MS = 2000;
 const MB = 1024 * 1024;
+/**
+ * The budget of an input: BUDGET_MS per 2 MB, growing with its length as linear work does (the
+ * size limit's 35 M characters took 1–2.4 s of linear work on the project's loaded 2-core CI
+ * machine; quadratic work on 2 MB already takes hours).
+ */
+const budgetOf = (s: string) => BUDGET_MS * Math.max(1, s.length / (2 * MB));
 
 function run(unit: string, chars: number): string {
   return unit.repeat(Math.max(1, Math.floor(chars / unit.length)));
@@ -59,12 +65,13 @@ const contents: [string, () => string][] = [
 
 describe('Email: attachment content (BASE64_RE)', () => {
   for (const [name, make] of contents) {
-    it(`${name}: BASE64_RE, the fast path and zod answer under ${BUDGET_MS} ms`, () => {
+    it(`${name}: BASE64_RE, the fast path and zod answer within ${BUDGET_MS} ms per 2 MB`, () => {
       const content = make();
-      expect(timed(() => BASE64_RE.test(content))).toBeLessThan(BUDGET_MS);
-      expect(timed(() => emailParser().safeParse(withContent(content)))).toBeLessThan(BUDGET_MS);
-      expect(timed(() => Email.safeParse(withContent(content)))).toBeLessThan(BUDGET_MS);
-      expect(timed(() => Attachment.safeParse({ filename: 'a', content }))).toBeLessThan(BUDGET_MS);
+      const budget = budgetOf(content);
+      expect(timed(() => BASE64_RE.test(content))).toBeLessThan(budget);
+      expect(timed(() => emailParser().safeParse(withContent(content)))).toBeLessThan(budget);
+      expect(timed(() => Email.safeParse(withContent(content)))).toBeLessThan(budget);
+      expect(timed(() => Attachment.safeParse({ filename: 'a', content }))).toBeLessThan(budget);
     });
   }
 
