@@ -559,16 +559,12 @@ async function assignLocked(
   const subjects = [job.subject ?? null, ...fromStore];
   // (a job that is a member already, or joined by this transaction, adds nothing: written alone)
   const member = state.members.has(job.job_id) || state.campaignOf.has(job.job_id);
-  if (target !== undefined && byAge.length === 1 && !member) {
-    // joins one existing campaign: written with the batch's other joins (the campaign's row is
-    // written once a batch, not once a job); what the jobs after it read is brought up to date
-    state.createdAt.set(target, byAge[0]?.[1] as number);
-    for (const id of jobs) state.campaignOf.set(id, target);
-    state.joins.push({ job, target, jobs, why, kinds, rcpts, subjects, merged: [], created });
-    return;
-  }
-  // a new campaign, a merge, or a job that is a member already: the joins before it first
-  await flushJoins(tx, state, out);
+  // Joining one existing campaign waits to be written with the batch's other joins (the campaign's
+  // row is written once a batch, not once a job). A new campaign, a merge, or a job that is a
+  // member already writes the joins before it first, then its own.
+  const later = target !== undefined && byAge.length === 1 && !member;
+  let others: string[] = [];
+  if (!later) await flushJoins(tx, state, out);
   if (target === undefined) {
     target = randomUUID();
     await tx.query('INSERT INTO campaigns (id) VALUES ($1)', [target], 'campaign_create');
@@ -576,14 +572,16 @@ async function assignLocked(
     state.createdAt.set(target, state.now);
   } else {
     state.createdAt.set(target, byAge[0]?.[1] as number);
+    others = byAge.slice(1).map(([id]) => id);
   }
-  const others = byAge.slice(1).map(([id]) => id);
   if (others.length > 0) {
     await mergeInto(tx, target, others);
     for (const o of others) state.mergedInto.set(o, target);
   }
+  // what the jobs after it read is brought up to date (flushJoins undoes it for a job not added)
   for (const id of jobs) state.campaignOf.set(id, target);
   state.joins.push({ job, target, jobs, why, kinds, rcpts, subjects, merged: others, created });
+  if (later) return;
   await flushJoins(tx, state, out);
   const a = out[job.index];
   if (a && created && a.campaign.size < 2) {
