@@ -1,4 +1,6 @@
-import { join } from 'node:path';
+import { fork } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { builtinAnalyzers, loadEvalConfig, runEval } from '@trawl/analyzers/eval';
 import { findRepoRoot } from '@trawl/config';
 
@@ -28,4 +30,36 @@ export async function analysisAlone(
     ...(o.limit !== undefined ? { limit: o.limit } : {}),
   });
   return { msgsPerSec: r.msgs_per_s, messages: r.messages, cpuPerMsgMs: r.cpu_ms_per_msg };
+}
+
+/**
+ * The baseline as the milter it is set beside runs: in a fresh process of its own (its CPU not the
+ * bench's, nor shared with what the bench did before), after `warmup` messages as the milter was
+ * warmed, `runs` measured runs of `dir`; the median CPU ms per message and each run's.
+ */
+export async function analysisAloneWarm(
+  dir: string,
+  o: { warmup: number; runs: number },
+): Promise<{ cpuPerMsgMs: number; runs: number[]; warmed: number }> {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const child = fork(join(here, 'analysis-alone-process.ts'), [JSON.stringify({ dir, ...o })], {
+    cwd: findRepoRoot(),
+    // the same V8 flags as Trawl's process beside it (bench/profile/child.ts)
+    execArgv: [
+      '--import',
+      'tsx',
+      ...(process.env.BENCH_TRAWL_NODE_ARGS ?? '').split(' ').filter(Boolean),
+    ],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const answer = await new Promise<{ cpu: number[]; warmed: number }>((resolve, reject) => {
+    child.once('message', (m) => resolve(m as { cpu: number[]; warmed: number }));
+    child.once('exit', (code) => reject(new Error(`analysis-alone process exited (${code})`)));
+  });
+  const runs = [...answer.cpu].sort((a, b) => a - b);
+  return {
+    cpuPerMsgMs: runs[Math.floor(runs.length / 2)] as number,
+    runs: answer.cpu,
+    warmed: answer.warmed,
+  };
 }
