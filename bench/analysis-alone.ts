@@ -1,8 +1,8 @@
-import { fork } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { builtinAnalyzers, loadEvalConfig, runEval } from '@trawl/analyzers/eval';
 import { findRepoRoot } from '@trawl/config';
+import { forkBench } from './support/fork-bench.ts';
 
 /**
  * The benches' baseline: the messages of `dir` (its phishing/ and ham/ folders) parsed and
@@ -42,16 +42,7 @@ export async function analysisAloneWarm(
   o: { warmup: number; runs: number },
 ): Promise<{ cpuPerMsgMs: number; runs: number[]; warmed: number }> {
   const here = dirname(fileURLToPath(import.meta.url));
-  const child = fork(join(here, 'analysis-alone-process.ts'), [JSON.stringify({ dir, ...o })], {
-    cwd: findRepoRoot(),
-    // the same V8 flags as Trawl's process beside it (bench/profile/child.ts)
-    execArgv: [
-      '--import',
-      'tsx',
-      ...(process.env.BENCH_TRAWL_NODE_ARGS ?? '').split(' ').filter(Boolean),
-    ],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
+  const child = forkBench(join(here, 'analysis-alone-process.ts'), JSON.stringify({ dir, ...o }));
   const answer = await new Promise<{ cpu: number[]; warmed: number }>((resolve, reject) => {
     child.once('message', (m) => resolve(m as { cpu: number[]; warmed: number }));
     child.once('exit', (code) => reject(new Error(`analysis-alone process exited (${code})`)));

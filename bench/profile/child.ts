@@ -1,7 +1,7 @@
-import { type ChildProcess, fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findRepoRoot } from '@trawl/config';
+import { forkBench } from '../support/fork-bench.ts';
 import type { FromChild, ToChild, TrawlProcessArgs } from './trawl-process.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -21,16 +21,8 @@ export interface TrawlChild {
  * in it as a deployment runs the milter (a process of its own beside Postfix).
  */
 export function trawlChild(args: TrawlProcessArgs): TrawlChild {
-  const child = fork(join(HERE, 'trawl-process.ts'), [JSON.stringify(args)], {
-    cwd: findRepoRoot(),
-    // BENCH_TRAWL_NODE_ARGS: V8/Node flags for Trawl's process only (e.g. --trace-gc)
-    execArgv: [
-      '--import',
-      'tsx',
-      ...(process.env.BENCH_TRAWL_NODE_ARGS ?? '').split(' ').filter(Boolean),
-    ],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
+  // BENCH_TRAWL_NODE_ARGS: V8/Node flags for Trawl's process only (e.g. --trace-gc)
+  const child = forkBench(join(HERE, 'trawl-process.ts'), JSON.stringify(args));
   const queue: FromChild[] = [];
   const waiting: ((m: FromChild) => void)[] = [];
   child.on('message', (m: FromChild) => {

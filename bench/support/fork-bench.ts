@@ -1,0 +1,19 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { findRepoRoot } from '@trawl/config';
+
+/**
+ * A bench's TypeScript child process (`file`, given `arg` as its one argument) with an IPC
+ * channel, its output on the bench's, run under tsx with the V8 flags of BENCH_TRAWL_NODE_ARGS
+ * (e.g. --trace-gc): Trawl's process and the baseline beside it get the same ones.
+ */
+export function forkBench(file: string, arg: string): ChildProcess {
+  return fork(file, [arg], {
+    cwd: findRepoRoot(),
+    execArgv: [
+      '--import',
+      'tsx',
+      ...(process.env.BENCH_TRAWL_NODE_ARGS ?? '').split(' ').filter(Boolean),
+    ],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+}
