@@ -1,20 +1,31 @@
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { KeyedMutex } from './keyed-mutex.ts';
+import { pglitePrepared } from './pglite-prepared.ts';
 import { storableParams } from './storable-text.ts';
 import type { SqlClient, SqlResult } from './types.ts';
 
 type Target = Pick<PGlite, 'query' | 'exec'> | Transaction;
 
-function makeQuery(target: Target) {
-  return async <R>(sql: string, params?: unknown[]): Promise<SqlResult<R>> => {
+type Prepared = ReturnType<typeof pglitePrepared>;
+
+function makeQuery(target: Target, prepared: Prepared, inTransaction: boolean) {
+  return async <R>(sql: string, params?: unknown[], name?: string): Promise<SqlResult<R>> => {
     // the one boundary of text the store cannot hold (ADR 014), as on PostgreSQL
-    const r = await target.query<R>(sql, storableParams(params));
-    return { rows: r.rows, rowCount: r.rowCount ?? r.affectedRows ?? r.rows.length };
+    const values = storableParams(params);
+    // a named statement is prepared once (pglite-prepared.ts), as pg does on PostgreSQL
+    const r =
+      name === undefined
+        ? await target.query<R>(sql, values)
+        : await prepared(name, sql, values ?? [], inTransaction);
+    return {
+      rows: r.rows as R[],
+      rowCount: r.rowCount ?? r.affectedRows ?? r.rows.length,
+    };
   };
 }
 
-function txClient(tx: Transaction, locks: KeyedMutex): SqlClient {
-  const query = makeQuery(tx);
+function txClient(tx: Transaction, locks: KeyedMutex, prepared: Prepared): SqlClient {
+  const query = makeQuery(tx, prepared, true);
   let depth = 0;
   const self: SqlClient = {
     kind: 'pglite',
@@ -66,14 +77,15 @@ export async function openPglite(
     ...(opts.loadDataDir === undefined ? {} : { loadDataDir: opts.loadDataDir }),
   });
   const locks = new KeyedMutex();
-  const query = makeQuery(db);
+  const prepared = pglitePrepared(db);
+  const query = makeQuery(db, prepared, false);
   const sql: SqlClient = {
     kind: 'pglite',
     query,
     async exec(sql) {
       await db.exec(sql);
     },
-    transaction: (fn) => db.transaction((tx) => fn(txClient(tx, locks))),
+    transaction: (fn) => db.transaction((tx) => fn(txClient(tx, locks, prepared))),
     withAdvisoryLock: (key, fn) => locks.run(key, fn),
     async ping() {
       const t = performance.now();

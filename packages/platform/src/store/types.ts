@@ -10,8 +10,9 @@ export interface SqlResult<R> {
 export interface SqlClient {
   readonly kind: 'postgres' | 'pglite';
   /**
-   * `name` makes it a named prepared statement on PostgreSQL: parsed once per connection and then
-   * only bound and executed (the same name must always carry the same text). PGlite ignores it.
+   * `name` makes it a named prepared statement: parsed once per connection (PostgreSQL) or once
+   * (PGlite's one connection) and then only bound and executed (the same name must always carry
+   * the same text).
    */
   query<R = Record<string, unknown>>(
     sql: string,
