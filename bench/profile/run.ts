@@ -12,9 +12,9 @@
  * a stage by the code it ran (bench/profile/stages.ts); its other threads (the gateway's CPU
  * workers, the analysis pool) are counted from the process's CPU. Beside it, from /proc: the CPU of
  * this run's PostgreSQL backends, of this run's Postfix processes, and of RabbitMQ and Redis
- * (machine-wide: other users of those servers count too). The baseline, measured in this process
- * on the same messages in the same run: the analysis alone (parse + default workflow, `pnpm eval`'s
- * runner, one thread). It also prints the rows each table took per message (scale-out).
+ * (machine-wide: other users of those servers count too). The baseline, on the same messages in
+ * the same run: the analysis alone (parse + default workflow, `pnpm eval`'s runner, one thread) in
+ * a process of its own warmed by as many messages as Trawl's. It also prints the rows each table took per message (scale-out).
  *
  * `--paths=milter-inline` profiles the milter analysing inline instead (ADR 024: Postfix's
  * `smtpd_milters` → the milter, which analyses in its process, answers, and records the job
@@ -31,8 +31,6 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { builtinAnalyzers, loadEvalConfig, runEval } from '@trawl/analyzers/eval';
-import { findRepoRoot } from '@trawl/config';
 import {
   freePort,
   postfixAvailable,
@@ -41,6 +39,7 @@ import {
   startSmtpSink,
   startTestPostfix,
 } from '@trawl/retriever-smtp/testing';
+import { analysisAloneWarm } from '../analysis-alone.ts';
 import { message } from '../support/smtp-messages.ts';
 import { trawlChild } from './child.ts';
 import { STAGES } from './stages.ts';
@@ -63,7 +62,6 @@ const CONNECTIONS = Math.max(1, Number(opts.connections));
 const DETAIL = opts.detail === true;
 const SHAPES = String(opts.shapes).split(',') as TrawlProcessArgs['shape'][];
 const PATHS = String(opts.paths).split(',') as TrawlProcessArgs['path'][];
-const ROOT = findRepoRoot();
 
 if (!postfixAvailable()) {
   console.log('bench:profile skipped: needs Debian postfix (/usr/sbin/postfix) and root');
@@ -145,7 +143,11 @@ function delta(start: Map<number, number>, groups: Groups): Record<string, numbe
   return out;
 }
 
-/** The analysis alone on the same messages: parse + default workflow, one thread, CPU ms/msg. */
+/**
+ * The analysis alone on the same messages: parse + default workflow, one thread, CPU ms/msg, in a
+ * process of its own warmed by as many messages as Trawl's (bench/analysis-alone.ts): the median
+ * of three runs.
+ */
 async function analysisAlone(work: string): Promise<number> {
   const dir = join(work, 'corpus');
   mkdirSync(join(dir, 'phishing'), { recursive: true });
@@ -154,23 +156,7 @@ async function analysisAlone(work: string): Promise<number> {
     const cls = i % 2 === 1 ? 'phishing' : 'ham';
     writeFileSync(join(dir, cls, `${String(i).padStart(5, '0')}.eml`), message('alone', i));
   }
-  const defaults = join(ROOT, 'config', 'defaults');
-  const cfg = loadEvalConfig(ROOT, {
-    service: join(defaults, 'service.yaml'),
-    workflows: join(defaults, 'workflows.yaml'),
-  });
-  const run = () =>
-    runEval({
-      dir,
-      workflowId: cfg.service.workflow.default_workflow_id,
-      workflows: cfg.workflows,
-      service: cfg.service,
-      registry: builtinAnalyzers,
-      concurrency: CONNECTIONS,
-      workers: 1,
-    });
-  await run(); // warm: the first run compiles
-  return (await run()).cpu_ms_per_msg;
+  return (await analysisAloneWarm(dir, { warmup: WARMUP, runs: 3 })).cpuPerMsgMs;
 }
 
 interface ShapeResult {
@@ -273,7 +259,7 @@ function report(r: ShapeResult, alone: number): void {
   const analysis = stages.get('analysis (workflow, analyzers)') ?? 0;
   const pg = r.outside['PostgreSQL (this run’s backends)'] ?? 0;
   console.log(
-    `analysis alone (same messages, this process, one thread): ${f(alone)} CPU ms/msg; ` +
+    `analysis alone (same messages, its own process warmed as Trawl's, one thread): ${f(alone)} CPU ms/msg; ` +
       `Trawl process / analysis alone = ${f(per(a.processCpuMs) / alone)}×` +
       (pg > 0 ? `, with PostgreSQL ${f((per(a.processCpuMs) + per(pg)) / alone)}×` : '') +
       `; the analysis stage in the profile ${f(per(analysis))} ms/msg`,
