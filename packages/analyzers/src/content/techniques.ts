@@ -6,7 +6,7 @@ import type { Email } from '@trawl/contracts';
 import { carriesElsewhere, platformOwnMail } from '../shared/brand-mail.ts';
 import { institutionSender } from '../shared/institutions.ts';
 import { type LanguageHits, viewBrands, viewHits } from '../shared/lexicon-hits.ts';
-import { type Brand, hostInList, type Lexicons } from '../shared/lexicons.ts';
+import { type Brand, brandOwning, hostInList, type Lexicons } from '../shared/lexicons.ts';
 import { reportOf, reportProse } from '../shared/machine-mail.ts';
 import { countMixedScriptWords, countStyledLetters, hasNonAscii } from '../shared/normalize.ts';
 import { type Finding, finding, one, oneOf } from '../shared/score.ts';
@@ -193,7 +193,7 @@ export const brandFindings: ContentTechnique = (ctx) => {
       const lure =
         offBrand.length === linkDomains.size ||
         (!ownDomainVouched(v.auth, v.from.org_domain) &&
-          offBrand.some((d) => !lex.freeMail.has(d) && !lex.brands.some((b) => brandOwns(b, d))));
+          offBrand.some((d) => !lex.freeMail.has(d) && !brandOwning(lex.brands, d)));
       if (request && offBrand.length > 0 && lure && !(v.auth.dmarc === 'pass' && v.auth.verified))
         return oneOf(
           w,
@@ -417,7 +417,7 @@ export const hiddenOffsiteFindings: ContentTechnique = ({ email, v, lex, w }) =>
   if (links.length === 0) return NONE;
   const signers = new Set(v.auth.dkim_pass_domains.map((d) => orgDomain(d)));
   // a brand's mail links to any of the brand's domains (paypal.de's to paypal.com)
-  const brand = lex.brands.find((b) => brandOwns(b, v.from.domain));
+  const brand = brandOwning(lex.brands, v.from.domain);
   // the sender's account at a mail service names it in the host ("shop.us5.list-manage.com")
   const name = own.slice(0, own.indexOf('.'));
   // a link to the sender's own site is one the sender could write whoever it is: it counts when
@@ -538,7 +538,7 @@ function followedLinks(v: MailView) {
 export const institutionOffsiteFindings: ContentTechnique = ({ v, lex, hits, w }) => {
   const own = v.from.org_domain;
   if (!own || lex.freeMail.has(own)) return NONE;
-  if (lex.brands.some((b) => brandOwns(b, v.from.domain))) return NONE; // brandFindings' case
+  if (brandOwning(lex.brands, v.from.domain)) return NONE; // brandFindings' case
   if (!institutionSender(v.from.display_name, own)) return NONE;
   const asks = (['credential', 'payment'] as const).some(
     (c) => (hits.subject[c]?.length ?? 0) + (hits.body[c]?.length ?? 0) > 0,
@@ -562,7 +562,7 @@ export const brandOwnLinksFindings: ContentTechnique = ({ email, v, lex, hits, w
   const from = v.from.domain;
   if (!from || lex.freeMail.has(v.from.org_domain) || (email.attachments?.length ?? 0) > 0)
     return NONE;
-  const brand = lex.brands.find((b) => brandOwns(b, from));
+  const brand = brandOwning(lex.brands, from);
   if (!brand) return NONE;
   // a platform that sends for anyone carries what its users wrote: its links prove nothing of a
   // request, and only its own account mail has its alarm explained (shared/brand-mail.ts)

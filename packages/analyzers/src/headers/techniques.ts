@@ -4,7 +4,7 @@
  */
 import { addressIn } from '../shared/header-values.ts';
 import { displayNameBrands } from '../shared/lexicon-hits.ts';
-import type { Lexicons } from '../shared/lexicons.ts';
+import { brandOwning, type Lexicons } from '../shared/lexicons.ts';
 import {
   findLookalike,
   mainLabel,
@@ -89,7 +89,7 @@ function standingDomain(ctx: HeaderContext): boolean {
   const { fromOrg, lex } = ctx;
   if (!fromOrg || lex.freeMail.has(fromOrg)) return false;
   if (ctx.settings.organisation_domains.some((d) => under(fromOrg, d.toLowerCase()))) return true;
-  return lex.brands.some((b) => b.domains.some((d) => under(fromOrg, d)));
+  return brandOwning(lex.brands, fromOrg) !== undefined;
 }
 
 // 1c. a mailing list re-signed the message: it explains the author's broken DKIM and DMARC
@@ -137,7 +137,7 @@ function standingOf(ctx: HeaderContext): 'own' | 'brand' | undefined {
   if (lex.freeMail.has(fromOrg)) return undefined;
   // a platform that sends for anyone (invoices, shares, invitations) vouches for itself, not for
   // what its users wrote
-  const brand = lex.brands.find((b) => b.domains.some((d) => under(fromOrg, d)));
+  const brand = brandOwning(lex.brands, fromOrg);
   if (brand && !brand.sends_for_anyone) return 'brand';
   return undefined;
 }

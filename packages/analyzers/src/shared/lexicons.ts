@@ -193,6 +193,34 @@ export function hostInList(list: Set<string>, host: string, domain: string): boo
   return false;
 }
 
+/** Per brand list: each brand domain → the index of the first brand that lists it. */
+const brandOwners = new WeakMap<readonly Brand[], Map<string, number>>();
+
+/**
+ * The first brand of `brands` that owns `domain` (one of its domains is `domain` or a parent of
+ * it: `domain === d || domain.endsWith('.' + d)`), as `brands.find` over every brand domain
+ * answers, in one look-up per label of `domain`: the domains that can own it are the domain
+ * itself and what follows each of its dots. The index is built on first use per list (brand
+ * lists are not changed once loaded).
+ */
+export function brandOwning(brands: readonly Brand[], domain: string): Brand | undefined {
+  let owners = brandOwners.get(brands);
+  if (owners === undefined) {
+    const index = new Map<string, number>();
+    brands.forEach((b, i) => {
+      for (const d of b.domains) if (!index.has(d)) index.set(d, i);
+    });
+    brandOwners.set(brands, index);
+    owners = index;
+  }
+  let first = owners.get(domain) ?? -1;
+  for (let dot = domain.indexOf('.'); dot !== -1; dot = domain.indexOf('.', dot + 1)) {
+    const i = owners.get(domain.slice(dot + 1));
+    if (i !== undefined && (first === -1 || i < first)) first = i;
+  }
+  return first === -1 ? undefined : brands[first];
+}
+
 /** The words of `normalizeForMatch(raw)`; ASCII is read as is, folded on the fly. */
 function readText(index: PhraseIndex, raw: string): TokenIds {
   const bounded = raw.length > MAX_SCAN_CHARS ? raw.slice(0, MAX_SCAN_CHARS) : raw;

@@ -1,6 +1,6 @@
 import type { Email } from '@trawl/contracts';
 import { firstHeader } from './header-values.ts';
-import { hostInList, type Lexicons } from './lexicons.ts';
+import { brandOwning, hostInList, type Lexicons } from './lexicons.ts';
 
 /**
  * Standard machine mail, recognised by its structure: what mail systems write about other mail.
@@ -148,9 +148,7 @@ export function reportOf(
 
 function vendorPage(u: LinkOf, lex: Lexicons): boolean {
   if (!u.domain || hostInList(lex.freeHosting, u.host, u.domain) || carriesUrl(u.url)) return false;
-  const brand = lex.brands.find((b) =>
-    b.domains.some((d) => u.domain === d || u.domain.endsWith(`.${d}`)),
-  );
+  const brand = brandOwning(lex.brands, u.domain);
   return brand !== undefined && !brand.sends_for_anyone;
 }
 

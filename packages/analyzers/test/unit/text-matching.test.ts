@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { insertedNoise, visibleBelow } from '../../src/content/analyzer.ts';
-import { hostInList } from '../../src/shared/lexicons.ts';
+import { type Brand, brandOwning, hostInList, loadLexicons } from '../../src/shared/lexicons.ts';
 import { countMixedScriptWords, normalizeForMatch } from '../../src/shared/normalize.ts';
 import { MAX_TOKENS, PhraseIndex, tokenize } from '../../src/shared/phrase-index.ts';
 import {
@@ -303,6 +303,48 @@ describe('text matching helpers', () => {
         ];
         expect(found).toEqual(reference.scan(ordered, tokens, cap));
       });
+    }
+  });
+
+  it('brandOwning answers the first brand one of whose domains is the domain or a parent of it', () => {
+    const brand = (id: string, domains: string[]): Brand => ({
+      id,
+      names: [],
+      case_names: [],
+      domains,
+      sends_for_anyone: false,
+      source: 'test',
+    });
+    const lists = [
+      [brand('a', ['b.c.d']), brand('b', ['c.d', 'x.y']), brand('c', ['d', 'b.c.d'])],
+      [brand('a', ['.c.d', 'c.d.']), brand('b', ['']), brand('c', ['a..b', 'b..c.d'])],
+      loadLexicons().brands,
+    ];
+    const hosts = [
+      'a.b.c.d',
+      'b.c.d',
+      'c.d',
+      'd',
+      '',
+      '.',
+      'a..b',
+      '.a.b',
+      'a.b.',
+      'b..c.d',
+      'x.y',
+    ];
+    const real = [
+      ...['paypal.com', 'www.paypal.com', 'mail.google.com', 'example.org', 'paypal.com.evil'],
+      // every shipped brand domain, below it, and a name that only ends like it
+      ...loadLexicons().brands.flatMap((b) => b.domains.flatMap((x) => [x, `www.${x}`, `x${x}`])),
+    ];
+    for (const brands of lists) {
+      for (const d of [...hosts, ...real]) {
+        const reference = brands.find((b) =>
+          b.domains.some((bd) => d === bd || d.endsWith(`.${bd}`)),
+        );
+        expect(brandOwning(brands, d)).toBe(reference);
+      }
     }
   });
 
