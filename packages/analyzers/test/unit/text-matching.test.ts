@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { insertedNoise, visibleBelow } from '../../src/content/analyzer.ts';
+import { wordsOf } from '../../src/content/signals.ts';
 import { type Brand, brandOwning, hostInList, loadLexicons } from '../../src/shared/lexicons.ts';
 import { countMixedScriptWords, normalizeForMatch } from '../../src/shared/normalize.ts';
 import { MAX_TOKENS, PhraseIndex, tokenize } from '../../src/shared/phrase-index.ts';
@@ -47,6 +48,18 @@ const reference = {
       counts.set(t, n);
     }
     return undefined;
+  },
+  /** The words of a text as content compared a text part with the HTML's text before. */
+  wordsOf: (text: string, max: number) => {
+    const out: string[] = [];
+    for (const w of text
+      .slice(0, 50_000)
+      .toLowerCase()
+      .split(/[^\p{L}]+/u)) {
+      if (w.length >= 3) out.push(w);
+      if (out.length >= max) break;
+    }
+    return out;
   },
   /** A phrase list scanned alone: [tokens, key, stem] in the order added. */
   scan: (phrases: [string[], string, boolean][], tokens: string[], maxHits: number) => {
@@ -303,6 +316,20 @@ describe('text matching helpers', () => {
         ];
         expect(found).toEqual(reference.scan(ordered, tokens, cap));
       });
+    }
+  });
+
+  it('wordsOf reads the runs of letters of the lower-cased text, as splitting it did', () => {
+    const texts = strings(TEXT_ALPHABET, 3000, 24, 11);
+    texts.push(
+      'ΟΔΟΣ ΟΔΟΣ.ΟΔΟΣ',
+      'İstanbul İİİ',
+      'a'.repeat(60_000),
+      `${'word '.repeat(20_000)}end`,
+    );
+    for (const t of texts) {
+      for (const max of [1, 3, 60, 5_000])
+        expect(wordsOf(t, max)).toEqual(reference.wordsOf(t, max));
     }
   });
 
