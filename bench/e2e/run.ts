@@ -16,7 +16,8 @@
  * its `/checkv2` with the same closed loop; skipped with the reason when Rspamd is absent.
  *
  * Options: --rate=100 (offered msgs/s) --concurrency=64 (closed loop) --limit=N (first N of each
- * half of the corpus) --configs=scale-out-1,scale-out-2,embedded --profile (node --cpu-prof into
+ * half of the corpus) --warmup=40 (messages each side is warmed with, the corpus over again)
+ * --configs=scale-out-1,scale-out-2,embedded --profile (node --cpu-prof into
  * bench/e2e/profiles) --log-level=info --baseline=false (skip the baseline)
  */
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -47,7 +48,11 @@ const CONFIGS = (args.get('configs') ?? 'scale-out-1,scale-out-2,embedded').spli
 const PROFILE = args.has('profile');
 const LOG_LEVEL = (args.get('log-level') ?? 'info') as 'info';
 const PHASE_MS = 180_000;
-const WARMUP = 40;
+/** Messages each side (Trawl's services, Rspamd) is warmed with, the corpus over again (default 40). */
+const WARMUP = Math.max(1, Number(args.get('warmup') ?? 40));
+/** The first `n` messages of the corpus, taken over again as often as it needs. */
+const warmupOf = <T>(msgs: T[], n: number): T[] =>
+  Array.from({ length: n }, (_, i) => msgs[i % msgs.length] as T);
 
 /** The servers' processes (all of their users on this machine). */
 const serverPids = () => ({
@@ -238,7 +243,7 @@ async function runConfig(config: string, msgs: CorpusMessage[]): Promise<PhaseRe
   );
   try {
     // warm-up (JIT, connection pools, analyzer settings): not measured
-    await phase(config, 'warm-up', c, w, msgs.slice(0, WARMUP), undefined);
+    await phase(config, 'warm-up', c, w, warmupOf(msgs, WARMUP), undefined);
     await new Promise((r) => setTimeout(r, 11_000));
     const db0 = await dbCounters(c);
     const fixed = await phase(config, `offered ${RATE} msgs/s`, c, w, msgs, RATE);
@@ -293,7 +298,7 @@ async function rspamdAnchor(
         (res) => res.status === 200,
         () => false,
       );
-    for (const m of msgs.slice(0, WARMUP)) await check(m.raw);
+    for (const m of warmupOf(msgs, WARMUP)) await check(m.raw);
     const cpu0 = r.cpuSeconds();
     const t0 = performance.now();
     let next = 0;
