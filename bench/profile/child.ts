@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { EMBEDDED_NODE_FLAGS } from '@trawl/all-in-one';
 import { forkBench } from '../support/fork-bench.ts';
 import type { FromChild, ToChild, TrawlProcessArgs } from './trawl-process.ts';
 
@@ -22,7 +23,12 @@ export interface TrawlChild {
  */
 export function trawlChild(args: TrawlProcessArgs): TrawlChild {
   // BENCH_TRAWL_NODE_ARGS: V8/Node flags for Trawl's process only (e.g. --trace-gc)
-  const child = forkBench(join(HERE, 'trawl-process.ts'), JSON.stringify(args));
+  // the embedded shape runs with the flags `pnpm start` gives it (ADR 027)
+  const child = forkBench(
+    join(HERE, 'trawl-process.ts'),
+    JSON.stringify(args),
+    args.shape === 'embedded' ? EMBEDDED_NODE_FLAGS : [],
+  );
   const queue: FromChild[] = [];
   const waiting: ((m: FromChild) => void)[] = [];
   child.on('message', (m: FromChild) => {

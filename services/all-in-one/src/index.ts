@@ -9,4 +9,5 @@ export {
   writeFirstStartEnv,
 } from './env-file.ts';
 export { ALL_IN_ONE_ERRORS } from './errors.ts';
+export { EMBEDDED_NODE_FLAGS } from './node-flags.ts';
 export { requeueUnfinished } from './requeue.ts';
