@@ -141,9 +141,16 @@ describe('embedded mode from a fresh clone', () => {
       expect(r.status).toBe(200);
       ids.push(((await r.json()) as { job_id: string }).job_id);
     };
-    // 60 submissions, 20 at a time: more than the single worker (prefetch 1) finishes meanwhile.
-    for (let b = 0; b < 3; b++)
+    // Submissions 20 at a time until the single worker (prefetch 1) has fallen behind: at least
+    // 10 jobs still queued (a fixed count left none queued once the embedded store got faster).
+    const queued = async () => {
+      const r = await fetch(`${base}/api/v1/analyze?status=queued&limit=100`, { headers: auth });
+      return ((await r.json()) as { items: unknown[] }).items.length;
+    };
+    for (let b = 0; b < 15; b++) {
       await Promise.all(Array.from({ length: 20 }, (_, i) => submit(b * 20 + i)));
+      if (b >= 2 && (await queued()) >= 10) break;
+    }
     // Stop at once: whatever the single worker has not started stays queued in the store.
     const running = procs.at(-1) as Proc;
     await running.stop('SIGTERM', 60_000);
