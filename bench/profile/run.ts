@@ -27,7 +27,7 @@
  *
  * Needs root and postfix; prints why and exits 0 without them. Not a timed test: it prints numbers.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -40,7 +40,7 @@ import {
   startTestPostfix,
 } from '@trawl/retriever-smtp/testing';
 import { analysisAloneWarm } from '../analysis-alone.ts';
-import { message } from '../support/smtp-messages.ts';
+import { message, writeMessagesAsCorpus } from '../support/smtp-messages.ts';
 import { trawlChild } from './child.ts';
 import { STAGES } from './stages.ts';
 import type { StopAnswer, TrawlProcessArgs } from './trawl-process.ts';
@@ -150,12 +150,7 @@ function delta(start: Map<number, number>, groups: Groups): Record<string, numbe
  */
 async function analysisAlone(work: string): Promise<number> {
   const dir = join(work, 'corpus');
-  mkdirSync(join(dir, 'phishing'), { recursive: true });
-  mkdirSync(join(dir, 'ham'), { recursive: true });
-  for (let i = 0; i < N; i++) {
-    const cls = i % 2 === 1 ? 'phishing' : 'ham';
-    writeFileSync(join(dir, cls, `${String(i).padStart(5, '0')}.eml`), message('alone', i));
-  }
+  writeMessagesAsCorpus(dir, N);
   return (await analysisAloneWarm(dir, { warmup: WARMUP, runs: 3 })).cpuPerMsgMs;
 }
 

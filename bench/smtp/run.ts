@@ -38,7 +38,7 @@
  * one-at-a-time runs give the latency the filter adds without queueing.
  * Needs root and postfix; prints why and exits 0 without them.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbedded } from '@trawl/all-in-one';
@@ -66,7 +66,7 @@ import {
 import { analysisAlone, analysisAloneWarm } from '../analysis-alone.ts';
 import { trawlChild } from '../profile/child.ts';
 import { RSPAMD_EXPECTED, startRspamd } from '../rspamd.ts';
-import { message } from '../support/smtp-messages.ts';
+import { message, writeMessagesAsCorpus } from '../support/smtp-messages.ts';
 
 const N = Math.max(1, Number(process.env.BENCH_SMTP_MESSAGES ?? 300));
 const WARMUP = Math.max(0, Number(process.env.BENCH_SMTP_WARMUP ?? 200));
@@ -231,11 +231,7 @@ async function authSide(mailPort: number, httpPort: number, smtpPort: number) {
 async function analysisAloneCpuMs(
   dir: string,
 ): Promise<{ warm: number; warmRuns: number[]; here: number }> {
-  for (const label of ['ham', 'phishing']) mkdirSync(join(dir, label), { recursive: true });
-  for (let i = 0; i < N; i++) {
-    const label = i % 2 === 1 ? 'phishing' : 'ham';
-    writeFileSync(join(dir, label, `m${i}.eml`), message('alone', i));
-  }
+  writeMessagesAsCorpus(dir, N);
   const warm = await analysisAloneWarm(dir, { warmup: INLINE_WARMUP, runs: 3 });
   const runs: number[] = [];
   for (let r = 0; r < 3; r++) runs.push((await analysisAlone(dir, { workers: 0 })).cpuPerMsgMs);

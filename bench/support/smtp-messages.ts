@@ -1,3 +1,6 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 /**
  * The messages bench:smtp and bench:profile send through Postfix: even i a colleague's note, odd i a
  * credential lure; `tag` keeps each run's Message-IDs apart.
@@ -21,4 +24,16 @@ export function message(tag: string, i: number): string {
       : `Hi Bob, attached are the notes from meeting ${i}. Next one is on Thursday at 10. Alice`,
     '',
   ].join('\r\n');
+}
+
+/**
+ * The same `n` messages as a corpus folder (`dir`/ham and `dir`/phishing, as `pnpm eval` reads
+ * them) for the analysis-alone baseline beside them.
+ */
+export function writeMessagesAsCorpus(dir: string, n: number): void {
+  for (const label of ['ham', 'phishing']) mkdirSync(join(dir, label), { recursive: true });
+  for (let i = 0; i < n; i++) {
+    const label = i % 2 === 1 ? 'phishing' : 'ham';
+    writeFileSync(join(dir, label, `${String(i).padStart(5, '0')}.eml`), message('alone', i));
+  }
 }
